@@ -1,0 +1,360 @@
+/*
+ * confabctl: the operator's tool. Each command prints one JSON object on success, or a message on stderr and
+ * exits 1. Everything it does can also be done in psql (see migrations/ for the functions it calls).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/jsonx.h"
+#include "db/db.h"
+#include "http/request.h"
+#include "model/realm.h"
+#include "model/user.h"
+#include "redis/redis.h"
+
+static const char usage[] =
+	"usage: confabctl [-c CONFIG] COMMAND [OPTIONS]\n"
+	"  migrate\n"
+	"  create-realm --subdomain S --name N --owner-email E --owner-name N [--password P] [--can-create-users]\n"
+	"  create-user --realm S --email E --name N [--role owner|admin|moderator|member|guest] [--bot]\n"
+	"              [--password P] [--can-create-users]\n"
+	"  reset-api-key --realm S --email E\n"
+	"  deactivate-user --realm S --email E\n"
+	"  show-realm --subdomain S\n";
+
+struct opts {
+	const char *subdomain, *name, *owner_name, *email, *password, *role;
+	bool bot, can_create_users;
+};
+
+static int fail(struct request *req, const char *fallback)
+{
+	fprintf(stderr, "confabctl: %s\n", req->error != ERR_NONE ? req->error_msg : fallback);
+	return 1;
+}
+
+static void print(json_object *o)
+{
+	puts(jsonx_string(o));
+	json_object_put(o);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (s != NULL && fread(s, 1, (size_t)n, f) == (size_t)n) {
+		s[n] = '\0';
+	} else {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
+static struct db_stmt st_lock = DB_STMT("SELECT pg_advisory_xact_lock(7261001)");
+static struct db_stmt st_applied = DB_STMT("SELECT 1 FROM schema_migrations WHERE version = $1");
+static struct db_stmt st_record = DB_STMT("INSERT INTO schema_migrations (version) VALUES ($1)");
+
+/* Applies one migration file unless it is recorded already. Returns 1 if applied, 0 if not needed, -1. */
+static int apply_migration(struct request *req, const char *dir, const char *file)
+{
+	if (db_begin(req) < 0 || DB_EXEC(req, &st_lock) == NULL)
+		return -1;
+	struct db_res *res = DB_EXEC(req, &st_applied, file);
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) > 0)
+		return db_commit(req) < 0 ? -1 : 0;
+	char *path = arena_printf(&req->arena, "%s/%s", dir, file);
+	char *sql = read_file(path);
+	if (sql == NULL) {
+		fprintf(stderr, "confabctl: could not read \"%s\": %s\n", path, strerror(errno));
+		return -1;
+	}
+	int rc = db_exec_script(req, sql);
+	free(sql);
+	if (rc < 0 || DB_EXEC(req, &st_record, file) == NULL || db_commit(req) < 0)
+		return -1;
+	return 1;
+}
+
+static int cmd_migrate(struct request *req)
+{
+	const char *dir = req->worker->cfg->migrations_dir;
+	if (db_exec_script(req, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+				"version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())") < 0)
+		return fail(req, "could not create schema_migrations");
+	DIR *d = opendir(dir);
+	if (d == NULL) {
+		fprintf(stderr, "confabctl: could not open migrations directory \"%s\": %s\n", dir, strerror(errno));
+		return 1;
+	}
+	char *names[1024];
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL && n < 1024;) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && strcmp(e->d_name + len - 4, ".sql") == 0)
+			names[n++] = arena_strdup(&req->arena, e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	json_object *applied = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		int rc = apply_migration(req, dir, names[i]);
+		if (rc < 0) {
+			json_object_put(applied);
+			return fail(req, "migration failed");
+		}
+		if (rc == 1)
+			json_object_array_add(applied, json_object_new_string(names[i]));
+	}
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "applied", applied);
+	print(out);
+	return 0;
+}
+
+static int parse_role(const char *s)
+{
+	static const struct {
+		const char *name;
+		int role;
+	} roles[] = {{"owner", ROLE_OWNER}, {"admin", ROLE_ADMIN}, {"administrator", ROLE_ADMIN},
+		     {"moderator", ROLE_MODERATOR}, {"member", ROLE_MEMBER}, {"guest", ROLE_GUEST}};
+	if (s == NULL)
+		return ROLE_MEMBER;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (strcasecmp(s, roles[i].name) == 0)
+			return roles[i].role;
+	int n = atoi(s);
+	return n == ROLE_OWNER || n == ROLE_ADMIN || n == ROLE_MODERATOR || n == ROLE_MEMBER || n == ROLE_GUEST ? n : 0;
+}
+
+static struct db_stmt st_grant = DB_STMT("UPDATE users SET can_create_users = true WHERE id = $1");
+
+/* Creates a user named name and prints it with a fresh API key; extra, when given, is merged into the output. */
+static int create_user(struct request *req, const struct realm *realm, const struct opts *o, const char *name,
+		       int role, json_object *extra)
+{
+	if (o->email == NULL || name == NULL)
+		return fail(req, "an e-mail address and a name are required");
+	if (!user_email_is_valid(o->email))
+		return fail(req, "invalid e-mail address");
+	if (user_check_full_name(req, name) < 0)
+		return fail(req, "invalid name");
+	struct user_new spec = {.email = o->email, .full_name = name, .role = role, .password = o->password,
+				.bot_type = o->bot ? BOT_GENERIC : 0};
+	int64_t id = user_create(req, realm->id, &spec);
+	if (id == 0)
+		return fail(req, "could not create the user");
+	if (o->can_create_users && DB_EXEC(req, &st_grant, db_arg_int(req, id)) == NULL)
+		return fail(req, "could not grant can_create_users");
+	const char *key = user_issue_api_key(req, id);
+	if (key == NULL || db_commit(req) < 0)
+		return fail(req, "could not create the user");
+	json_object *out = extra ? extra : json_object_new_object();
+	json_object_object_add(out, "user_id", json_object_new_int64(id));
+	json_object_object_add(out, "email", json_object_new_string(o->email));
+	json_object_object_add(out, "api_key", json_object_new_string(key));
+	print(out);
+	return 0;
+}
+
+static struct db_stmt st_create_realm = DB_STMT("SELECT confab_create_realm($1, $2)");
+
+static int cmd_create_realm(struct request *req, struct opts *o)
+{
+	if (o->subdomain == NULL || o->name == NULL || o->owner_name == NULL || o->email == NULL)
+		return fail(req, "--subdomain, --name, --owner-email and --owner-name are required");
+	for (const char *p = o->subdomain; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+			return fail(req, "the subdomain may only contain lowercase letters, digits and hyphens");
+	if (db_begin(req) < 0)
+		return fail(req, "could not start a transaction");
+	if (realm_by_subdomain(req, o->subdomain) != NULL)
+		return fail(req, "an organization with that subdomain exists already");
+	struct db_res *res = DB_EXEC(req, &st_create_realm, o->subdomain, o->name);
+	if (res == NULL)
+		return fail(req, "could not create the organization");
+	struct realm *realm = realm_by_subdomain(req, o->subdomain);
+	if (realm == NULL)
+		return fail(req, "could not create the organization");
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "realm_id", json_object_new_int64(realm->id));
+	json_object_object_add(out, "subdomain", json_object_new_string(realm->subdomain));
+	json_object_object_add(out, "url", json_object_new_string(realm_url(req, realm)));
+	return create_user(req, realm, o, o->owner_name, ROLE_OWNER, out);
+}
+
+static struct realm *find_realm(struct request *req, const char *subdomain)
+{
+	if (subdomain == NULL) {
+		api_error(req, ERR_BAD_REQUEST, "--realm is required");
+		return NULL;
+	}
+	struct realm *r = realm_by_subdomain(req, subdomain);
+	if (r == NULL && req->error == ERR_NONE)
+		api_error(req, ERR_BAD_REQUEST, "no organization has the subdomain \"%s\"", subdomain);
+	return r;
+}
+
+static struct user *find_user(struct request *req, const struct realm *realm, const char *email)
+{
+	if (email == NULL) {
+		api_error(req, ERR_BAD_REQUEST, "--email is required");
+		return NULL;
+	}
+	struct user *u = user_by_email(req, realm->id, email);
+	if (u == NULL && req->error == ERR_NONE)
+		api_error(req, ERR_BAD_REQUEST, "no user has the e-mail address \"%s\"", email);
+	return u;
+}
+
+static int cmd_create_user(struct request *req, struct opts *o)
+{
+	int role = parse_role(o->role);
+	if (role == 0)
+		return fail(req, "--role must be owner, admin, moderator, member, guest or 100..600");
+	if (db_begin(req) < 0)
+		return fail(req, "could not start a transaction");
+	struct realm *realm = find_realm(req, o->subdomain);
+	return realm ? create_user(req, realm, o, o->name, role, NULL) : fail(req, "");
+}
+
+static int cmd_reset_api_key(struct request *req, struct opts *o)
+{
+	struct realm *realm;
+	struct user *u;
+	const char *key;
+	if (db_begin(req) < 0 || (realm = find_realm(req, o->subdomain)) == NULL ||
+	    (u = find_user(req, realm, o->email)) == NULL || (key = user_reset_api_key(req, u->id)) == NULL ||
+	    db_commit(req) < 0)
+		return fail(req, "could not reset the API key");
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "user_id", json_object_new_int64(u->id));
+	json_object_object_add(out, "email", json_object_new_string(u->delivery_email));
+	json_object_object_add(out, "api_key", json_object_new_string(key));
+	print(out);
+	return 0;
+}
+
+static struct db_stmt st_deactivate = DB_STMT("UPDATE users SET is_active = false WHERE id = $1");
+
+static int cmd_deactivate_user(struct request *req, struct opts *o)
+{
+	struct realm *realm;
+	struct user *u;
+	if (db_begin(req) < 0 || (realm = find_realm(req, o->subdomain)) == NULL ||
+	    (u = find_user(req, realm, o->email)) == NULL || DB_EXEC(req, &st_deactivate, db_arg_int(req, u->id)) == NULL ||
+	    db_commit(req) < 0)
+		return fail(req, "could not deactivate the user");
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "user_id", json_object_new_int64(u->id));
+	json_object_object_add(out, "email", json_object_new_string(u->delivery_email));
+	json_object_object_add(out, "is_active", json_object_new_boolean(0));
+	print(out);
+	return 0;
+}
+
+static int cmd_show_realm(struct request *req, struct opts *o)
+{
+	struct realm *realm = find_realm(req, o->subdomain);
+	if (realm == NULL)
+		return fail(req, "");
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "realm_id", json_object_new_int64(realm->id));
+	json_object_object_add(out, "subdomain", json_object_new_string(realm->subdomain));
+	json_object_object_add(out, "name", json_object_new_string(realm->name));
+	json_object_object_add(out, "url", json_object_new_string(realm_url(req, realm)));
+	json_object_object_add(out, "deactivated", json_object_new_boolean(realm->deactivated));
+	print(out);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *config_path = NULL;
+	if (argc > 2 && strcmp(argv[1], "-c") == 0) {
+		config_path = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	static const struct option longopts[] = {
+		{"subdomain", required_argument, NULL, 's'}, {"realm", required_argument, NULL, 's'},
+		{"name", required_argument, NULL, 'N'},	     {"owner-name", required_argument, NULL, 'n'},
+		{"email", required_argument, NULL, 'e'},     {"owner-email", required_argument, NULL, 'e'},
+		{"password", required_argument, NULL, 'p'},  {"role", required_argument, NULL, 'r'},
+		{"bot", no_argument, NULL, 'b'},	     {"can-create-users", no_argument, NULL, 'C'},
+		{NULL, 0, NULL, 0},
+	};
+	struct opts o = {0};
+	optind = 2;
+	for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
+		switch (c) {
+		case 's': o.subdomain = optarg; break;
+		case 'N': o.name = optarg; break;
+		case 'n': o.owner_name = optarg; break;
+		case 'e': o.email = optarg; break;
+		case 'p': o.password = optarg; break;
+		case 'r': o.role = optarg; break;
+		case 'b': o.bot = true; break;
+		case 'C': o.can_create_users = true; break;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	struct config cfg;
+	char err[512];
+	if (config_load(&cfg, config_path, err, sizeof(err)) < 0 || crypto_init() < 0) {
+		fprintf(stderr, "confabctl: %s\n", err);
+		return 1;
+	}
+	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
+	struct request req;
+	request_init(&req, &w, 1);
+	int rc;
+	if (strcmp(cmd, "migrate") == 0) {
+		rc = cmd_migrate(&req);
+	} else if (strcmp(cmd, "create-realm") == 0) {
+		rc = cmd_create_realm(&req, &o);
+	} else if (strcmp(cmd, "create-user") == 0) {
+		rc = cmd_create_user(&req, &o);
+	} else if (strcmp(cmd, "reset-api-key") == 0) {
+		rc = cmd_reset_api_key(&req, &o);
+	} else if (strcmp(cmd, "deactivate-user") == 0) {
+		rc = cmd_deactivate_user(&req, &o);
+	} else if (strcmp(cmd, "show-realm") == 0) {
+		rc = cmd_show_realm(&req, &o);
+	} else {
+		fputs(usage, stderr);
+		rc = 2;
+	}
+	request_finish(&req);
+	db_pool_free(w.db);
+	redis_pool_free(w.redis);
+	return rc;
+}

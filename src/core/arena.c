@@ -1,0 +1,115 @@
+/* A simple bump allocator with a cleanup list; see arena.h. */
+#include "core/arena.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+#define ARENA_BLOCK_SIZE 8192
+#define ARENA_ALIGN 16
+
+struct arena_block {
+	struct arena_block *next;
+	size_t size;
+	size_t used;
+	_Alignas(ARENA_ALIGN) unsigned char data[];
+};
+
+struct arena_cleanup {
+	struct arena_cleanup *next;
+	void (*fn)(void *);
+	void *ptr;
+};
+
+void arena_init(struct arena *a)
+{
+	a->blocks = NULL;
+	a->cleanups = NULL;
+}
+
+void arena_reset(struct arena *a)
+{
+	/* Cleanups first: they live in the blocks. */
+	for (struct arena_cleanup *c = a->cleanups; c != NULL; c = c->next)
+		c->fn(c->ptr);
+	a->cleanups = NULL;
+	struct arena_block *b = a->blocks;
+	while (b != NULL) {
+		struct arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->blocks = NULL;
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	struct arena_block *b = a->blocks;
+	if (b == NULL || b->size - b->used < size) {
+		size_t cap = size > ARENA_BLOCK_SIZE ? size : ARENA_BLOCK_SIZE;
+		b = xmalloc(sizeof(*b) + cap);
+		b->size = cap;
+		b->used = 0;
+		/* A large one-off block goes behind the current one so the current one keeps filling. */
+		if (a->blocks != NULL && size > ARENA_BLOCK_SIZE) {
+			b->next = a->blocks->next;
+			a->blocks->next = b;
+		} else {
+			b->next = a->blocks;
+			a->blocks = b;
+		}
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	return memset(p, 0, size);
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t len)
+{
+	char *p = arena_alloc(a, len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return arena_strdup(a, "");
+	char *p = arena_alloc(a, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void arena_defer(struct arena *a, void (*fn)(void *), void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	struct arena_cleanup *c = arena_alloc(a, sizeof(*c));
+	c->fn = fn;
+	c->ptr = ptr;
+	c->next = a->cleanups;
+	a->cleanups = c;
+}

@@ -1,0 +1,141 @@
+/* Loads struct config from a file and the environment; see config.h. */
+#include "core/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+enum kind { K_STR, K_INT, K_SIZE };
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t offset;
+	const char *def;
+};
+
+#define KEY(name, kind, def) {#name, kind, offsetof(struct config, name), def}
+
+static const struct key keys[] = {
+	KEY(pg_conninfo, K_STR, "dbname=confab"),
+	KEY(pg_pool_size, K_INT, "4"),
+	KEY(redis_host, K_STR, "127.0.0.1"),
+	KEY(redis_port, K_INT, "6379"),
+	KEY(redis_socket, K_STR, ""),
+	KEY(redis_pool_size, K_INT, "4"),
+	KEY(threads, K_INT, "16"),
+	KEY(listen, K_STR, ""),
+	KEY(max_body_bytes, K_SIZE, "26214400"),
+	KEY(log_file, K_STR, ""),
+	KEY(external_host, K_STR, "127.0.0.1:9991"),
+	KEY(external_scheme, K_STR, "http"),
+	KEY(migrations_dir, K_STR, "migrations"),
+	KEY(upload_dir, K_STR, "var/uploads"),
+	KEY(rate_limit_per_minute, K_INT, "200"),
+};
+
+static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)
+{
+	void *field = (char *)cfg + k->offset;
+	if (k->kind == K_STR) {
+		char **s = field;
+		free(*s);
+		*s = xstrdup(value);
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	long long v = strtoll(value, &end, 10);
+	if (errno != 0 || end == value || *end != '\0' || v < 0 || (k->kind == K_INT && v > 1000000000)) {
+		snprintf(err, errlen, "invalid value for \"%s\": \"%s\"", k->name, value);
+		return -1;
+	}
+	if (k->kind == K_INT)
+		*(int *)field = (int)v;
+	else
+		*(size_t *)field = (size_t)v;
+	return 0;
+}
+
+static const struct key *find_key(const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+static int load_file(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "could not open configuration file \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	char line[4096];
+	int lineno = 0, rc = 0;
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		char *s = trim(line);
+		if (*s == '\0')
+			continue;
+		char *eq = strchr(s, '=');
+		if (eq == NULL) {
+			snprintf(err, errlen, "%s:%d: expected key = value", path, lineno);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		const struct key *k = find_key(trim(s));
+		if (k == NULL) {
+			snprintf(err, errlen, "%s:%d: unknown key \"%s\"", path, lineno, trim(s));
+			rc = -1;
+			break;
+		}
+		rc = set_value(cfg, k, trim(eq + 1), err, errlen);
+	}
+	fclose(f);
+	return rc;
+}
+
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (set_value(cfg, &keys[i], keys[i].def, err, errlen) < 0)
+			return -1;
+	if (path == NULL)
+		path = getenv("CONFAB_CONFIG");
+	if (path != NULL && *path != '\0' && load_file(cfg, path, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char env[64] = "CONFAB_";
+		for (size_t j = 0; keys[i].name[j] != '\0' && j + 8 < sizeof(env); j++)
+			env[7 + j] = (char)toupper((unsigned char)keys[i].name[j]);
+		const char *v = getenv(env);
+		if (v != NULL && set_value(cfg, &keys[i], v, err, errlen) < 0)
+			return -1;
+	}
+	if (cfg->threads < 1 || cfg->pg_pool_size < 1 || cfg->redis_pool_size < 1) {
+		snprintf(err, errlen, "threads, pg_pool_size and redis_pool_size must be at least 1");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * Configuration shared by confab-worker, confab-reaper and confabctl: a file of `key = value` lines
+ * (# starts a comment), then an environment override CONFAB_<KEY> for every key. See
+ * conf/confab.conf.example for the keys and their defaults.
+ */
+#ifndef CONFAB_CONFIG_H
+#define CONFAB_CONFIG_H
+
+#include <stddef.h>
+
+struct config {
+	char *pg_conninfo;
+	int pg_pool_size;
+	char *redis_host;
+	int redis_port;
+	char *redis_socket;
+	int redis_pool_size;
+	int threads;
+	char *listen;
+	size_t max_body_bytes;
+	char *log_file;
+	char *external_host;
+	char *external_scheme;
+	char *migrations_dir;
+	char *upload_dir;
+	int rate_limit_per_minute;
+};
+
+/*
+ * Fills cfg with defaults, then the file at path (NULL: $CONFAB_CONFIG, or no file), then the environment.
+ * Returns 0, or -1 after writing the reason to err (of errlen bytes). Strings are malloc'ed and live as long
+ * as the process.
+ */
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
+
+#endif

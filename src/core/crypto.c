@@ -1,0 +1,57 @@
+/* libsodium behind one file; see crypto.h. */
+#include "core/crypto.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+int crypto_init(void)
+{
+	return sodium_init() < 0 ? -1 : 0;
+}
+
+void crypto_new_api_key(char out[API_KEY_LEN + 1])
+{
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	for (int i = 0; i < API_KEY_LEN; i++)
+		out[i] = alphabet[randombytes_uniform(sizeof(alphabet) - 1)];
+	out[API_KEY_LEN] = '\0';
+}
+
+void crypto_key_hash(const char *key, char out[65])
+{
+	unsigned char digest[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(digest, (const unsigned char *)key, strlen(key));
+	sodium_bin2hex(out, 65, digest, sizeof(digest));
+}
+
+char *crypto_password_hash(const char *password)
+{
+	char *out = xmalloc(crypto_pwhash_STRBYTES);
+	if (crypto_pwhash_str(out, password, strlen(password), crypto_pwhash_OPSLIMIT_INTERACTIVE,
+			      crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+bool crypto_password_verify(const char *stored, const char *password)
+{
+	return crypto_pwhash_str_verify(stored, password, strlen(password)) == 0;
+}
+
+long crypto_base64_decode(const char *in, char *out, size_t outcap)
+{
+	size_t len = 0;
+	if (outcap == 0 || sodium_base642bin((unsigned char *)out, outcap - 1, in, strlen(in), " \t", &len, NULL,
+					     sodium_base64_VARIANT_ORIGINAL) != 0) {
+		if (outcap == 0 || sodium_base642bin((unsigned char *)out, outcap - 1, in, strlen(in), " \t", &len,
+						     NULL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING) != 0)
+			return -1;
+	}
+	out[len] = '\0';
+	return (long)len;
+}

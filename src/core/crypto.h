@@ -1,0 +1,23 @@
+/* Random API keys, key hashing, password hashing and base64: the only module that includes libsodium. */
+#ifndef CONFAB_CRYPTO_H
+#define CONFAB_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define API_KEY_LEN 32
+
+/* Initializes libsodium; returns 0 or -1. Call once from main before any thread starts. */
+int crypto_init(void);
+/* Writes a new key of API_KEY_LEN random alphanumeric characters and a NUL to out. */
+void crypto_new_api_key(char out[API_KEY_LEN + 1]);
+/* Writes the lowercase hex SHA-256 of key (64 characters and a NUL) to out. */
+void crypto_key_hash(const char *key, char out[65]);
+/* Hashes password with Argon2id; returns a malloc'ed string (caller frees) or NULL on failure. */
+char *crypto_password_hash(const char *password);
+/* True if password matches the stored Argon2id string. */
+bool crypto_password_verify(const char *stored, const char *password);
+/* Decodes standard base64 (padding optional) into out (outcap bytes, NUL added). Returns the length or -1. */
+long crypto_base64_decode(const char *in, char *out, size_t outcap);
+
+#endif

@@ -1,0 +1,16 @@
+/* Strict JSON input and compact JSON output on top of json-c (see stack-notes: json-c is lenient by default). */
+#ifndef CONFAB_JSONX_H
+#define CONFAB_JSONX_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/*
+ * Parses s (len bytes) as one RFC 8259 JSON text: no trailing garbage, no single quotes, no NaN/Infinity.
+ * Returns 0 with the value in *out (NULL for `null`; the caller owns it), or -1 if s is not valid JSON.
+ */
+int jsonx_parse(const char *s, size_t len, json_object **out);
+/* Compact serialization without escaped slashes; the string belongs to obj. */
+const char *jsonx_string(json_object *obj);
+
+#endif

@@ -1,0 +1,278 @@
+/* Connection pool and statement execution over libpq; see db.h. */
+#include "db/db.h"
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/xalloc.h"
+#include "http/request.h"
+
+#define DB_MAX_STMTS 1024
+
+struct db_conn {
+	PGconn *pg;
+	bool busy;
+	unsigned char prepared[DB_MAX_STMTS];
+};
+
+struct db_pool {
+	char *conninfo;
+	int size;
+	struct db_conn *conns;
+	pthread_mutex_t lock;
+	pthread_cond_t freed;
+};
+
+struct db_res {
+	PGresult *res;
+};
+
+static atomic_int next_stmt_id;
+
+struct db_pool *db_pool_new(const char *conninfo, int size)
+{
+	struct db_pool *pool = xcalloc(1, sizeof(*pool));
+	/* Without a connect timeout a dead host would hold a request for minutes. */
+	pool->conninfo = strstr(conninfo, "connect_timeout") ? xstrdup(conninfo) : NULL;
+	if (pool->conninfo == NULL) {
+		size_t len = strlen(conninfo) + 32;
+		pool->conninfo = xmalloc(len);
+		snprintf(pool->conninfo, len, "%s connect_timeout=5", conninfo);
+	}
+	pool->size = size;
+	pool->conns = xcalloc((size_t)size, sizeof(*pool->conns));
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->freed, NULL);
+	return pool;
+}
+
+void db_pool_free(struct db_pool *pool)
+{
+	if (pool == NULL)
+		return;
+	for (int i = 0; i < pool->size; i++)
+		if (pool->conns[i].pg != NULL)
+			PQfinish(pool->conns[i].pg);
+	free(pool->conns);
+	free(pool->conninfo);
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->freed);
+	free(pool);
+}
+
+/* Makes sure c has a working connection; returns 0 or -1. */
+static int conn_open(struct db_pool *pool, struct db_conn *c)
+{
+	if (c->pg != NULL && PQstatus(c->pg) == CONNECTION_OK)
+		return 0;
+	memset(c->prepared, 0, sizeof(c->prepared));
+	if (c->pg == NULL)
+		c->pg = PQconnectdb(pool->conninfo);
+	else
+		PQreset(c->pg);
+	if (PQstatus(c->pg) != CONNECTION_OK) {
+		log_msg(LOG_WARNING, "could not connect to database: %s", PQerrorMessage(c->pg));
+		return -1;
+	}
+	return 0;
+}
+
+static struct db_conn *acquire(struct request *req)
+{
+	if (req->db != NULL)
+		return req->db;
+	struct db_pool *pool = req->worker->db;
+	pthread_mutex_lock(&pool->lock);
+	struct db_conn *c = NULL;
+	for (;;) {
+		for (int i = 0; i < pool->size && c == NULL; i++)
+			if (!pool->conns[i].busy)
+				c = &pool->conns[i];
+		if (c != NULL)
+			break;
+		pthread_cond_wait(&pool->freed, &pool->lock);
+	}
+	c->busy = true;
+	pthread_mutex_unlock(&pool->lock);
+	req->db = c;
+	if (conn_open(pool, c) < 0) {
+		api_error(req, ERR_UNAVAILABLE, NULL);
+		return NULL;
+	}
+	return c;
+}
+
+void db_release(struct request *req)
+{
+	struct db_conn *c = req->db;
+	if (c == NULL)
+		return;
+	if (req->in_txn) {
+		PGresult *r = PQexec(c->pg, "ROLLBACK");
+		PQclear(r);
+		req->in_txn = false;
+	}
+	struct db_pool *pool = req->worker->db;
+	pthread_mutex_lock(&pool->lock);
+	c->busy = false;
+	pthread_cond_signal(&pool->freed);
+	pthread_mutex_unlock(&pool->lock);
+	req->db = NULL;
+}
+
+static void clear_result(void *r)
+{
+	PQclear(r);
+}
+
+static int stmt_id(struct db_stmt *st)
+{
+	int id = atomic_load(&st->id);
+	if (id == 0) {
+		int fresh = atomic_fetch_add(&next_stmt_id, 1) + 1;
+		int expected = 0;
+		id = atomic_compare_exchange_strong(&st->id, &expected, fresh) ? fresh : expected;
+	}
+	if (id >= DB_MAX_STMTS) {
+		log_msg(LOG_FATAL, "more than %d distinct statements", DB_MAX_STMTS);
+		abort();
+	}
+	return id;
+}
+
+/* One attempt: prepare st on c if needed, then execute it. Returns the result (possibly an error result). */
+static PGresult *run(struct db_conn *c, struct db_stmt *st, const char *const *params, int n)
+{
+	int id = stmt_id(st);
+	char name[16];
+	snprintf(name, sizeof(name), "s%d", id);
+	if (!c->prepared[id]) {
+		PGresult *p = PQprepare(c->pg, name, st->sql, 0, NULL);
+		if (PQresultStatus(p) != PGRES_COMMAND_OK)
+			return p;
+		PQclear(p);
+		c->prepared[id] = 1;
+	}
+	return PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
+}
+
+static bool result_ok(const PGresult *r)
+{
+	ExecStatusType s = PQresultStatus(r);
+	return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
+}
+
+/* Records the failure of r on req and frees r; always returns NULL. */
+static struct db_res *fail(struct request *req, struct db_conn *c, PGresult *r, const char *sql)
+{
+	if (PQstatus(c->pg) != CONNECTION_OK) {
+		log_msg(LOG_WARNING, "request %llu: lost database connection: %s", req->id, PQerrorMessage(c->pg));
+		api_error(req, ERR_UNAVAILABLE, NULL);
+	} else {
+		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+		log_msg(LOG_ERROR, "request %llu: query failed (SQLSTATE %s): %s: %.200s", req->id, state ? state : "?",
+			r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg), sql);
+		api_error(req, ERR_INTERNAL, NULL);
+	}
+	PQclear(r);
+	return NULL;
+}
+
+struct db_res *db_exec(struct request *req, struct db_stmt *st, const char *const *params, int n)
+{
+	struct db_conn *c = acquire(req);
+	if (c == NULL)
+		return NULL;
+	PGresult *r = run(c, st, params, n);
+	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !req->in_txn) {
+		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
+		PQclear(r);
+		if (conn_open(req->worker->db, c) < 0) {
+			api_error(req, ERR_UNAVAILABLE, NULL);
+			return NULL;
+		}
+		r = run(c, st, params, n);
+	}
+	if (!result_ok(r))
+		return fail(req, c, r, st->sql);
+	struct db_res *res = arena_alloc(&req->arena, sizeof(*res));
+	res->res = r;
+	arena_defer(&req->arena, clear_result, r);
+	return res;
+}
+
+int db_exec_script(struct request *req, const char *sql)
+{
+	struct db_conn *c = acquire(req);
+	if (c == NULL)
+		return -1;
+	PGresult *r = PQexec(c->pg, sql);
+	if (!result_ok(r)) {
+		fail(req, c, r, sql);
+		return -1;
+	}
+	PQclear(r);
+	return 0;
+}
+
+const char *db_arg_int(struct request *req, int64_t v)
+{
+	return arena_printf(&req->arena, "%lld", (long long)v);
+}
+
+int db_rows(const struct db_res *res)
+{
+	return PQntuples(res->res);
+}
+
+const char *db_val(const struct db_res *res, int row, int col)
+{
+	return PQgetvalue(res->res, row, col);
+}
+
+bool db_null(const struct db_res *res, int row, int col)
+{
+	return PQgetisnull(res->res, row, col);
+}
+
+int64_t db_int(const struct db_res *res, int row, int col)
+{
+	return strtoll(PQgetvalue(res->res, row, col), NULL, 10);
+}
+
+bool db_bool(const struct db_res *res, int row, int col)
+{
+	return PQgetvalue(res->res, row, col)[0] == 't';
+}
+
+static struct db_stmt st_begin = DB_STMT("BEGIN");
+static struct db_stmt st_commit = DB_STMT("COMMIT");
+static struct db_stmt st_ping = DB_STMT("SELECT 1");
+
+int db_begin(struct request *req)
+{
+	if (req->in_txn)
+		return 0;
+	if (db_exec(req, &st_begin, NULL, 0) == NULL)
+		return -1;
+	req->in_txn = true;
+	return 0;
+}
+
+int db_commit(struct request *req)
+{
+	if (!req->in_txn)
+		return 0;
+	struct db_res *r = db_exec(req, &st_commit, NULL, 0);
+	req->in_txn = false;
+	return r == NULL ? -1 : 0;
+}
+
+int db_ping(struct request *req)
+{
+	return db_exec(req, &st_ping, NULL, 0) == NULL ? -1 : 0;
+}

@@ -1,0 +1,54 @@
+/* The error table: HTTP status, API code and default message of every error; see errors.h. */
+#include "http/errors.h"
+
+#include <stdarg.h>
+
+#include "http/request.h"
+
+static const struct err_info table[ERR_COUNT] = {
+	[ERR_NONE] = {200, NULL, ""},
+	[ERR_BAD_REQUEST] = {400, "BAD_REQUEST", "Bad request"},
+	[ERR_MISSING] = {400, "REQUEST_VARIABLE_MISSING", "Missing argument"},
+	[ERR_VAR_INVALID] = {400, "REQUEST_VARIABLE_INVALID", "Invalid argument"},
+	[ERR_UNAUTHORIZED_PRINCIPAL] = {400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator"},
+	[ERR_UNAUTHORIZED] = {401, "UNAUTHORIZED", "Not logged in: API authentication or user session required"},
+	[ERR_AUTH_FAILED] = {401, "AUTHENTICATION_FAILED", "Your username or password is incorrect"},
+	[ERR_USER_DEACTIVATED] = {401, "USER_DEACTIVATED", "Account is deactivated"},
+	[ERR_REALM_DEACTIVATED] = {401, "REALM_DEACTIVATED", "This organization has been deactivated"},
+	[ERR_ACCESS_DENIED] = {403, "ACCESS_DENIED", "Access denied"},
+	[ERR_NOT_FOUND] = {404, "BAD_REQUEST", "Not Found"},
+	[ERR_NOT_FOUND_CODE] = {404, "NOT_FOUND", "Not Found"},
+	[ERR_METHOD] = {405, NULL, "Method Not Allowed"},
+	[ERR_TOO_LARGE] = {413, "BAD_REQUEST", "Request body too large"},
+	[ERR_RATE_LIMIT] = {429, "RATE_LIMIT_HIT", "API usage exceeded rate limit"},
+	[ERR_INTERNAL] = {500, NULL, "Internal server error"},
+	[ERR_UNAVAILABLE] = {503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable"},
+};
+
+const struct err_info *err_info(enum err e)
+{
+	return &table[e < ERR_COUNT ? e : ERR_INTERNAL];
+}
+
+int api_error(struct request *req, enum err e, const char *fmt, ...)
+{
+	if (req->error != ERR_NONE)
+		return -1;
+	req->error = e;
+	if (fmt == NULL) {
+		req->error_msg = table[e].msg;
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		req->error_msg = arena_vprintf(&req->arena, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void api_error_field(struct request *req, const char *key, json_object *value)
+{
+	if (req->error_fields == NULL)
+		req->error_fields = request_own_json(req, json_object_new_object());
+	json_object_object_add(req->error_fields, key, value);
+}

@@ -1,0 +1,50 @@
+/*
+ * The one error type. Each enum value indexes a table of HTTP status, API `code` and default `msg`; a handler
+ * writes `return api_error(req, ERR_BAD_REQUEST, "Invalid channel ID");` and the response is built from it.
+ */
+#ifndef CONFAB_ERRORS_H
+#define CONFAB_ERRORS_H
+
+#include <json-c/json.h>
+
+struct request;
+
+enum err {
+	ERR_NONE = 0,
+	ERR_BAD_REQUEST,	  /* 400 BAD_REQUEST */
+	ERR_MISSING,		  /* 400 REQUEST_VARIABLE_MISSING, with var_name */
+	ERR_VAR_INVALID,	  /* 400 REQUEST_VARIABLE_INVALID */
+	ERR_UNAUTHORIZED_PRINCIPAL, /* 400 UNAUTHORIZED_PRINCIPAL: "Must be an organization administrator" ... */
+	ERR_UNAUTHORIZED,	  /* 401 UNAUTHORIZED, with WWW-Authenticate */
+	ERR_AUTH_FAILED,	  /* 401 AUTHENTICATION_FAILED */
+	ERR_USER_DEACTIVATED,	  /* 401 USER_DEACTIVATED */
+	ERR_REALM_DEACTIVATED,	  /* 401 REALM_DEACTIVATED */
+	ERR_ACCESS_DENIED,	  /* 403 ACCESS_DENIED */
+	ERR_NOT_FOUND,		  /* 404 BAD_REQUEST */
+	ERR_NOT_FOUND_CODE,	  /* 404 NOT_FOUND */
+	ERR_METHOD,		  /* 405, no code, with allowed_methods */
+	ERR_TOO_LARGE,		  /* 413 BAD_REQUEST */
+	ERR_RATE_LIMIT,		  /* 429 RATE_LIMIT_HIT, with retry-after */
+	ERR_INTERNAL,		  /* 500, no code */
+	ERR_UNAVAILABLE,	  /* 503 SERVICE_UNAVAILABLE: PostgreSQL or Redis unreachable */
+	ERR_COUNT
+};
+
+struct err_info {
+	int status;
+	const char *code; /* NULL: the response has no code */
+	const char *msg;
+};
+
+/* Returns the table row of e. */
+const struct err_info *err_info(enum err e);
+
+/*
+ * Records error e on req with a printf-style message (NULL fmt: the default message) and returns -1.
+ * The first error recorded wins; later calls only return -1.
+ */
+int api_error(struct request *req, enum err e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Adds an extra field to the recorded error object; takes ownership of value. */
+void api_error_field(struct request *req, const char *key, json_object *value);
+
+#endif

@@ -1,0 +1,146 @@
+/* Reading FastCGI requests into struct request and writing responses; see fcgi.h. */
+#include "http/fcgi.h"
+
+#include <fcgiapp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "http/request.h"
+#include "model/user.h"
+
+static atomic_ullong next_request_id;
+
+int fcgi_listen(const char *spec)
+{
+	if (FCGX_Init() != 0)
+		return -1;
+	if (spec == NULL || *spec == '\0')
+		return 0;
+	return FCGX_OpenSocket(spec, 1024);
+}
+
+static const char *param(FCGX_Request *fr, const char *name)
+{
+	const char *v = FCGX_GetParam(name, fr->envp);
+	return v ? v : "";
+}
+
+/* Reads the body (CONTENT_LENGTH bytes) into the arena. Returns 0, or -1 with the error recorded. */
+static int read_body(struct request *req, FCGX_Request *fr)
+{
+	const char *cl = param(fr, "CONTENT_LENGTH");
+	if (*cl == '\0')
+		return 0;
+	char *end;
+	unsigned long long len = strtoull(cl, &end, 10);
+	if (*end != '\0')
+		return api_error(req, ERR_BAD_REQUEST, "Invalid Content-Length");
+	if (len > req->worker->cfg->max_body_bytes)
+		return api_error(req, ERR_TOO_LARGE, NULL);
+	char *body = arena_alloc(&req->arena, (size_t)len + 1);
+	size_t got = 0;
+	while (got < len) {
+		int n = FCGX_GetStr(body + got, (int)(len - got > 65536 ? 65536 : len - got), fr->in);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	body[got] = '\0';
+	req->body = body;
+	req->body_len = got;
+	return 0;
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 413: return "Payload Too Large";
+	case 429: return "Too Many Requests";
+	case 503: return "Service Unavailable";
+	default: return "Internal Server Error";
+	}
+}
+
+static void write_response(struct request *req, FCGX_Request *fr)
+{
+	size_t len;
+	const char *body = request_body_json(req, &len);
+	char head[256];
+	/* libfcgi's own printf does not know %zu (stack-notes 1): format with snprintf. */
+	snprintf(head, sizeof(head), "Status: %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+		 "X-Request-Id: %llu-%llu\r\n", req->status, reason(req->status), len, (unsigned long long)getpid(), req->id);
+	FCGX_PutS(head, fr->out);
+	if (req->status == 401)
+		FCGX_PutS("WWW-Authenticate: Basic realm=\"zulip\"\r\n", fr->out);
+	for (int i = 0; i < req->nheaders; i++) {
+		FCGX_PutS(req->header_names[i], fr->out);
+		FCGX_PutS(": ", fr->out);
+		FCGX_PutS(req->header_values[i], fr->out);
+		FCGX_PutS("\r\n", fr->out);
+	}
+	FCGX_PutS("\r\n", fr->out);
+	if (strcmp(req->method, "HEAD") != 0)
+		FCGX_PutStr(body, (int)len, fr->out);
+}
+
+static double elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
+}
+
+static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct request *req))
+{
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	struct request req;
+	request_init(&req, w, atomic_fetch_add(&next_request_id, 1) + 1);
+	req.method = param(fr, "REQUEST_METHOD");
+	req.path = param(fr, "DOCUMENT_URI");
+	if (*req.path == '\0')
+		req.path = param(fr, "SCRIPT_NAME");
+	req.query = param(fr, "QUERY_STRING");
+	req.content_type = param(fr, "CONTENT_TYPE");
+	req.host = param(fr, "HTTP_HOST");
+	req.authorization = param(fr, "HTTP_AUTHORIZATION");
+	req.remote_addr = param(fr, "REMOTE_ADDR");
+	if (read_body(&req, fr) == 0)
+		handle(&req);
+	write_response(&req, fr);
+	log_msg(LOG_INFO, "access request=%llu method=%s path=%s status=%d duration_ms=%.3f user=%lld", req.id,
+		req.method, req.path, req.status, elapsed_ms(&start), req.user ? (long long)req.user->id : 0LL);
+	request_finish(&req);
+}
+
+void fcgi_serve(struct worker *w, int fd, volatile int *stop, void (*handle)(struct request *req))
+{
+	FCGX_Request fr;
+	if (FCGX_InitRequest(&fr, fd, 0) != 0) {
+		log_msg(LOG_ERROR, "could not initialize a FastCGI request");
+		return;
+	}
+	while (!*stop) {
+		if (FCGX_Accept_r(&fr) < 0) {
+			/* EMFILE, ENFILE, ENOMEM and the like would end the loop for good (stack-notes 5): retry. */
+			if (!*stop)
+				usleep(10000);
+			continue;
+		}
+		serve_one(w, &fr, handle);
+		FCGX_Finish_r(&fr);
+	}
+	FCGX_Free(&fr, 0);
+}

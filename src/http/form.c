@@ -1,0 +1,250 @@
+/* Query string, urlencoded and multipart parsing; see form.h. */
+#include "http/form.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http/request.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if it is not valid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned int cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Copies len bytes into the arena, replacing invalid UTF-8 bytes by U+FFFD; the new length goes to *outlen. */
+static char *repair_utf8(struct request *req, const unsigned char *s, size_t len, size_t *outlen)
+{
+	/* Worst case every byte becomes the 3-byte U+FFFD. */
+	char *out = arena_alloc(&req->arena, len * 3 + 1);
+	size_t m = 0;
+	for (size_t i = 0; i < len;) {
+		size_t l = utf8_seq_len(s + i, len - i);
+		if (l == 0) {
+			memcpy(out + m, "\xef\xbf\xbd", 3);
+			m += 3;
+			i++;
+		} else {
+			memcpy(out + m, s + i, l);
+			m += l;
+			i += l;
+		}
+	}
+	out[m] = '\0';
+	*outlen = m;
+	return out;
+}
+
+/* Decodes %XX escapes and '+' of a form field, then repairs UTF-8. */
+static char *form_decode(struct request *req, const char *s, size_t len, size_t *outlen)
+{
+	unsigned char *tmp = arena_alloc(&req->arena, len + 1);
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		int hi, lo;
+		if (s[i] == '%' && i + 2 < len && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+			tmp[n++] = (unsigned char)(hi * 16 + lo);
+			i += 2;
+		} else {
+			tmp[n++] = s[i] == '+' ? ' ' : (unsigned char)s[i];
+		}
+	}
+	return repair_utf8(req, tmp, n, outlen);
+}
+
+void form_parse_urlencoded(struct request *req, const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		size_t end = i;
+		while (end < len && s[end] != '&')
+			end++;
+		if (end > i) {
+			const char *eq = memchr(s + i, '=', end - i);
+			size_t klen = eq ? (size_t)(eq - (s + i)) : end - i;
+			size_t nlen, vlen;
+			char *name = form_decode(req, s + i, klen, &nlen);
+			char *value = "";
+			vlen = 0;
+			if (eq != NULL)
+				value = form_decode(req, eq + 1, (size_t)(s + end - eq - 1), &vlen);
+			if (nlen > 0)
+				request_add_param(req, name, nlen, value, vlen);
+		}
+		i = end + 1;
+	}
+}
+
+/* Finds needle (nlen bytes) in hay (hlen bytes). */
+static const char *memmem_s(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+	if (nlen == 0 || hlen < nlen)
+		return NULL;
+	for (size_t i = 0; i + nlen <= hlen; i++)
+		if (hay[i] == needle[0] && memcmp(hay + i, needle, nlen) == 0)
+			return hay + i;
+	return NULL;
+}
+
+/*
+ * Extracts the value of attribute attr (e.g. "boundary" or "name") from a header value such as
+ * `form-data; name="x"; filename="y"`. Returns an arena string or NULL.
+ */
+static char *header_attr(struct request *req, const char *h, size_t hlen, const char *attr)
+{
+	size_t alen = strlen(attr);
+	for (size_t i = 0; i + alen < hlen; i++) {
+		if ((i == 0 || h[i - 1] == ';' || h[i - 1] == ' ' || h[i - 1] == '\t') &&
+		    strncasecmp(h + i, attr, alen) == 0 && h[i + alen] == '=') {
+			const char *v = h + i + alen + 1;
+			const char *end = h + hlen;
+			if (v < end && *v == '"') {
+				const char *q = memchr(v + 1, '"', (size_t)(end - v - 1));
+				if (q == NULL)
+					return NULL;
+				return arena_strndup(&req->arena, v + 1, (size_t)(q - v - 1));
+			}
+			const char *e = v;
+			while (e < end && *e != ';' && *e != ' ' && *e != '\t' && *e != '\r')
+				e++;
+			return arena_strndup(&req->arena, v, (size_t)(e - v));
+		}
+	}
+	return NULL;
+}
+
+struct part {
+	char *name, *filename, *ctype;
+	const char *data;
+	size_t len;
+};
+
+/* Parses the headers of one part (from p to the blank line). Returns 0 or -1. */
+static int parse_part(struct request *req, const char *p, size_t len, struct part *out)
+{
+	const char *sep = memmem_s(p, len, "\r\n\r\n", 4);
+	if (sep == NULL)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	const char *line = p;
+	while (line < sep) {
+		const char *eol = memmem_s(line, (size_t)(sep + 2 - line), "\r\n", 2);
+		size_t llen = (size_t)(eol - line);
+		if (llen > 20 && strncasecmp(line, "Content-Disposition:", 20) == 0) {
+			out->name = header_attr(req, line + 20, llen - 20, "name");
+			out->filename = header_attr(req, line + 20, llen - 20, "filename");
+		} else if (llen > 13 && strncasecmp(line, "Content-Type:", 13) == 0) {
+			const char *v = line + 13;
+			while (*v == ' ')
+				v++;
+			out->ctype = arena_strndup(&req->arena, v, (size_t)(eol - v));
+		}
+		line = eol + 2;
+	}
+	if (out->name == NULL)
+		return -1;
+	out->data = sep + 4;
+	out->len = (size_t)(p + len - out->data);
+	return 0;
+}
+
+int form_parse_multipart(struct request *req, const char *content_type, const char *body, size_t len)
+{
+	char *b = header_attr(req, content_type, strlen(content_type), "boundary");
+	if (b == NULL || *b == '\0' || strlen(b) > 200)
+		return -1;
+	char *delim = arena_printf(&req->arena, "--%s", b);
+	size_t dlen = strlen(delim);
+	const char *p = memmem_s(body, len, delim, dlen);
+	if (p == NULL)
+		return -1;
+	size_t nparts = 0, cap = 8;
+	struct part *parts = arena_alloc(&req->arena, cap * sizeof(*parts));
+	for (;;) {
+		p += dlen;
+		const char *end = body + len;
+		if (end - p >= 2 && p[0] == '-' && p[1] == '-')
+			break; /* closing delimiter */
+		if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+			return -1;
+		p += 2;
+		char *next_delim = arena_printf(&req->arena, "\r\n%s", delim);
+		const char *next = memmem_s(p, (size_t)(end - p), next_delim, dlen + 2);
+		if (next == NULL)
+			return -1;
+		if (nparts == cap) {
+			struct part *np = arena_alloc(&req->arena, cap * 2 * sizeof(*np));
+			memcpy(np, parts, cap * sizeof(*np));
+			parts = np;
+			cap *= 2;
+		}
+		if (parse_part(req, p, (size_t)(next - p), &parts[nparts]) < 0)
+			return -1;
+		nparts++;
+		p = next + 2;
+	}
+	for (size_t i = 0; i < nparts; i++) {
+		struct part *pt = &parts[i];
+		if (pt->filename != NULL) {
+			request_add_param(req, pt->name, strlen(pt->name), pt->data, pt->len);
+			req->raw[req->nraw - 1].filename = pt->filename;
+			req->raw[req->nraw - 1].content_type = pt->ctype;
+			continue;
+		}
+		size_t vlen;
+		char *value = repair_utf8(req, (const unsigned char *)pt->data, pt->len, &vlen);
+		request_add_param(req, pt->name, strlen(pt->name), value, vlen);
+	}
+	return 0;
+}
+
+int form_parse_body(struct request *req)
+{
+	const char *ct = req->content_type;
+	if (req->body_len == 0)
+		return 0;
+	if (strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) {
+		form_parse_urlencoded(req, req->body, req->body_len);
+		return 0;
+	}
+	if (strncasecmp(ct, "multipart/form-data", 19) == 0) {
+		if (form_parse_multipart(req, ct, req->body, req->body_len) < 0)
+			return api_error(req, ERR_BAD_REQUEST, "Malformed multipart request body");
+		return 0;
+	}
+	return 0;
+}

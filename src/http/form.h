@@ -1,0 +1,23 @@
+/*
+ * Request parameter parsing: query strings and application/x-www-form-urlencoded bodies, and
+ * multipart/form-data bodies. Every value is made valid UTF-8 (invalid bytes become U+FFFD), as the
+ * reference does when it decodes form data.
+ */
+#ifndef CONFAB_FORM_H
+#define CONFAB_FORM_H
+
+#include <stddef.h>
+
+struct request;
+
+/* Adds every name=value pair of s (len bytes) to req. Never fails: malformed escapes are kept literally. */
+void form_parse_urlencoded(struct request *req, const char *s, size_t len);
+/*
+ * Adds the parts of a multipart body; content_type is the full header (with boundary=). File parts keep
+ * their bytes as they are. Returns 0, or -1 if the body is not valid multipart (nothing is added then).
+ */
+int form_parse_multipart(struct request *req, const char *content_type, const char *body, size_t len);
+/* Parses the body according to req->content_type; unknown types are ignored. Returns 0 or -1 (error recorded). */
+int form_parse_body(struct request *req);
+
+#endif

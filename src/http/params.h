@@ -1,0 +1,61 @@
+/*
+ * Declared request parameters. Each route has a table of struct param_spec; param_validate() turns the raw
+ * parameters into typed values or the reference's error, and marks what it consumed so that the response can
+ * list `ignored_parameters_unsupported`. Handlers read the typed values with the getters and never parse.
+ */
+#ifndef CONFAB_PARAMS_H
+#define CONFAB_PARAMS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct request;
+
+enum param_type {
+	PT_STR,	     /* taken as sent */
+	PT_INT,	     /* JSON integer */
+	PT_BOOL,     /* JSON true/false */
+	PT_INT_LIST, /* JSON array of integers */
+	PT_STR_LIST, /* JSON array of strings */
+	PT_DICT,     /* JSON object */
+	PT_JSON,     /* any JSON value */
+};
+
+#define P_REQUIRED 0x1u /* missing -> REQUEST_VARIABLE_MISSING */
+#define P_PATH 0x2u	/* taken from the path pattern's {name} */
+#define P_NONBLANK 0x4u /* "x cannot be blank" */
+
+struct param_spec {
+	const char *name;
+	enum param_type type;
+	unsigned flags;
+	int max_len;	 /* PT_STR: maximum in Unicode code points, 0 = none */
+	const char *def; /* default as the client would send it, or NULL */
+};
+
+struct param_value {
+	bool present; /* sent by the client (or from the path) */
+	bool set;     /* present or defaulted */
+	int64_t i;
+	bool b;
+	const char *s;
+	size_t slen;
+	json_object *json; /* owned by the request */
+};
+
+/* Validates req's parameters against specs (terminated by a {NULL} entry). Returns 0 or -1 (error recorded). */
+int param_validate(struct request *req, const struct param_spec *specs);
+
+/* Getters by declared name; a name the route does not declare is a programming error (aborts). */
+bool param_present(struct request *req, const char *name);
+bool param_set(struct request *req, const char *name);
+int64_t param_int(struct request *req, const char *name);
+bool param_bool(struct request *req, const char *name);
+const char *param_str(struct request *req, const char *name);
+json_object *param_json(struct request *req, const char *name);
+
+/* Number of Unicode code points in the UTF-8 string s. */
+size_t utf8_length(const char *s);
+
+#endif

@@ -1,0 +1,134 @@
+/* Request lifecycle, parameters and response building; see request.h. */
+#include "http/request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "http/router.h"
+#include "redis/redis.h"
+
+void request_init(struct request *req, struct worker *w, unsigned long long id)
+{
+	memset(req, 0, sizeof(*req));
+	arena_init(&req->arena);
+	req->worker = w;
+	req->id = id;
+	req->method = req->path = req->query = req->content_type = req->host = "";
+	req->authorization = req->remote_addr = "";
+	req->body = "";
+}
+
+void request_finish(struct request *req)
+{
+	db_release(req);
+	redis_release(req);
+	arena_free(&req->arena);
+}
+
+void request_add_param(struct request *req, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+	if (req->nraw == req->rawcap) {
+		size_t cap = req->rawcap ? req->rawcap * 2 : 16;
+		struct raw_param *p = arena_alloc(&req->arena, cap * sizeof(*p));
+		if (req->nraw)
+			memcpy(p, req->raw, req->nraw * sizeof(*p));
+		req->raw = p;
+		req->rawcap = cap;
+	}
+	struct raw_param *p = &req->raw[req->nraw++];
+	memset(p, 0, sizeof(*p));
+	p->name = arena_strndup(&req->arena, name, nlen);
+	p->value = arena_strndup(&req->arena, value, vlen);
+	p->len = vlen;
+}
+
+struct raw_param *request_find_param(struct request *req, const char *name)
+{
+	for (size_t i = req->nraw; i-- > 0;)
+		if (req->raw[i].filename == NULL && strcmp(req->raw[i].name, name) == 0)
+			return &req->raw[i];
+	return NULL;
+}
+
+void request_add_header(struct request *req, const char *name, const char *value)
+{
+	if (req->nheaders < REQUEST_MAX_HEADERS) {
+		req->header_names[req->nheaders] = name;
+		req->header_values[req->nheaders] = value;
+		req->nheaders++;
+	}
+}
+
+static void json_put(void *obj)
+{
+	json_object_put(obj);
+}
+
+json_object *request_own_json(struct request *req, json_object *obj)
+{
+	arena_defer(&req->arena, json_put, obj);
+	return obj;
+}
+
+json_object *request_result(struct request *req)
+{
+	if (req->result == NULL)
+		req->result = request_own_json(req, json_object_new_object());
+	return req->result;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The sorted, distinct names of parameters no route parameter consumed (multipart files excluded). */
+static json_object *ignored_parameters(struct request *req)
+{
+	const char **names = arena_alloc(&req->arena, (req->nraw + 1) * sizeof(*names));
+	size_t n = 0;
+	for (size_t i = 0; i < req->nraw; i++)
+		if (!req->raw[i].used && req->raw[i].filename == NULL)
+			names[n++] = req->raw[i].name;
+	if (n == 0)
+		return NULL;
+	qsort(names, n, sizeof(*names), cmp_str);
+	json_object *list = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+			json_object_array_add(list, json_object_new_string(names[i]));
+	return list;
+}
+
+const char *request_body_json(struct request *req, size_t *len)
+{
+	json_object *out = request_own_json(req, json_object_new_object());
+	if (req->error == ERR_NONE) {
+		req->status = 200;
+		json_object_object_add(out, "result", json_object_new_string("success"));
+		json_object_object_add(out, "msg", json_object_new_string(""));
+		if (req->result != NULL) {
+			json_object_object_foreach(req->result, key, val)
+				json_object_object_add(out, key, json_object_get(val));
+		}
+		json_object *ignored = ignored_parameters(req);
+		if (ignored != NULL)
+			json_object_object_add(out, "ignored_parameters_unsupported", ignored);
+	} else {
+		const struct err_info *info = err_info(req->error);
+		req->status = info->status;
+		json_object_object_add(out, "result", json_object_new_string("error"));
+		json_object_object_add(out, "msg", json_object_new_string(req->error_msg ? req->error_msg : info->msg));
+		if (info->code != NULL)
+			json_object_object_add(out, "code", json_object_new_string(info->code));
+		if (req->error_fields != NULL) {
+			json_object_object_foreach(req->error_fields, key, val)
+				json_object_object_add(out, key, json_object_get(val));
+		}
+	}
+	size_t n = 0;
+	const char *s = json_object_to_json_string_length(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	*len = n;
+	return s;
+}

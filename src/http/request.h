@@ -1,0 +1,107 @@
+/*
+ * One API request from parsing to response. Everything it allocates lives in req->arena and is released by
+ * request_finish(); database and Redis connections taken from the pools are given back there too.
+ */
+#ifndef CONFAB_REQUEST_H
+#define CONFAB_REQUEST_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "http/errors.h"
+
+struct config;
+struct db_pool;
+struct db_conn;
+struct redis_pool;
+struct redis_conn;
+struct route;
+struct param_value;
+struct realm;
+struct user;
+
+/* Long-lived state of a process: created by main, shared by its threads. */
+struct worker {
+	const struct config *cfg;
+	struct db_pool *db;
+	struct redis_pool *redis;
+};
+
+/* A request parameter as the client sent it: query string, form field or multipart part. */
+struct raw_param {
+	const char *name;
+	const char *value; /* NUL-terminated; may also contain NUL bytes (see len) */
+	size_t len;
+	const char *filename; /* multipart file parts only, else NULL */
+	const char *content_type;
+	bool used;
+};
+
+#define REQUEST_MAX_PATH_ARGS 4
+#define REQUEST_MAX_HEADERS 8
+
+struct request {
+	struct arena arena;
+	struct worker *worker;
+	unsigned long long id;
+
+	/* As received. */
+	const char *method;
+	const char *path; /* without the /api/v1 prefix for API routes */
+	const char *query;
+	const char *content_type;
+	const char *host;
+	const char *authorization;
+	const char *remote_addr;
+	const char *body;
+	size_t body_len;
+	struct raw_param *raw;
+	size_t nraw, rawcap;
+
+	/* Routing and validated parameters. */
+	const struct route *route;
+	const char *path_args[REQUEST_MAX_PATH_ARGS];
+	struct param_value *values;
+
+	/* Authentication. */
+	const struct realm *realm;
+	const struct user *user;
+
+	/* Response. */
+	json_object *result; /* success fields; owned by the arena */
+	enum err error;
+	const char *error_msg;
+	json_object *error_fields;
+	const char *header_names[REQUEST_MAX_HEADERS];
+	const char *header_values[REQUEST_MAX_HEADERS];
+	int nheaders;
+	int status; /* set from result or error by request_status() */
+
+	/* Resources held for the duration of the request. */
+	struct db_conn *db;
+	bool in_txn;
+	struct redis_conn *redis;
+};
+
+/* Prepares req for a new request of worker w. */
+void request_init(struct request *req, struct worker *w, unsigned long long id);
+/* Gives back pooled connections (rolling back an open transaction) and frees all request memory. */
+void request_finish(struct request *req);
+
+/* Adds a parameter (copied into the arena). */
+void request_add_param(struct request *req, const char *name, size_t nlen, const char *value, size_t vlen);
+/* Returns the last parameter named name (form fields override the query string), or NULL. */
+struct raw_param *request_find_param(struct request *req, const char *name);
+/* Adds a response header; names and values must outlive the request (arena or static). */
+void request_add_header(struct request *req, const char *name, const char *value);
+/* Returns the success result object, creating it on first use. */
+json_object *request_result(struct request *req);
+/* Registers a json-c object to be released with the request; returns it. */
+json_object *request_own_json(struct request *req, json_object *obj);
+/* Serializes the response body (success or error) into the arena; sets req->status. */
+const char *request_body_json(struct request *req, size_t *len);
+
+#endif

@@ -1,0 +1,121 @@
+/* Route matching and the request pipeline; see router.h. */
+#include "http/router.h"
+
+#include <string.h>
+
+#include "db/db.h"
+#include "http/auth.h"
+#include "http/form.h"
+#include "http/ratelimit.h"
+#include "http/request.h"
+#include "model/realm.h"
+#include "model/user.h"
+
+/* The spec of the n-th path parameter of route r, or NULL. */
+static const struct param_spec *path_spec(const struct route *r, int n)
+{
+	for (const struct param_spec *p = r->params; p != NULL && p->name != NULL; p++)
+		if ((p->flags & P_PATH) && n-- == 0)
+			return p;
+	return NULL;
+}
+
+/* Matches path against r's pattern, filling req->path_args. */
+static bool match(struct request *req, const struct route *r, const char *path)
+{
+	const char *pat = r->pattern;
+	int nargs = 0;
+	while (*pat && *path) {
+		if (*pat != '/' || *path != '/')
+			return false;
+		pat++, path++;
+		const char *pend = strchrnul(pat, '/');
+		const char *send = strchrnul(path, '/');
+		if (*pat == '{') {
+			if (send == path || nargs == REQUEST_MAX_PATH_ARGS)
+				return false;
+			const struct param_spec *spec = path_spec(r, nargs);
+			if (spec != NULL && spec->type == PT_INT && strspn(path, "0123456789") < (size_t)(send - path))
+				return false;
+			req->path_args[nargs++] = arena_strndup(&req->arena, path, (size_t)(send - path));
+		} else if (pend - pat != send - path || strncmp(pat, path, (size_t)(pend - pat)) != 0) {
+			return false;
+		}
+		pat = pend;
+		path = send;
+	}
+	return *pat == '\0' && *path == '\0';
+}
+
+/*
+ * Finds the route for req. The first pattern that matches names the resource (so literal patterns such as
+ * /users/me, listed first, shadow /users/{email}); the method then picks among the routes of that pattern.
+ * Records 404, or 405 with allowed_methods, and returns NULL when there is no route.
+ */
+const struct route *router_find(struct request *req)
+{
+	const char *pattern = NULL;
+	for (size_t i = 0; i < nroutes && pattern == NULL; i++)
+		if (match(req, &routes[i], req->path))
+			pattern = routes[i].pattern;
+	if (pattern == NULL) {
+		api_error(req, ERR_NOT_FOUND, NULL);
+		return NULL;
+	}
+	json_object *allowed = json_object_new_array();
+	for (size_t i = 0; i < nroutes; i++) {
+		if (strcmp(routes[i].pattern, pattern) != 0)
+			continue;
+		if (strcmp(routes[i].method, req->method) == 0 && match(req, &routes[i], req->path)) {
+			json_object_put(allowed);
+			return &routes[i];
+		}
+		json_object_array_add(allowed, json_object_new_string(routes[i].method));
+	}
+	api_error(req, ERR_METHOD, NULL);
+	api_error_field(req, "allowed_methods", allowed);
+	return NULL;
+}
+
+static int check_role(struct request *req, unsigned flags)
+{
+	const struct user *u = req->user;
+	if ((flags & R_NO_GUEST) && user_is_guest(u))
+		return api_error(req, ERR_BAD_REQUEST, "Not allowed for guest users");
+	if ((flags & R_OWNER) && !user_is_owner(u))
+		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization owner");
+	if ((flags & R_ADMIN) && !user_is_admin(u))
+		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization administrator");
+	return 0;
+}
+
+static int run(struct request *req)
+{
+	const struct route *r = router_find(req);
+	if (r == NULL)
+		return -1;
+	req->route = r;
+	if (form_parse_body(req) < 0)
+		return -1;
+	if (r->flags & R_PUBLIC) {
+		/* Public routes still answer for the organization of the host, where there is one. */
+		if (realm_for_request(req) == NULL && req->error != ERR_NONE)
+			return -1;
+	} else if (auth_request(req) < 0 || ratelimit_check(req) < 0 || check_role(req, r->flags) < 0) {
+		return -1;
+	}
+	if (param_validate(req, r->params) < 0)
+		return -1;
+	if ((r->flags & R_TXN) && db_begin(req) < 0)
+		return -1;
+	if (r->handler(req) < 0)
+		return -1;
+	return db_commit(req);
+}
+
+void router_handle(struct request *req)
+{
+	form_parse_urlencoded(req, req->query, strlen(req->query));
+	run(req);
+	/* On error, request_finish() rolls the transaction back. */
+}

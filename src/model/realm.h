@@ -1,0 +1,45 @@
+/* Organizations (realms): lookup by the request's host and the fields clients see. */
+#ifndef CONFAB_REALM_H
+#define CONFAB_REALM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct request;
+
+struct realm {
+	int64_t id;
+	const char *subdomain;
+	const char *name;
+	const char *description;
+	bool deactivated;
+	bool enable_spectator_access;
+	bool invite_required;
+	bool emails_restricted_to_domains;
+	bool everyone_can_access_all_users; /* can_access_all_users_group is role:everyone */
+	const char *subdomain_md5;	    /* for the default (Gravatar) organization icon */
+};
+
+struct db_res;
+
+/* The column list realm_from_row() reads, for queries that join realms as r. */
+#define REALM_COLUMNS                                                                                      \
+	"r.id, r.subdomain, r.name, r.description, r.deactivated, r.enable_spectator_access, r.invite_required, " \
+	"r.emails_restricted_to_domains, "                                                                  \
+	"r.can_access_all_users_group_id = confab_system_group(r.id, 'role:everyone'), md5(r.subdomain)"
+#define REALM_NCOLUMNS 10
+
+/* Builds a realm (in the arena) from REALM_COLUMNS starting at column col of row. */
+struct realm *realm_from_row(struct request *req, const struct db_res *res, int row, int col);
+/* The realm subdomain the request's Host header names ("" for the root domain); an arena string. */
+const char *realm_subdomain_for_host(struct request *req);
+/* Loads the realm with that subdomain; NULL if there is none (check req->error for a database failure). */
+struct realm *realm_by_subdomain(struct request *req, const char *subdomain);
+/* Loads the realm of the request's host into req->realm; NULL if there is none. */
+const struct realm *realm_for_request(struct request *req);
+/* The organization's URL, e.g. http://sub.example.com:9991; an arena string. */
+const char *realm_url(struct request *req, const struct realm *realm);
+/* The host part used for placeholder e-mail addresses (user123@<host>); an arena string. */
+const char *realm_fake_email_domain(struct request *req, const struct realm *realm);
+
+#endif

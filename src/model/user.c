@@ -1,0 +1,340 @@
+/* Users: lookup, authentication, creation and the User object; see user.h. */
+#include "model/user.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/crypto.h"
+#include "db/db.h"
+#include "http/request.h"
+#include "model/realm.h"
+
+struct user *user_from_row(struct request *req, const struct db_res *res, int row, int col)
+{
+	struct user *u = arena_alloc(&req->arena, sizeof(*u));
+	u->id = db_int(res, row, col);
+	u->realm_id = db_int(res, row, col + 1);
+	u->delivery_email = db_val(res, row, col + 2);
+	u->full_name = db_val(res, row, col + 3);
+	u->role = (int)db_int(res, row, col + 4);
+	u->is_active = db_bool(res, row, col + 5);
+	u->is_bot = db_bool(res, row, col + 6);
+	u->bot_type = db_null(res, row, col + 7) ? 0 : (int)db_int(res, row, col + 7);
+	u->bot_owner_id = db_null(res, row, col + 8) ? 0 : db_int(res, row, col + 8);
+	u->timezone = db_val(res, row, col + 9);
+	u->avatar_source = db_val(res, row, col + 10)[0];
+	u->avatar_version = (int)db_int(res, row, col + 11);
+	u->email_address_visibility = (int)db_int(res, row, col + 12);
+	u->date_joined = db_val(res, row, col + 13);
+	u->is_imported_stub = db_bool(res, row, col + 14);
+	u->is_deleted = db_bool(res, row, col + 15);
+	u->can_create_users = db_bool(res, row, col + 16);
+	u->can_change_user_emails = db_bool(res, row, col + 17);
+	u->email_md5 = db_val(res, row, col + 18);
+	return u;
+}
+
+static struct db_stmt st_by_id = DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND u.id = $2");
+static struct db_stmt st_by_email = DB_STMT(
+	"SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND lower(u.delivery_email) = lower($2)");
+
+struct user *user_by_id(struct request *req, int64_t realm_id, int64_t id)
+{
+	struct db_res *res = DB_EXEC(req, &st_by_id, db_arg_int(req, realm_id),
+				     db_arg_int(req, id));
+	return res && db_rows(res) ? user_from_row(req, res, 0, 0) : NULL;
+}
+
+struct user *user_by_email(struct request *req, int64_t realm_id, const char *email)
+{
+	struct db_res *res = DB_EXEC(req, &st_by_email, db_arg_int(req, realm_id), email);
+	return res && db_rows(res) ? user_from_row(req, res, 0, 0) : NULL;
+}
+
+static bool has_api_key_format(const char *key)
+{
+	size_t n = 0;
+	for (; key[n]; n++)
+		if (!isalnum((unsigned char)key[n]))
+			return false;
+	return n == API_KEY_LEN;
+}
+
+static char *strip(struct request *req, const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t len = strlen(s);
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		len--;
+	return arena_strndup(&req->arena, s, len);
+}
+
+static struct db_stmt st_by_key = DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS
+					  "  FROM api_keys k JOIN users u ON u.id = k.user_id"
+					  "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
+
+int user_authenticate_key(struct request *req, const char *email, const char *key)
+{
+	key = strip(req, key);
+	email = strip(req, email);
+	if (!has_api_key_format(key))
+		return api_error(req, ERR_UNAUTHORIZED, "Malformed API key");
+	char hash[65];
+	crypto_key_hash(key, hash);
+	struct db_res *res = DB_EXEC(req, &st_by_key, hash);
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return api_error(req, ERR_UNAUTHORIZED, "Invalid API key");
+	struct user *u = user_from_row(req, res, 0, 0);
+	struct realm *realm = realm_from_row(req, res, 0, USER_NCOLUMNS);
+	if (strcasecmp(u->delivery_email, email) != 0)
+		return api_error(req, ERR_UNAUTHORIZED, "Invalid API key");
+	if (realm->deactivated)
+		return api_error(req, ERR_UNAUTHORIZED, "This organization has been deactivated");
+	if (!u->is_active)
+		return api_error(req, ERR_UNAUTHORIZED, "Account is deactivated");
+	if (strcmp(realm->subdomain, realm_subdomain_for_host(req)) != 0)
+		return api_error(req, ERR_UNAUTHORIZED, "Account is not associated with this subdomain");
+	if (u->bot_type == BOT_INCOMING_WEBHOOK)
+		return api_error(req, ERR_UNAUTHORIZED, "This API is not available to incoming webhook bots.");
+	req->user = u;
+	req->realm = realm;
+	return 0;
+}
+
+static struct db_stmt st_password = DB_STMT("SELECT password_hash FROM users WHERE id = $1");
+
+struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email,
+					const char *password)
+{
+	struct user *u = user_by_email(req, realm_id, email);
+	if (u == NULL) {
+		if (req->error == ERR_NONE)
+			api_error(req, ERR_AUTH_FAILED, NULL);
+		return NULL;
+	}
+	struct db_res *res = DB_EXEC(req, &st_password, db_arg_int(req, u->id));
+	if (res == NULL)
+		return NULL;
+	if (db_null(res, 0, 0) || !crypto_password_verify(db_val(res, 0, 0), password)) {
+		api_error(req, ERR_AUTH_FAILED, NULL);
+		return NULL;
+	}
+	/* The reference reveals deactivation only once the password is right. */
+	if (!u->is_active) {
+		api_error(req, ERR_USER_DEACTIVATED, NULL);
+		return NULL;
+	}
+	return u;
+}
+
+int user_check_full_name(struct request *req, const char *name)
+{
+	size_t len = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if ((*p & 0xc0) != 0x80)
+			len++;
+		/* Control characters (Unicode category C, the ASCII part and DEL) and the reference's list. */
+		if (*p < 0x20 || *p == 0x7f || strchr("*`\\>\"@", *p) != NULL)
+			return api_error(req, ERR_BAD_REQUEST, "Invalid characters in name!");
+	}
+	if (len > 100)
+		return api_error(req, ERR_BAD_REQUEST, "Name too long!");
+	if (len < 2)
+		return api_error(req, ERR_BAD_REQUEST, "Name too short!");
+	const char *bar = strrchr(name, '|');
+	if (bar != NULL && bar[1] != '\0' && strspn(bar + 1, "0123456789") == strlen(bar + 1))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid format!");
+	return 0;
+}
+
+bool user_email_is_valid(const char *email)
+{
+	const char *at = strrchr(email, '@');
+	if (at == NULL || at == email || at - email > 64 || strlen(email) > 254)
+		return false;
+	for (const char *p = email; p < at; p++)
+		if (*p <= ' ' || *p == 0x7f || strchr("()<>[]\\,;:\"@", *p))
+			return false;
+	const char *domain = at + 1;
+	if (strcmp(domain, "localhost") == 0)
+		return true;
+	/* Labels of letters, digits and inner hyphens, at least two of them. */
+	int labels = 0;
+	for (const char *p = domain; *p;) {
+		size_t n = 0;
+		while (p[n] && p[n] != '.')
+			n++;
+		if (n == 0 || n > 63 || p[0] == '-' || p[n - 1] == '-')
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (!isalnum((unsigned char)p[i]) && p[i] != '-' && !((unsigned char)p[i] & 0x80))
+				return false;
+		labels++;
+		p += n;
+		if (*p == '.' && *++p == '\0')
+			return false;
+	}
+	return labels >= 2;
+}
+
+static struct db_stmt st_insert = DB_STMT(
+	"INSERT INTO users (realm_id, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id, password_hash)"
+	" SELECT $1, $2, $3, $4, $5::smallint IS NOT NULL, $5, $6, $7"
+	"  WHERE NOT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND lower(delivery_email) = lower($2))"
+	" RETURNING id");
+
+int64_t user_create(struct request *req, int64_t realm_id, const struct user_new *spec)
+{
+	char *hash = NULL;
+	if (spec->password != NULL && (hash = crypto_password_hash(spec->password)) == NULL) {
+		api_error(req, ERR_INTERNAL, NULL);
+		return 0;
+	}
+	arena_defer(&req->arena, free, hash);
+	struct db_res *res = DB_EXEC(req, &st_insert, db_arg_int(req, realm_id), spec->email,
+				     spec->full_name, db_arg_int(req, spec->role),
+				     spec->bot_type ? db_arg_int(req, spec->bot_type) : NULL,
+				     spec->bot_owner_id ? db_arg_int(req, spec->bot_owner_id) : NULL,
+				     hash);
+	if (res == NULL)
+		return 0;
+	if (db_rows(res) == 0) {
+		api_error(req, ERR_BAD_REQUEST, "Email '%s' already in use", spec->email);
+		return 0;
+	}
+	return db_int(res, 0, 0);
+}
+
+static struct db_stmt st_add_key = DB_STMT("INSERT INTO api_keys (key_hash, user_id) VALUES ($1, $2)");
+static struct db_stmt st_drop_keys = DB_STMT("DELETE FROM api_keys WHERE user_id = $1");
+
+const char *user_issue_api_key(struct request *req, int64_t user_id)
+{
+	char key[API_KEY_LEN + 1], hash[65];
+	crypto_new_api_key(key);
+	crypto_key_hash(key, hash);
+	if (DB_EXEC(req, &st_add_key, hash, db_arg_int(req, user_id)) == NULL)
+		return NULL;
+	return arena_strdup(&req->arena, key);
+}
+
+const char *user_reset_api_key(struct request *req, int64_t user_id)
+{
+	if (DB_EXEC(req, &st_drop_keys, db_arg_int(req, user_id)) == NULL)
+		return NULL;
+	return user_issue_api_key(req, user_id);
+}
+
+bool user_can_see_email(const struct user *acting, const struct user *target)
+{
+	if (acting == NULL)
+		return false;
+	if (acting->id == target->id || target->email_address_visibility == 1)
+		return true;
+	switch (target->email_address_visibility) {
+	case 2:
+		return !user_is_guest(acting);
+	case 3:
+		return user_is_admin(acting);
+	case 5:
+		return user_is_moderator(acting);
+	default:
+		return false;
+	}
+}
+
+json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
+			  bool client_gravatar, json_object *profile_data)
+{
+	bool email_visible = user_can_see_email(acting, target);
+	json_object *o = json_object_new_object();
+	const char *email = target->delivery_email;
+	if (target->email_address_visibility != 1 && !target->is_bot)
+		email = arena_printf(&req->arena, "user%lld@%s", (long long)target->id,
+				     realm_fake_email_domain(req, req->realm));
+	json_object_object_add(o, "email", json_object_new_string(email));
+	json_object_object_add(o, "user_id", json_object_new_int64(target->id));
+	json_object_object_add(o, "avatar_version", json_object_new_int(target->avatar_version));
+	json_object_object_add(o, "is_admin", json_object_new_boolean(user_is_admin(target)));
+	json_object_object_add(o, "is_owner", json_object_new_boolean(user_is_owner(target)));
+	json_object_object_add(o, "is_guest", json_object_new_boolean(user_is_guest(target)));
+	json_object_object_add(o, "role", json_object_new_int(target->role));
+	json_object_object_add(o, "is_bot", json_object_new_boolean(target->is_bot));
+	json_object_object_add(o, "full_name", json_object_new_string(target->full_name));
+	json_object_object_add(o, "timezone", json_object_new_string(target->timezone));
+	json_object_object_add(o, "is_active", json_object_new_boolean(target->is_active));
+	json_object_object_add(o, "date_joined", json_object_new_string(target->date_joined));
+	json_object_object_add(o, "delivery_email",
+			       email_visible ? json_object_new_string(target->delivery_email) : NULL);
+	json_object_object_add(o, "is_imported_stub", json_object_new_boolean(target->is_imported_stub));
+	if (target->is_deleted)
+		json_object_object_add(o, "is_deleted", json_object_new_boolean(true));
+	if (target->avatar_source == 'G' && client_gravatar && email_visible)
+		json_object_object_add(o, "avatar_url", NULL);
+	else if (target->avatar_source == 'G')
+		json_object_object_add(o, "avatar_url",
+				       json_object_new_string(arena_printf(
+					       &req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d",
+					       target->email_md5, target->avatar_version)));
+	else
+		json_object_object_add(o, "avatar_url",
+				       json_object_new_string(arena_printf(&req->arena, "/user_avatars/%lld/%lld.png?version=%d",
+									   (long long)target->realm_id,
+									   (long long)target->id, target->avatar_version)));
+	json_object_object_add(o, "bot_type", target->is_bot ? json_object_new_int(target->bot_type) : NULL);
+	if (target->is_bot)
+		json_object_object_add(o, "bot_owner_id",
+				       target->bot_owner_id ? json_object_new_int64(target->bot_owner_id) : NULL);
+	else if (profile_data != NULL)
+		json_object_object_add(o, "profile_data", json_object_get(profile_data));
+	return o;
+}
+
+static struct db_stmt st_profile_one = DB_STMT(
+	"SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
+	" WHERE v.user_id = $1 ORDER BY v.field_id");
+static struct db_stmt st_profile_all = DB_STMT(
+	"SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
+	"  JOIN users u ON u.id = v.user_id WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id");
+
+/* Adds the values of res to by_user (keyed by user id) or, when by_user is NULL, to single. */
+static void add_profile_rows(const struct db_res *res, json_object *by_user, json_object *single)
+{
+	for (int i = 0; i < db_rows(res); i++) {
+		json_object *target = single;
+		if (by_user != NULL && !json_object_object_get_ex(by_user, db_val(res, i, 0), &target)) {
+			target = json_object_new_object();
+			json_object_object_add(by_user, db_val(res, i, 0), target);
+		}
+		json_object *v = json_object_new_object();
+		json_object_object_add(v, "value", json_object_new_string(db_val(res, i, 2)));
+		if (!db_null(res, i, 3))
+			json_object_object_add(v, "rendered_value", json_object_new_string(db_val(res, i, 3)));
+		json_object_object_add(target, db_val(res, i, 1), v);
+	}
+}
+
+json_object *user_profile_data(struct request *req, int64_t user_id)
+{
+	struct db_res *res = DB_EXEC(req, &st_profile_one, db_arg_int(req, user_id));
+	if (res == NULL)
+		return NULL;
+	json_object *out = request_own_json(req, json_object_new_object());
+	add_profile_rows(res, NULL, out);
+	return out;
+}
+
+json_object *user_profile_data_all(struct request *req, int64_t realm_id)
+{
+	struct db_res *res = DB_EXEC(req, &st_profile_all, db_arg_int(req, realm_id));
+	if (res == NULL)
+		return NULL;
+	json_object *out = request_own_json(req, json_object_new_object());
+	add_profile_rows(res, out, NULL);
+	return out;
+}

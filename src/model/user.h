@@ -1,0 +1,107 @@
+/*
+ * Users: lookup, creation, API keys, passwords, and the User object clients see (spec "User"). Everything here
+ * works within the calling request (its arena, its database connection and transaction).
+ */
+#ifndef CONFAB_USER_H
+#define CONFAB_USER_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct request;
+struct db_res;
+
+enum role { ROLE_OWNER = 100, ROLE_ADMIN = 200, ROLE_MODERATOR = 300, ROLE_MEMBER = 400, ROLE_GUEST = 600 };
+enum bot_type { BOT_GENERIC = 1, BOT_INCOMING_WEBHOOK = 2, BOT_OUTGOING_WEBHOOK = 3, BOT_EMBEDDED = 4 };
+
+struct user {
+	int64_t id;
+	int64_t realm_id;
+	const char *delivery_email;
+	const char *full_name;
+	int role;
+	bool is_active;
+	bool is_bot;
+	int bot_type;	      /* 0 for humans */
+	int64_t bot_owner_id; /* 0 for none */
+	const char *timezone;
+	char avatar_source;
+	int avatar_version;
+	int email_address_visibility;
+	const char *date_joined; /* ISO 8601, as the reference formats it */
+	bool is_imported_stub;
+	bool is_deleted;
+	bool can_create_users;
+	bool can_change_user_emails;
+	const char *email_md5; /* of the lowercased delivery email, for Gravatar */
+};
+
+/* The column list user_from_row() reads, for queries on users as u. */
+#define USER_COLUMNS                                                                                              \
+	"u.id, u.realm_id, u.delivery_email, u.full_name, u.role, u.is_active, u.is_bot, u.bot_type, u.bot_owner_id, " \
+	"u.timezone, u.avatar_source, u.avatar_version, u.email_address_visibility, "                              \
+	"to_char(u.date_joined AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || "                               \
+	"CASE WHEN date_part('microseconds', u.date_joined)::bigint % 1000000 = 0 THEN '' "                      \
+	"ELSE to_char(u.date_joined AT TIME ZONE 'UTC', '.US') END || '+00:00', "                                \
+	"u.is_imported_stub, u.is_deleted, u.can_create_users, u.can_change_user_emails, md5(lower(u.delivery_email))"
+#define USER_NCOLUMNS 19
+
+static inline bool user_is_owner(const struct user *u) { return u->role == ROLE_OWNER; }
+static inline bool user_is_admin(const struct user *u) { return u->role <= ROLE_ADMIN; }
+static inline bool user_is_moderator(const struct user *u) { return u->role <= ROLE_MODERATOR; }
+static inline bool user_is_guest(const struct user *u) { return u->role == ROLE_GUEST; }
+
+/* Builds a user (in the arena) from USER_COLUMNS starting at column col of row. */
+struct user *user_from_row(struct request *req, const struct db_res *res, int row, int col);
+/* Looks a user of the realm up by id, or by delivery e-mail (case-insensitively). NULL if there is none. */
+struct user *user_by_id(struct request *req, int64_t realm_id, int64_t id);
+struct user *user_by_email(struct request *req, int64_t realm_id, const char *email);
+
+/*
+ * Authenticates an API key: sets req->user and req->realm, or records the reference's 401 error and returns
+ * -1. email is the Basic-auth user name and must match the key's user.
+ */
+int user_authenticate_key(struct request *req, const char *email, const char *key);
+/* Checks a password; on success returns the user, else NULL with AUTHENTICATION_FAILED (or a 401 kin). */
+struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email,
+					const char *password);
+
+struct user_new {
+	const char *email;
+	const char *full_name;
+	int role;
+	int bot_type;	      /* 0: a human */
+	int64_t bot_owner_id; /* 0: none */
+	const char *password; /* NULL: no password login */
+};
+
+/* Checks a full name as the reference does; returns 0 or -1 with "Name too long!" and kin recorded. */
+int user_check_full_name(struct request *req, const char *name);
+/* True for an address the reference's e-mail validator accepts. */
+bool user_email_is_valid(const char *email);
+/*
+ * Creates a user in realm_id (system group membership follows from the role). Returns the new id, or 0 with
+ * the error recorded ("Email 'x' already in use" when the address is taken).
+ */
+int64_t user_create(struct request *req, int64_t realm_id, const struct user_new *spec);
+/* Issues an additional API key for the user and returns it (arena string), or NULL on error. */
+const char *user_issue_api_key(struct request *req, int64_t user_id);
+/* Revokes all API keys of the user and issues a new one. */
+const char *user_reset_api_key(struct request *req, int64_t user_id);
+
+/* The reference's can_access_delivery_email: may acting (NULL: a spectator) see target's real address? */
+bool user_can_see_email(const struct user *acting, const struct user *target);
+/*
+ * The User object as acting sees target. client_gravatar: leave avatar_url null for Gravatar users whose
+ * address acting can see. profile_data: the target's custom profile values (NULL: the key is left out;
+ * ignored for bots). Returns a new object owned by the caller's tree.
+ */
+json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
+			  bool client_gravatar, json_object *profile_data);
+/* Custom profile values of one user ({"<field id>": {"value", "rendered_value"?}}), or of every user of the
+ * realm keyed by user id (then each value is such an object). New objects; NULL on error. */
+json_object *user_profile_data(struct request *req, int64_t user_id);
+json_object *user_profile_data_all(struct request *req, int64_t realm_id);
+
+#endif

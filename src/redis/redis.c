@@ -1,0 +1,200 @@
+/* Redis connection pool and commands over hiredis; see redis.h. */
+#include "redis/redis.h"
+
+#include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/xalloc.h"
+#include "http/request.h"
+
+struct redis_conn {
+	redisContext *ctx;
+	bool busy;
+};
+
+struct redis_pool {
+	char *host;
+	int port;
+	char *socket;
+	int size;
+	struct redis_conn *conns;
+	pthread_mutex_t lock;
+	pthread_cond_t freed;
+};
+
+struct redis_pool *redis_pool_new(const struct config *cfg)
+{
+	struct redis_pool *pool = xcalloc(1, sizeof(*pool));
+	pool->host = xstrdup(cfg->redis_host);
+	pool->port = cfg->redis_port;
+	pool->socket = xstrdup(cfg->redis_socket);
+	pool->size = cfg->redis_pool_size;
+	pool->conns = xcalloc((size_t)pool->size, sizeof(*pool->conns));
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->freed, NULL);
+	return pool;
+}
+
+void redis_pool_free(struct redis_pool *pool)
+{
+	if (pool == NULL)
+		return;
+	for (int i = 0; i < pool->size; i++)
+		if (pool->conns[i].ctx != NULL)
+			redisFree(pool->conns[i].ctx);
+	free(pool->conns);
+	free(pool->host);
+	free(pool->socket);
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->freed);
+	free(pool);
+}
+
+/* (Re)connects c; returns 0 or -1. */
+static int conn_open(struct redis_pool *pool, struct redis_conn *c)
+{
+	if (c->ctx != NULL && c->ctx->err == 0)
+		return 0;
+	if (c->ctx != NULL)
+		redisFree(c->ctx);
+	struct timeval tv = {5, 0};
+	if (*pool->socket)
+		c->ctx = redisConnectUnixWithTimeout(pool->socket, tv);
+	else
+		c->ctx = redisConnectWithTimeout(pool->host, pool->port, tv);
+	if (c->ctx == NULL || c->ctx->err) {
+		log_msg(LOG_WARNING, "could not connect to redis: %s", c->ctx ? c->ctx->errstr : "out of memory");
+		if (c->ctx != NULL)
+			redisFree(c->ctx);
+		c->ctx = NULL;
+		return -1;
+	}
+	/* Without a read timeout a hung server would hold the thread forever (stack-notes 12). */
+	redisSetTimeout(c->ctx, tv);
+	return 0;
+}
+
+static struct redis_conn *acquire(struct request *req)
+{
+	if (req->redis != NULL)
+		return req->redis;
+	struct redis_pool *pool = req->worker->redis;
+	pthread_mutex_lock(&pool->lock);
+	struct redis_conn *c = NULL;
+	for (;;) {
+		for (int i = 0; i < pool->size && c == NULL; i++)
+			if (!pool->conns[i].busy)
+				c = &pool->conns[i];
+		if (c != NULL)
+			break;
+		pthread_cond_wait(&pool->freed, &pool->lock);
+	}
+	c->busy = true;
+	pthread_mutex_unlock(&pool->lock);
+	req->redis = c;
+	return c;
+}
+
+void redis_release(struct request *req)
+{
+	struct redis_conn *c = req->redis;
+	if (c == NULL)
+		return;
+	struct redis_pool *pool = req->worker->redis;
+	pthread_mutex_lock(&pool->lock);
+	c->busy = false;
+	pthread_cond_signal(&pool->freed);
+	pthread_mutex_unlock(&pool->lock);
+	req->redis = NULL;
+}
+
+static struct rreply *copy_reply(struct request *req, const redisReply *r)
+{
+	struct rreply *out = arena_alloc(&req->arena, sizeof(*out));
+	switch (r->type) {
+	case REDIS_REPLY_INTEGER:
+		out->type = RR_INT;
+		out->integer = r->integer;
+		break;
+	case REDIS_REPLY_STRING:
+	case REDIS_REPLY_STATUS:
+	case REDIS_REPLY_ERROR:
+		out->type = r->type == REDIS_REPLY_STRING ? RR_STR : r->type == REDIS_REPLY_STATUS ? RR_STATUS : RR_ERROR;
+		out->str = arena_strndup(&req->arena, r->str, r->len);
+		out->len = r->len;
+		break;
+	case REDIS_REPLY_ARRAY:
+		out->type = RR_ARRAY;
+		out->n = r->elements;
+		out->elem = arena_alloc(&req->arena, (r->elements + 1) * sizeof(*out->elem));
+		for (size_t i = 0; i < r->elements; i++)
+			out->elem[i] = copy_reply(req, r->element[i]);
+		break;
+	default:
+		out->type = RR_NIL;
+	}
+	return out;
+}
+
+/* Appends the commands and reads their replies on c. Returns 0, or -1 if the connection failed. */
+static int exchange(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
+		    const char *const *const *cmds, const size_t *const *lens, struct rreply **replies)
+{
+	for (int i = 0; i < ncmds; i++)
+		redisAppendCommandArgv(c->ctx, argcs[i], (const char **)cmds[i], lens ? lens[i] : NULL);
+	for (int i = 0; i < ncmds; i++) {
+		void *raw = NULL;
+		if (redisGetReply(c->ctx, &raw) != REDIS_OK || raw == NULL)
+			return -1;
+		replies[i] = copy_reply(req, raw);
+		freeReplyObject(raw);
+	}
+	return 0;
+}
+
+static int run(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
+	       const size_t *const *lens, struct rreply **replies)
+{
+	struct redis_conn *c = acquire(req);
+	struct redis_pool *pool = req->worker->redis;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (conn_open(pool, c) < 0)
+			return api_error(req, ERR_UNAVAILABLE, NULL);
+		if (exchange(req, c, ncmds, argcs, cmds, lens, replies) == 0)
+			break;
+		log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", req->id, c->ctx->errstr);
+		redisFree(c->ctx);
+		c->ctx = NULL;
+		if (attempt == 1)
+			return api_error(req, ERR_UNAVAILABLE, NULL);
+	}
+	for (int i = 0; i < ncmds; i++) {
+		if (replies[i]->type == RR_ERROR) {
+			log_msg(LOG_ERROR, "request %llu: redis %s failed: %s", req->id, cmds[i][0], replies[i]->str);
+			return api_error(req, ERR_INTERNAL, NULL);
+		}
+	}
+	return 0;
+}
+
+struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const size_t *argvlen)
+{
+	struct rreply *reply = NULL;
+	const char *const *cmds[1] = {argv};
+	const size_t *lens[1] = {argvlen};
+	if (run(req, 1, &argc, cmds, lens, &reply) < 0)
+		return NULL;
+	return reply;
+}
+
+int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
+		   struct rreply **replies)
+{
+	return run(req, ncmds, argcs, cmds, NULL, replies);
+}

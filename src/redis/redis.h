@@ -1,0 +1,51 @@
+/*
+ * Redis access. The only module that includes hiredis. Like the database, a process holds one pool of
+ * connections sized independently of its thread count; a request takes one on its first command and gives it
+ * back in request_finish(). Replies are copied into the request's arena as struct rreply trees.
+ *
+ * A lost connection is reconnected and the command retried once; if Redis stays unreachable the request gets
+ * ERR_UNAVAILABLE (503).
+ */
+#ifndef CONFAB_REDIS_H
+#define CONFAB_REDIS_H
+
+#include <stddef.h>
+
+struct config;
+struct request;
+struct redis_pool;
+
+enum rreply_type { RR_NIL, RR_INT, RR_STR, RR_STATUS, RR_ARRAY, RR_ERROR };
+
+struct rreply {
+	enum rreply_type type;
+	long long integer;
+	const char *str; /* RR_STR, RR_STATUS, RR_ERROR: NUL-terminated */
+	size_t len;
+	size_t n; /* RR_ARRAY */
+	struct rreply **elem;
+};
+
+/* Creates a pool from cfg (redis_socket, or redis_host and redis_port; redis_pool_size). Never NULL. */
+struct redis_pool *redis_pool_new(const struct config *cfg);
+void redis_pool_free(struct redis_pool *pool);
+
+/*
+ * Runs one command given as argc arguments (argvlen may be NULL for C strings). Returns the reply (owned by
+ * the request; an RR_ERROR reply is logged and recorded as ERR_INTERNAL) or NULL with the error recorded.
+ */
+struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const size_t *argvlen);
+#define REDIS_NARGS(...) ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
+#define REDIS_CMD(req, ...) redis_cmd((req), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__}, NULL)
+
+/*
+ * Sends ncmds commands in one round trip (cmds[i] has argcs[i] C-string arguments). Fills replies[i].
+ * Returns 0 or -1 (error recorded).
+ */
+int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
+		   struct rreply **replies);
+
+/* Gives the request's connection back to the pool; called by request_finish(). */
+void redis_release(struct request *req);
+
+#endif

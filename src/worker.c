@@ -1,0 +1,122 @@
+/*
+ * confab-worker: a multi-threaded FastCGI responder serving /api/v1 (and /health). Stateless: any worker
+ * serves any request. Started by spawn-fcgi (socket on fd 0) or with `listen` set in the configuration.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/log.h"
+#include "db/db.h"
+#include "http/fcgi.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "redis/redis.h"
+
+#define API_PREFIX "/api/v1"
+#define THREAD_STACK_BYTES (512 * 1024)
+
+static volatile int stopping;
+static atomic_int running_threads;
+
+struct thread_arg {
+	struct worker *w;
+	int fd;
+};
+
+static void handle(struct request *req)
+{
+	size_t plen = strlen(API_PREFIX);
+	if (strncmp(req->path, API_PREFIX, plen) == 0 && (req->path[plen] == '/' || req->path[plen] == '\0')) {
+		req->path += plen;
+		router_handle(req);
+	} else if (strcmp(req->path, "/health") == 0) {
+		health_get(req);
+	} else {
+		api_error(req, ERR_NOT_FOUND, NULL);
+	}
+}
+
+static void *serve(void *arg)
+{
+	struct thread_arg *ta = arg;
+	fcgi_serve(ta->w, ta->fd, &stopping, handle);
+	atomic_fetch_sub(&running_threads, 1);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	struct config cfg;
+	char err[512];
+	if (config_load(&cfg, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "confab-worker: %s\n", err);
+		return 1;
+	}
+	if (log_open(cfg.log_file, "confab-worker") < 0) {
+		fprintf(stderr, "confab-worker: could not open log file \"%s\": %s\n", cfg.log_file, strerror(errno));
+		return 1;
+	}
+	if (crypto_init() < 0) {
+		log_msg(LOG_FATAL, "could not initialize libsodium");
+		return 1;
+	}
+	/* Signals are taken by sigwait() below; libfcgi must not install its own handlers (stack-notes 6). */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int fd = fcgi_listen(cfg.listen);
+	if (fd < 0) {
+		log_msg(LOG_FATAL, "could not listen on \"%s\"", cfg.listen);
+		return 1;
+	}
+	struct worker w = {
+		.cfg = &cfg,
+		.db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
+		.redis = redis_pool_new(&cfg),
+	};
+	struct thread_arg ta = {&w, fd};
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (int i = 0; i < cfg.threads; i++) {
+		pthread_t t;
+		if (pthread_create(&t, &attr, serve, &ta) != 0) {
+			log_msg(LOG_FATAL, "could not start thread %d of %d", i + 1, cfg.threads);
+			return 1;
+		}
+		atomic_fetch_add(&running_threads, 1);
+	}
+	pthread_attr_destroy(&attr);
+	log_msg(LOG_INFO, "serving with %d threads, %d database and %d redis connections", cfg.threads,
+		cfg.pg_pool_size, cfg.redis_pool_size);
+
+	int sig = 0;
+	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+		log_msg(LOG_INFO, "SIGHUP ignored: restart the workers to reload the configuration");
+	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
+	/* Stop accepting, then give requests in progress a moment to finish. */
+	stopping = 1;
+	shutdown(fd, SHUT_RDWR);
+	for (int i = 0; i < 100 && atomic_load(&running_threads) > 0; i++)
+		usleep(50000);
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* Query string, urlencoded and multipart parsing. */
+#include <string.h>
+
+#include "http/form.h"
+#include "http/request.h"
+#include "unit.h"
+
+static struct request req;
+
+static void setup(void)
+{
+	request_init(&req, NULL, 1);
+}
+
+static const char *value(const char *name)
+{
+	struct raw_param *p = request_find_param(&req, name);
+	return p ? p->value : NULL;
+}
+
+static void test_form_urlencoded_decodes(void)
+{
+	setup();
+	const char *q = "a=1&b=hello+world&c=%E2%9C%94%20x&d=&e&a=2&%3D=eq&bad=%zz%4";
+	form_parse_urlencoded(&req, q, strlen(q));
+	CU_ASSERT_STRING_EQUAL(value("a"), "2");
+	CU_ASSERT_STRING_EQUAL(value("b"), "hello world");
+	CU_ASSERT_STRING_EQUAL(value("c"), "\xe2\x9c\x94 x");
+	CU_ASSERT_STRING_EQUAL(value("d"), "");
+	CU_ASSERT_STRING_EQUAL(value("e"), "");
+	CU_ASSERT_STRING_EQUAL(value("="), "eq");
+	CU_ASSERT_STRING_EQUAL(value("bad"), "%zz%4");
+	request_finish(&req);
+}
+
+static void test_form_repairs_invalid_utf8(void)
+{
+	setup();
+	const char *q = "x=%FF%C3%A9%ED%A0%80";
+	form_parse_urlencoded(&req, q, strlen(q));
+	CU_ASSERT_STRING_EQUAL(value("x"), "\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	request_finish(&req);
+}
+
+static void test_form_keeps_nul_bytes_with_length(void)
+{
+	setup();
+	const char *q = "x=a%00b";
+	form_parse_urlencoded(&req, q, strlen(q));
+	struct raw_param *p = request_find_param(&req, "x");
+	CU_ASSERT_EQUAL(p->len, 3);
+	CU_ASSERT_EQUAL(memcmp(p->value, "a\0b", 3), 0);
+	request_finish(&req);
+}
+
+/* A body cut short (here at its NUL byte) has no closing delimiter. */
+static void test_form_multipart_truncated_body_is_rejected(void)
+{
+	setup();
+	const char *body = "--XyZ\r\n"
+			   "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n"
+			   "\x01\x00\x02\r\n"
+			   "--XyZ--\r\n";
+	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, strlen(body)), -1);
+	request_finish(&req);
+}
+
+static void test_form_multipart_parses(void)
+{
+	setup();
+	static const char body[] = "--XyZ\r\n"
+				   "Content-Disposition: form-data; name=\"to\"\r\n\r\n"
+				   "[1,2]\r\n"
+				   "--XyZ\r\n"
+				   "Content-Disposition: form-data; name=\"content\"\r\n\r\n"
+				   "line1\r\nline2 %20\r\n"
+				   "--XyZ\r\n"
+				   "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
+				   "Content-Type: application/octet-stream\r\n\r\n"
+				   "\x00\x01\xff\r\n"
+				   "--XyZ--\r\n";
+	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, sizeof(body) - 1), 0);
+	CU_ASSERT_STRING_EQUAL(value("to"), "[1,2]");
+	CU_ASSERT_STRING_EQUAL(value("content"), "line1\r\nline2 %20");
+	CU_ASSERT_EQUAL(req.nraw, 3);
+	CU_ASSERT_STRING_EQUAL(req.raw[2].filename, "a.bin");
+	CU_ASSERT_EQUAL(req.raw[2].len, 3);
+	CU_ASSERT_EQUAL(memcmp(req.raw[2].value, "\x00\x01\xff", 3), 0);
+	/* Files are not form fields. */
+	CU_ASSERT_PTR_NULL(value("file"));
+	request_finish(&req);
+}
+
+static void test_form_multipart_rejects_garbage(void)
+{
+	setup();
+	const char *bad[] = {"no boundary here", "--XyZ\r\nContent-Disposition: form-data\r\n\r\nx\r\n--XyZ--",
+			     "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated"};
+	for (size_t i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", bad[i], strlen(bad[i])), -1);
+	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data", "", 0), -1);
+	request_finish(&req);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{"test_form_urlencoded_decodes", test_form_urlencoded_decodes},
+		{"test_form_repairs_invalid_utf8", test_form_repairs_invalid_utf8},
+		{"test_form_keeps_nul_bytes_with_length", test_form_keeps_nul_bytes_with_length},
+		{"test_form_multipart_truncated_body_is_rejected", test_form_multipart_truncated_body_is_rejected},
+		{"test_form_multipart_parses", test_form_multipart_parses},
+		{"test_form_multipart_rejects_garbage", test_form_multipart_rejects_garbage},
+		{NULL, NULL},
+	};
+	return unit_run("form", tests);
+}

@@ -1,0 +1,65 @@
+/* Strict JSON parsing (stack-notes 14: json-c is lenient by default). */
+#include <string.h>
+
+#include "core/jsonx.h"
+#include "unit.h"
+
+static int parse(const char *s)
+{
+	json_object *o;
+	int rc = jsonx_parse(s, strlen(s), &o);
+	json_object_put(o);
+	return rc;
+}
+
+static void test_jsonx_accepts_json(void)
+{
+	CU_ASSERT_EQUAL(parse("5"), 0);
+	CU_ASSERT_EQUAL(parse("-12"), 0);
+	CU_ASSERT_EQUAL(parse("true"), 0);
+	CU_ASSERT_EQUAL(parse("null"), 0);
+	CU_ASSERT_EQUAL(parse("[1, 2, 3]"), 0);
+	CU_ASSERT_EQUAL(parse("{\"a\": \"it's\"}"), 0);
+	CU_ASSERT_EQUAL(parse(" \"x\" "), 0);
+}
+
+static void test_jsonx_rejects_lenient_forms(void)
+{
+	CU_ASSERT_EQUAL(parse(""), -1);
+	CU_ASSERT_EQUAL(parse("123abc"), -1);
+	CU_ASSERT_EQUAL(parse("[1,]"), -1);
+	CU_ASSERT_EQUAL(parse("'a'"), -1);
+	CU_ASSERT_EQUAL(parse("{'a': 1}"), -1);
+	CU_ASSERT_EQUAL(parse("NaN"), -1);
+	CU_ASSERT_EQUAL(parse("Infinity"), -1);
+	CU_ASSERT_EQUAL(parse("[1] 2"), -1);
+	CU_ASSERT_EQUAL(parse("True"), -1);
+	CU_ASSERT_EQUAL(parse("\"unterminated"), -1);
+}
+
+static void test_jsonx_null_gives_null_object(void)
+{
+	json_object *o = (json_object *)1;
+	CU_ASSERT_EQUAL(jsonx_parse("null", 4, &o), 0);
+	CU_ASSERT_PTR_NULL(o);
+}
+
+static void test_jsonx_string_is_compact(void)
+{
+	json_object *o;
+	CU_ASSERT_EQUAL(jsonx_parse("{ \"a\" : \"x/y\" }", 15, &o), 0);
+	CU_ASSERT_STRING_EQUAL(jsonx_string(o), "{\"a\":\"x/y\"}");
+	json_object_put(o);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{"test_jsonx_accepts_json", test_jsonx_accepts_json},
+		{"test_jsonx_rejects_lenient_forms", test_jsonx_rejects_lenient_forms},
+		{"test_jsonx_null_gives_null_object", test_jsonx_null_gives_null_object},
+		{"test_jsonx_string_is_compact", test_jsonx_string_is_compact},
+		{NULL, NULL},
+	};
+	return unit_run("jsonx", tests);
+}
