@@ -21,14 +21,14 @@
 #include "redis/redis.h"
 
 static const char usage[] =
-	"usage: confabctl [-c CONFIG] COMMAND [OPTIONS]\n"
-	"  migrate\n"
-	"  create-realm --subdomain S --name N --owner-email E --owner-name N [--password P] [--can-create-users]\n"
-	"  create-user --realm S --email E --name N [--role owner|admin|moderator|member|guest] [--bot]\n"
-	"              [--password P] [--can-create-users]\n"
-	"  reset-api-key --realm S --email E\n"
-	"  deactivate-user --realm S --email E\n"
-	"  show-realm --subdomain S\n";
+    "usage: confabctl [-c CONFIG] COMMAND [OPTIONS]\n"
+    "  migrate\n"
+    "  create-realm --subdomain S --name N --owner-email E --owner-name N [--password P] [--can-create-users]\n"
+    "  create-user --realm S --email E --name N [--role owner|admin|moderator|member|guest] [--bot]\n"
+    "              [--password P] [--can-create-users]\n"
+    "  reset-api-key --realm S --email E\n"
+    "  deactivate-user --realm S --email E\n"
+    "  show-realm --subdomain S\n";
 
 struct opts {
 	const char *subdomain, *name, *owner_name, *email, *password, *role;
@@ -102,7 +102,7 @@ static int cmd_migrate(struct request *req)
 {
 	const char *dir = req->worker->cfg->migrations_dir;
 	if (db_exec_script(req, "CREATE TABLE IF NOT EXISTS schema_migrations ("
-				"version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())") < 0)
+	                        "version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())") < 0)
 		return fail(req, "could not create schema_migrations");
 	DIR *d = opendir(dir);
 	if (d == NULL) {
@@ -139,8 +139,8 @@ static int parse_role(const char *s)
 	static const struct {
 		const char *name;
 		int role;
-	} roles[] = {{"owner", ROLE_OWNER}, {"admin", ROLE_ADMIN}, {"administrator", ROLE_ADMIN},
-		     {"moderator", ROLE_MODERATOR}, {"member", ROLE_MEMBER}, {"guest", ROLE_GUEST}};
+	} roles[] = {{"owner", ROLE_OWNER},         {"admin", ROLE_ADMIN},   {"administrator", ROLE_ADMIN},
+	             {"moderator", ROLE_MODERATOR}, {"member", ROLE_MEMBER}, {"guest", ROLE_GUEST}};
 	if (s == NULL)
 		return ROLE_MEMBER;
 	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
@@ -153,8 +153,8 @@ static int parse_role(const char *s)
 static struct db_stmt st_grant = DB_STMT("UPDATE users SET can_create_users = true WHERE id = $1");
 
 /* Creates a user named name and prints it with a fresh API key; extra, when given, is merged into the output. */
-static int create_user(struct request *req, const struct realm *realm, const struct opts *o, const char *name,
-		       int role, json_object *extra)
+static int create_user(struct request *req, const struct realm *realm, const struct opts *o, const char *name, int role,
+                       json_object *extra)
 {
 	if (o->email == NULL || name == NULL)
 		return fail(req, "an e-mail address and a name are required");
@@ -162,8 +162,11 @@ static int create_user(struct request *req, const struct realm *realm, const str
 		return fail(req, "invalid e-mail address");
 	if (user_check_full_name(req, name) < 0)
 		return fail(req, "invalid name");
-	struct user_new spec = {.email = o->email, .full_name = name, .role = role, .password = o->password,
-				.bot_type = o->bot ? BOT_GENERIC : 0};
+	struct user_new spec = {.email = o->email,
+	                        .full_name = name,
+	                        .role = role,
+	                        .password = o->password,
+	                        .bot_type = o->bot ? BOT_GENERIC : 0};
 	int64_t id = user_create(req, realm->id, &spec);
 	if (id == 0)
 		return fail(req, "could not create the user");
@@ -265,8 +268,8 @@ static int cmd_deactivate_user(struct request *req, struct opts *o)
 	struct realm *realm;
 	struct user *u;
 	if (db_begin(req) < 0 || (realm = find_realm(req, o->subdomain)) == NULL ||
-	    (u = find_user(req, realm, o->email)) == NULL || DB_EXEC(req, &st_deactivate, db_arg_int(req, u->id)) == NULL ||
-	    db_commit(req) < 0)
+	    (u = find_user(req, realm, o->email)) == NULL ||
+	    DB_EXEC(req, &st_deactivate, db_arg_int(req, u->id)) == NULL || db_commit(req) < 0)
 		return fail(req, "could not deactivate the user");
 	json_object *out = json_object_new_object();
 	json_object_object_add(out, "user_id", json_object_new_int64(u->id));
@@ -305,12 +308,17 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[1];
 	static const struct option longopts[] = {
-		{"subdomain", required_argument, NULL, 's'}, {"realm", required_argument, NULL, 's'},
-		{"name", required_argument, NULL, 'N'},	     {"owner-name", required_argument, NULL, 'n'},
-		{"email", required_argument, NULL, 'e'},     {"owner-email", required_argument, NULL, 'e'},
-		{"password", required_argument, NULL, 'p'},  {"role", required_argument, NULL, 'r'},
-		{"bot", no_argument, NULL, 'b'},	     {"can-create-users", no_argument, NULL, 'C'},
-		{NULL, 0, NULL, 0},
+	    {"subdomain", required_argument, NULL, 's'},
+	    {"realm", required_argument, NULL, 's'},
+	    {"name", required_argument, NULL, 'N'},
+	    {"owner-name", required_argument, NULL, 'n'},
+	    {"email", required_argument, NULL, 'e'},
+	    {"owner-email", required_argument, NULL, 'e'},
+	    {"password", required_argument, NULL, 'p'},
+	    {"role", required_argument, NULL, 'r'},
+	    {"bot", no_argument, NULL, 'b'},
+	    {"can-create-users", no_argument, NULL, 'C'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct opts o = {0};
 	optind = 2;

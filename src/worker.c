@@ -23,7 +23,7 @@
 #include "http/router.h"
 #include "redis/redis.h"
 
-#define API_PREFIX "/api/v1"
+#define API_PREFIX         "/api/v1"
 #define THREAD_STACK_BYTES (512 * 1024)
 
 static volatile int stopping;
@@ -88,9 +88,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct worker w = {
-		.cfg = &cfg,
-		.db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
-		.redis = redis_pool_new(&cfg),
+	    .cfg = &cfg,
+	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
+	    .redis = redis_pool_new(&cfg),
 	};
 	struct thread_arg ta = {&w, fd};
 	pthread_attr_t attr;
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 	}
 	pthread_attr_destroy(&attr);
 	log_msg(LOG_INFO, "serving with %d threads, %d database and %d redis connections", cfg.threads,
-		cfg.pg_pool_size, cfg.redis_pool_size);
+	        cfg.pg_pool_size, cfg.redis_pool_size);
 
 	int sig = 0;
 	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)

@@ -9,13 +9,13 @@
 #include "redis/redis.h"
 
 #define ZULIP_FEATURE_LEVEL 496
-#define ZULIP_VERSION "12.0-confab-" PACKAGE_VERSION
-#define ZULIP_MERGE_BASE "12.0"
+#define ZULIP_VERSION       "12.0-confab-" PACKAGE_VERSION
+#define ZULIP_MERGE_BASE    "12.0"
 
 static json_object *auth_methods(void)
 {
-	static const char *const disabled[] = {"dev", "ldap", "remoteuser", "github", "azuread", "gitlab",
-					       "apple", "google", "saml", "openid connect"};
+	static const char *const disabled[] = {"dev",    "ldap",  "remoteuser", "github", "azuread",
+	                                       "gitlab", "apple", "google",     "saml",   "openid connect"};
 	json_object *m = json_object_new_object();
 	json_object_object_add(m, "password", json_object_new_boolean(1));
 	json_object_object_add(m, "email", json_object_new_boolean(1));
@@ -35,11 +35,11 @@ static const char *description_html(struct request *req, const char *text)
 	char *out = arena_alloc(&req->arena, n + 8), *o = out;
 	o += sprintf(o, "<p>");
 	for (const char *p = text; *p; p++)
-		o += *p == '&'	 ? sprintf(o, "&amp;")
+		o += *p == '&'   ? sprintf(o, "&amp;")
 		     : *p == '<' ? sprintf(o, "&lt;")
 		     : *p == '>' ? sprintf(o, "&gt;")
 		     : *p == '"' ? sprintf(o, "&quot;")
-				 : sprintf(o, "%c", *p);
+		                 : sprintf(o, "%c", *p);
 	sprintf(o, "</p>");
 	return out;
 }
@@ -64,11 +64,12 @@ int server_settings_get(struct request *req)
 	json_object_object_add(out, "realm_uri", json_object_new_string(url));
 	json_object_object_add(out, "realm_url", json_object_new_string(url));
 	json_object_object_add(out, "realm_name", json_object_new_string(realm->name));
-	json_object_object_add(out, "realm_icon",
-			       json_object_new_string(arena_printf(&req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon",
-								   realm->subdomain_md5)));
+	json_object_object_add(
+	    out, "realm_icon",
+	    json_object_new_string(
+	        arena_printf(&req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon", realm->subdomain_md5)));
 	json_object_object_add(out, "realm_description",
-			       json_object_new_string(description_html(req, realm->description)));
+	                       json_object_new_string(description_html(req, realm->description)));
 	/* Spectators need both the setting and a web-public channel; channels arrive with the core chat model. */
 	json_object_object_add(out, "realm_web_public_access_enabled", json_object_new_boolean(0));
 	return 0;

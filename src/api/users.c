@@ -40,7 +40,7 @@ int users_me_get(struct request *req)
 		return -1;
 	json_object *me = user_to_json(req, req->user, req->user, false, profile);
 	json_object *out = request_result(req);
-	json_object_object_foreach(me, key, val)
+	json_object_object_foreach (me, key, val)
 		json_object_object_add(out, key, json_object_get(val));
 	json_object_put(me);
 	/* -1 while the user has received no message; messages arrive with the core chat model. */
@@ -48,7 +48,8 @@ int users_me_get(struct request *req)
 	return 0;
 }
 
-static struct db_stmt st_realm_users = DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 ORDER BY u.id");
+static struct db_stmt st_realm_users =
+    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 ORDER BY u.id");
 
 /* GET /api/v1/users */
 int users_list(struct request *req)
@@ -126,10 +127,10 @@ int users_create(struct request *req)
 	if (!req->user->can_create_users)
 		return api_error(req, ERR_BAD_REQUEST, "User not authorized to create users");
 	struct user_new spec = {
-		.email = param_str(req, "email"),
-		.full_name = strip(req, param_str(req, "full_name")),
-		.password = param_str(req, "password"),
-		.role = ROLE_MEMBER,
+	    .email = param_str(req, "email"),
+	    .full_name = strip(req, param_str(req, "full_name")),
+	    .password = param_str(req, "password"),
+	    .role = ROLE_MEMBER,
 	};
 	if (user_check_full_name(req, spec.full_name) < 0)
 		return -1;

@@ -9,7 +9,7 @@
 #include "core/xalloc.h"
 
 #define ARENA_BLOCK_SIZE 8192
-#define ARENA_ALIGN 16
+#define ARENA_ALIGN      16
 
 struct arena_block {
 	struct arena_block *next;

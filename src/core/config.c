@@ -18,24 +18,27 @@ struct key {
 	const char *def;
 };
 
-#define KEY(name, kind, def) {#name, kind, offsetof(struct config, name), def}
+#define KEY(name, kind, def)                                                                                           \
+	{                                                                                                              \
+#name, kind, offsetof(struct config, name), def                                                        \
+	}
 
 static const struct key keys[] = {
-	KEY(pg_conninfo, K_STR, "dbname=confab"),
-	KEY(pg_pool_size, K_INT, "4"),
-	KEY(redis_host, K_STR, "127.0.0.1"),
-	KEY(redis_port, K_INT, "6379"),
-	KEY(redis_socket, K_STR, ""),
-	KEY(redis_pool_size, K_INT, "4"),
-	KEY(threads, K_INT, "16"),
-	KEY(listen, K_STR, ""),
-	KEY(max_body_bytes, K_SIZE, "26214400"),
-	KEY(log_file, K_STR, ""),
-	KEY(external_host, K_STR, "127.0.0.1:9991"),
-	KEY(external_scheme, K_STR, "http"),
-	KEY(migrations_dir, K_STR, "migrations"),
-	KEY(upload_dir, K_STR, "var/uploads"),
-	KEY(rate_limit_per_minute, K_INT, "200"),
+    KEY(pg_conninfo, K_STR, "dbname=confab"),
+    KEY(pg_pool_size, K_INT, "4"),
+    KEY(redis_host, K_STR, "127.0.0.1"),
+    KEY(redis_port, K_INT, "6379"),
+    KEY(redis_socket, K_STR, ""),
+    KEY(redis_pool_size, K_INT, "4"),
+    KEY(threads, K_INT, "16"),
+    KEY(listen, K_STR, ""),
+    KEY(max_body_bytes, K_SIZE, "26214400"),
+    KEY(log_file, K_STR, ""),
+    KEY(external_host, K_STR, "127.0.0.1:9991"),
+    KEY(external_scheme, K_STR, "http"),
+    KEY(migrations_dir, K_STR, "migrations"),
+    KEY(upload_dir, K_STR, "var/uploads"),
+    KEY(rate_limit_per_minute, K_INT, "200"),
 };
 
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)

@@ -31,7 +31,7 @@ char *crypto_password_hash(const char *password)
 {
 	char *out = xmalloc(crypto_pwhash_STRBYTES);
 	if (crypto_pwhash_str(out, password, strlen(password), crypto_pwhash_OPSLIMIT_INTERACTIVE,
-			      crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) {
+	                      crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) {
 		free(out);
 		return NULL;
 	}
@@ -47,9 +47,9 @@ long crypto_base64_decode(const char *in, char *out, size_t outcap)
 {
 	size_t len = 0;
 	if (outcap == 0 || sodium_base642bin((unsigned char *)out, outcap - 1, in, strlen(in), " \t", &len, NULL,
-					     sodium_base64_VARIANT_ORIGINAL) != 0) {
+	                                     sodium_base64_VARIANT_ORIGINAL) != 0) {
 		if (outcap == 0 || sodium_base642bin((unsigned char *)out, outcap - 1, in, strlen(in), " \t", &len,
-						     NULL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING) != 0)
+		                                     NULL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING) != 0)
 			return -1;
 	}
 	out[len] = '\0';

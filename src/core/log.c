@@ -57,8 +57,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);
 	int n = snprintf(buf, sizeof(buf), "%04d-%02d-%02d %02d:%02d:%02d.%03d UTC %s[%d] %s: ", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000),
-			 log_program, (int)getpid(), names[level]);
+	                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000),
+	                 log_program, (int)getpid(), names[level]);
 	va_list ap;
 	va_start(ap, fmt);
 	int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);

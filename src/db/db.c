@@ -175,7 +175,7 @@ static struct db_res *fail(struct request *req, struct db_conn *c, PGresult *r, 
 	} else {
 		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 		log_msg(LOG_ERROR, "request %llu: query failed (SQLSTATE %s): %s: %.200s", req->id, state ? state : "?",
-			r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg), sql);
+		        r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg), sql);
 		api_error(req, ERR_INTERNAL, NULL);
 	}
 	PQclear(r);

@@ -24,7 +24,10 @@ struct db_stmt {
 	const char *sql;
 	atomic_int id; /* assigned on first use */
 };
-#define DB_STMT(text) {.sql = (text)}
+#define DB_STMT(text)                                                                                                  \
+	{                                                                                                              \
+		.sql = (text)                                                                                          \
+	}
 
 /* Creates a pool of size connections to conninfo; connects lazily. Never NULL. */
 struct db_pool *db_pool_new(const char *conninfo, int size);
@@ -35,7 +38,7 @@ void db_pool_free(struct db_pool *pool);
  * or NULL with the error recorded.
  */
 struct db_res *db_exec(struct request *req, struct db_stmt *st, const char *const *params, int n);
-#define DB_NARGS(...) ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
+#define DB_NARGS(...)         ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
 #define DB_EXEC(req, st, ...) db_exec((req), (st), (const char *[]){__VA_ARGS__}, DB_NARGS(__VA_ARGS__))
 /* Runs a script of one or more statements without parameters (migrations, administration). */
 int db_exec_script(struct request *req, const char *sql);

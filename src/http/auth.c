@@ -37,10 +37,8 @@ int auth_request(struct request *req)
 		return api_error(req, ERR_UNAUTHORIZED, NULL);
 	char *email, *key;
 	switch (auth_parse_basic(req, req->authorization, &email, &key)) {
-	case -1:
-		return api_error(req, ERR_BAD_REQUEST, "This endpoint requires HTTP basic authentication.");
-	case -2:
-		return api_error(req, ERR_UNAUTHORIZED, "Invalid authorization header for basic auth");
+	case -1: return api_error(req, ERR_BAD_REQUEST, "This endpoint requires HTTP basic authentication.");
+	case -2: return api_error(req, ERR_UNAUTHORIZED, "Invalid authorization header for basic auth");
 	}
 	return user_authenticate_key(req, email, key);
 }

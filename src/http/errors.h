@@ -11,22 +11,22 @@ struct request;
 
 enum err {
 	ERR_NONE = 0,
-	ERR_BAD_REQUEST,	  /* 400 BAD_REQUEST */
-	ERR_MISSING,		  /* 400 REQUEST_VARIABLE_MISSING, with var_name */
-	ERR_VAR_INVALID,	  /* 400 REQUEST_VARIABLE_INVALID */
+	ERR_BAD_REQUEST,            /* 400 BAD_REQUEST */
+	ERR_MISSING,                /* 400 REQUEST_VARIABLE_MISSING, with var_name */
+	ERR_VAR_INVALID,            /* 400 REQUEST_VARIABLE_INVALID */
 	ERR_UNAUTHORIZED_PRINCIPAL, /* 400 UNAUTHORIZED_PRINCIPAL: "Must be an organization administrator" ... */
-	ERR_UNAUTHORIZED,	  /* 401 UNAUTHORIZED, with WWW-Authenticate */
-	ERR_AUTH_FAILED,	  /* 401 AUTHENTICATION_FAILED */
-	ERR_USER_DEACTIVATED,	  /* 401 USER_DEACTIVATED */
-	ERR_REALM_DEACTIVATED,	  /* 401 REALM_DEACTIVATED */
-	ERR_ACCESS_DENIED,	  /* 403 ACCESS_DENIED */
-	ERR_NOT_FOUND,		  /* 404 BAD_REQUEST */
-	ERR_NOT_FOUND_CODE,	  /* 404 NOT_FOUND */
-	ERR_METHOD,		  /* 405, no code, with allowed_methods */
-	ERR_TOO_LARGE,		  /* 413 BAD_REQUEST */
-	ERR_RATE_LIMIT,		  /* 429 RATE_LIMIT_HIT, with retry-after */
-	ERR_INTERNAL,		  /* 500, no code */
-	ERR_UNAVAILABLE,	  /* 503 SERVICE_UNAVAILABLE: PostgreSQL or Redis unreachable */
+	ERR_UNAUTHORIZED,           /* 401 UNAUTHORIZED, with WWW-Authenticate */
+	ERR_AUTH_FAILED,            /* 401 AUTHENTICATION_FAILED */
+	ERR_USER_DEACTIVATED,       /* 401 USER_DEACTIVATED */
+	ERR_REALM_DEACTIVATED,      /* 401 REALM_DEACTIVATED */
+	ERR_ACCESS_DENIED,          /* 403 ACCESS_DENIED */
+	ERR_NOT_FOUND,              /* 404 BAD_REQUEST */
+	ERR_NOT_FOUND_CODE,         /* 404 NOT_FOUND */
+	ERR_METHOD,                 /* 405, no code, with allowed_methods */
+	ERR_TOO_LARGE,              /* 413 BAD_REQUEST */
+	ERR_RATE_LIMIT,             /* 429 RATE_LIMIT_HIT, with retry-after */
+	ERR_INTERNAL,               /* 500, no code */
+	ERR_UNAVAILABLE,            /* 503 SERVICE_UNAVAILABLE: PostgreSQL or Redis unreachable */
 	ERR_COUNT
 };
 

@@ -79,8 +79,10 @@ static void write_response(struct request *req, FCGX_Request *fr)
 	const char *body = request_body_json(req, &len);
 	char head[256];
 	/* libfcgi's own printf does not know %zu (stack-notes 1): format with snprintf. */
-	snprintf(head, sizeof(head), "Status: %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-		 "X-Request-Id: %llu-%llu\r\n", req->status, reason(req->status), len, (unsigned long long)getpid(), req->id);
+	snprintf(head, sizeof(head),
+	         "Status: %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+	         "X-Request-Id: %llu-%llu\r\n",
+	         req->status, reason(req->status), len, (unsigned long long)getpid(), req->id);
 	FCGX_PutS(head, fr->out);
 	if (req->status == 401)
 		FCGX_PutS("WWW-Authenticate: Basic realm=\"zulip\"\r\n", fr->out);
@@ -121,7 +123,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 		handle(&req);
 	write_response(&req, fr);
 	log_msg(LOG_INFO, "access request=%llu method=%s path=%s status=%d duration_ms=%.3f user=%lld", req.id,
-		req.method, req.path, req.status, elapsed_ms(&start), req.user ? (long long)req.user->id : 0LL);
+	        req.method, req.path, req.status, elapsed_ms(&start), req.user ? (long long)req.user->id : 0LL);
 	request_finish(&req);
 }
 

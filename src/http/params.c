@@ -40,14 +40,14 @@ static int check_list(struct request *req, const char *name, json_object *j, jso
 
 /* Converts one value (sent or default) according to spec into v. */
 static int convert(struct request *req, const struct param_spec *spec, const char *text, size_t len,
-		   struct param_value *v)
+                   struct param_value *v)
 {
 	if (spec->type == PT_STR) {
 		if (memchr(text, '\0', len) != NULL)
 			return api_error(req, ERR_BAD_REQUEST, "%s must not contain null bytes", spec->name);
 		if (spec->max_len > 0 && utf8_length(text) > (size_t)spec->max_len)
 			return api_error(req, ERR_BAD_REQUEST, "%s is too long (limit: %d characters)", spec->name,
-					 spec->max_len);
+			                 spec->max_len);
 		if ((spec->flags & P_NONBLANK) && text[strspn(text, " \t\r\n")] == '\0')
 			return api_error(req, ERR_BAD_REQUEST, "%s cannot be blank", spec->name);
 		v->s = text;
@@ -69,15 +69,11 @@ static int convert(struct request *req, const struct param_spec *spec, const cha
 			return type_error(req, spec->name, "a boolean");
 		v->b = json_object_get_boolean(j);
 		return 0;
-	case PT_INT_LIST:
-		return check_list(req, spec->name, j, json_type_int, "an integer");
-	case PT_STR_LIST:
-		return check_list(req, spec->name, j, json_type_string, "a string");
-	case PT_DICT:
-		return json_object_is_type(j, json_type_object) ? 0 : type_error(req, spec->name, "a dict");
+	case PT_INT_LIST: return check_list(req, spec->name, j, json_type_int, "an integer");
+	case PT_STR_LIST: return check_list(req, spec->name, j, json_type_string, "a string");
+	case PT_DICT: return json_object_is_type(j, json_type_object) ? 0 : type_error(req, spec->name, "a dict");
 	case PT_JSON:
-	case PT_STR:
-		return 0;
+	case PT_STR: return 0;
 	}
 	return 0;
 }

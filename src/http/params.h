@@ -13,8 +13,8 @@
 struct request;
 
 enum param_type {
-	PT_STR,	     /* taken as sent */
-	PT_INT,	     /* JSON integer */
+	PT_STR,      /* taken as sent */
+	PT_INT,      /* JSON integer */
 	PT_BOOL,     /* JSON true/false */
 	PT_INT_LIST, /* JSON array of integers */
 	PT_STR_LIST, /* JSON array of strings */
@@ -23,14 +23,14 @@ enum param_type {
 };
 
 #define P_REQUIRED 0x1u /* missing -> REQUEST_VARIABLE_MISSING */
-#define P_PATH 0x2u	/* taken from the path pattern's {name} */
+#define P_PATH     0x2u /* taken from the path pattern's {name} */
 #define P_NONBLANK 0x4u /* "x cannot be blank" */
 
 struct param_spec {
 	const char *name;
 	enum param_type type;
 	unsigned flags;
-	int max_len;	 /* PT_STR: maximum in Unicode code points, 0 = none */
+	int max_len;     /* PT_STR: maximum in Unicode code points, 0 = none */
 	const char *def; /* default as the client would send it, or NULL */
 };
 

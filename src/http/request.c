@@ -109,7 +109,7 @@ const char *request_body_json(struct request *req, size_t *len)
 		json_object_object_add(out, "result", json_object_new_string("success"));
 		json_object_object_add(out, "msg", json_object_new_string(""));
 		if (req->result != NULL) {
-			json_object_object_foreach(req->result, key, val)
+			json_object_object_foreach (req->result, key, val)
 				json_object_object_add(out, key, json_object_get(val));
 		}
 		json_object *ignored = ignored_parameters(req);
@@ -123,12 +123,13 @@ const char *request_body_json(struct request *req, size_t *len)
 		if (info->code != NULL)
 			json_object_object_add(out, "code", json_object_new_string(info->code));
 		if (req->error_fields != NULL) {
-			json_object_object_foreach(req->error_fields, key, val)
+			json_object_object_foreach (req->error_fields, key, val)
 				json_object_object_add(out, key, json_object_get(val));
 		}
 	}
 	size_t n = 0;
-	const char *s = json_object_to_json_string_length(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	const char *s =
+	    json_object_to_json_string_length(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
 	*len = n;
 	return s;
 }

@@ -41,7 +41,7 @@ struct raw_param {
 };
 
 #define REQUEST_MAX_PATH_ARGS 4
-#define REQUEST_MAX_HEADERS 8
+#define REQUEST_MAX_HEADERS   8
 
 struct request {
 	struct arena arena;

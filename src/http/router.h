@@ -12,10 +12,10 @@
 
 struct request;
 
-#define R_PUBLIC 0x1u	/* no authentication */
-#define R_ADMIN 0x2u	/* organization administrators only */
-#define R_OWNER 0x4u	/* organization owners only */
-#define R_TXN 0x8u	/* the handler runs in one transaction, committed before the response */
+#define R_PUBLIC   0x1u  /* no authentication */
+#define R_ADMIN    0x2u  /* organization administrators only */
+#define R_OWNER    0x4u  /* organization owners only */
+#define R_TXN      0x8u  /* the handler runs in one transaction, committed before the response */
 #define R_NO_GUEST 0x10u /* "Not allowed for guest users" */
 
 struct route {

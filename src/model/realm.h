@@ -17,15 +17,15 @@ struct realm {
 	bool invite_required;
 	bool emails_restricted_to_domains;
 	bool everyone_can_access_all_users; /* can_access_all_users_group is role:everyone */
-	const char *subdomain_md5;	    /* for the default (Gravatar) organization icon */
+	const char *subdomain_md5;          /* for the default (Gravatar) organization icon */
 };
 
 struct db_res;
 
 /* The column list realm_from_row() reads, for queries that join realms as r. */
-#define REALM_COLUMNS                                                                                      \
-	"r.id, r.subdomain, r.name, r.description, r.deactivated, r.enable_spectator_access, r.invite_required, " \
-	"r.emails_restricted_to_domains, "                                                                  \
+#define REALM_COLUMNS                                                                                                  \
+	"r.id, r.subdomain, r.name, r.description, r.deactivated, r.enable_spectator_access, r.invite_required, "      \
+	"r.emails_restricted_to_domains, "                                                                             \
 	"r.can_access_all_users_group_id = confab_system_group(r.id, 'role:everyone'), md5(r.subdomain)"
 #define REALM_NCOLUMNS 10
 

@@ -37,13 +37,12 @@ struct user *user_from_row(struct request *req, const struct db_res *res, int ro
 }
 
 static struct db_stmt st_by_id = DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND u.id = $2");
-static struct db_stmt st_by_email = DB_STMT(
-	"SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND lower(u.delivery_email) = lower($2)");
+static struct db_stmt st_by_email =
+    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND lower(u.delivery_email) = lower($2)");
 
 struct user *user_by_id(struct request *req, int64_t realm_id, int64_t id)
 {
-	struct db_res *res = DB_EXEC(req, &st_by_id, db_arg_int(req, realm_id),
-				     db_arg_int(req, id));
+	struct db_res *res = DB_EXEC(req, &st_by_id, db_arg_int(req, realm_id), db_arg_int(req, id));
 	return res && db_rows(res) ? user_from_row(req, res, 0, 0) : NULL;
 }
 
@@ -72,9 +71,9 @@ static char *strip(struct request *req, const char *s)
 	return arena_strndup(&req->arena, s, len);
 }
 
-static struct db_stmt st_by_key = DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS
-					  "  FROM api_keys k JOIN users u ON u.id = k.user_id"
-					  "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
+static struct db_stmt st_by_key =
+    DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS "  FROM api_keys k JOIN users u ON u.id = k.user_id"
+            "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
 
 int user_authenticate_key(struct request *req, const char *email, const char *key)
 {
@@ -108,8 +107,7 @@ int user_authenticate_key(struct request *req, const char *email, const char *ke
 
 static struct db_stmt st_password = DB_STMT("SELECT password_hash FROM users WHERE id = $1");
 
-struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email,
-					const char *password)
+struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email, const char *password)
 {
 	struct user *u = user_by_email(req, realm_id, email);
 	if (u == NULL) {
@@ -183,10 +181,10 @@ bool user_email_is_valid(const char *email)
 }
 
 static struct db_stmt st_insert = DB_STMT(
-	"INSERT INTO users (realm_id, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id, password_hash)"
-	" SELECT $1, $2, $3, $4, $5::smallint IS NOT NULL, $5, $6, $7"
-	"  WHERE NOT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND lower(delivery_email) = lower($2))"
-	" RETURNING id");
+    "INSERT INTO users (realm_id, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id, password_hash)"
+    " SELECT $1, $2, $3, $4, $5::smallint IS NOT NULL, $5, $6, $7"
+    "  WHERE NOT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND lower(delivery_email) = lower($2))"
+    " RETURNING id");
 
 int64_t user_create(struct request *req, int64_t realm_id, const struct user_new *spec)
 {
@@ -196,11 +194,10 @@ int64_t user_create(struct request *req, int64_t realm_id, const struct user_new
 		return 0;
 	}
 	arena_defer(&req->arena, free, hash);
-	struct db_res *res = DB_EXEC(req, &st_insert, db_arg_int(req, realm_id), spec->email,
-				     spec->full_name, db_arg_int(req, spec->role),
-				     spec->bot_type ? db_arg_int(req, spec->bot_type) : NULL,
-				     spec->bot_owner_id ? db_arg_int(req, spec->bot_owner_id) : NULL,
-				     hash);
+	struct db_res *res =
+	    DB_EXEC(req, &st_insert, db_arg_int(req, realm_id), spec->email, spec->full_name,
+	            db_arg_int(req, spec->role), spec->bot_type ? db_arg_int(req, spec->bot_type) : NULL,
+	            spec->bot_owner_id ? db_arg_int(req, spec->bot_owner_id) : NULL, hash);
 	if (res == NULL)
 		return 0;
 	if (db_rows(res) == 0) {
@@ -237,26 +234,22 @@ bool user_can_see_email(const struct user *acting, const struct user *target)
 	if (acting->id == target->id || target->email_address_visibility == 1)
 		return true;
 	switch (target->email_address_visibility) {
-	case 2:
-		return !user_is_guest(acting);
-	case 3:
-		return user_is_admin(acting);
-	case 5:
-		return user_is_moderator(acting);
-	default:
-		return false;
+	case 2: return !user_is_guest(acting);
+	case 3: return user_is_admin(acting);
+	case 5: return user_is_moderator(acting);
+	default: return false;
 	}
 }
 
 json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
-			  bool client_gravatar, json_object *profile_data)
+                          bool client_gravatar, json_object *profile_data)
 {
 	bool email_visible = user_can_see_email(acting, target);
 	json_object *o = json_object_new_object();
 	const char *email = target->delivery_email;
 	if (target->email_address_visibility != 1 && !target->is_bot)
 		email = arena_printf(&req->arena, "user%lld@%s", (long long)target->id,
-				     realm_fake_email_domain(req, req->realm));
+		                     realm_fake_email_domain(req, req->realm));
 	json_object_object_add(o, "email", json_object_new_string(email));
 	json_object_object_add(o, "user_id", json_object_new_int64(target->id));
 	json_object_object_add(o, "avatar_version", json_object_new_int(target->avatar_version));
@@ -270,7 +263,7 @@ json_object *user_to_json(struct request *req, const struct user *target, const 
 	json_object_object_add(o, "is_active", json_object_new_boolean(target->is_active));
 	json_object_object_add(o, "date_joined", json_object_new_string(target->date_joined));
 	json_object_object_add(o, "delivery_email",
-			       email_visible ? json_object_new_string(target->delivery_email) : NULL);
+	                       email_visible ? json_object_new_string(target->delivery_email) : NULL);
 	json_object_object_add(o, "is_imported_stub", json_object_new_boolean(target->is_imported_stub));
 	if (target->is_deleted)
 		json_object_object_add(o, "is_deleted", json_object_new_boolean(true));
@@ -278,29 +271,30 @@ json_object *user_to_json(struct request *req, const struct user *target, const 
 		json_object_object_add(o, "avatar_url", NULL);
 	else if (target->avatar_source == 'G')
 		json_object_object_add(o, "avatar_url",
-				       json_object_new_string(arena_printf(
-					       &req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d",
-					       target->email_md5, target->avatar_version)));
+		                       json_object_new_string(arena_printf(
+		                           &req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d",
+		                           target->email_md5, target->avatar_version)));
 	else
-		json_object_object_add(o, "avatar_url",
-				       json_object_new_string(arena_printf(&req->arena, "/user_avatars/%lld/%lld.png?version=%d",
-									   (long long)target->realm_id,
-									   (long long)target->id, target->avatar_version)));
+		json_object_object_add(
+		    o, "avatar_url",
+		    json_object_new_string(arena_printf(&req->arena, "/user_avatars/%lld/%lld.png?version=%d",
+		                                        (long long)target->realm_id, (long long)target->id,
+		                                        target->avatar_version)));
 	json_object_object_add(o, "bot_type", target->is_bot ? json_object_new_int(target->bot_type) : NULL);
 	if (target->is_bot)
 		json_object_object_add(o, "bot_owner_id",
-				       target->bot_owner_id ? json_object_new_int64(target->bot_owner_id) : NULL);
+		                       target->bot_owner_id ? json_object_new_int64(target->bot_owner_id) : NULL);
 	else if (profile_data != NULL)
 		json_object_object_add(o, "profile_data", json_object_get(profile_data));
 	return o;
 }
 
-static struct db_stmt st_profile_one = DB_STMT(
-	"SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
-	" WHERE v.user_id = $1 ORDER BY v.field_id");
-static struct db_stmt st_profile_all = DB_STMT(
-	"SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
-	"  JOIN users u ON u.id = v.user_id WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id");
+static struct db_stmt st_profile_one =
+    DB_STMT("SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
+            " WHERE v.user_id = $1 ORDER BY v.field_id");
+static struct db_stmt st_profile_all =
+    DB_STMT("SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
+            "  JOIN users u ON u.id = v.user_id WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id");
 
 /* Adds the values of res to by_user (keyed by user id) or, when by_user is NULL, to single. */
 static void add_profile_rows(const struct db_res *res, json_object *by_user, json_object *single)

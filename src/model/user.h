@@ -23,7 +23,7 @@ struct user {
 	int role;
 	bool is_active;
 	bool is_bot;
-	int bot_type;	      /* 0 for humans */
+	int bot_type;         /* 0 for humans */
 	int64_t bot_owner_id; /* 0 for none */
 	const char *timezone;
 	char avatar_source;
@@ -38,19 +38,31 @@ struct user {
 };
 
 /* The column list user_from_row() reads, for queries on users as u. */
-#define USER_COLUMNS                                                                                              \
+#define USER_COLUMNS                                                                                                   \
 	"u.id, u.realm_id, u.delivery_email, u.full_name, u.role, u.is_active, u.is_bot, u.bot_type, u.bot_owner_id, " \
-	"u.timezone, u.avatar_source, u.avatar_version, u.email_address_visibility, "                              \
-	"to_char(u.date_joined AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || "                               \
-	"CASE WHEN date_part('microseconds', u.date_joined)::bigint % 1000000 = 0 THEN '' "                      \
-	"ELSE to_char(u.date_joined AT TIME ZONE 'UTC', '.US') END || '+00:00', "                                \
+	"u.timezone, u.avatar_source, u.avatar_version, u.email_address_visibility, "                                  \
+	"to_char(u.date_joined AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || "                                   \
+	"CASE WHEN date_part('microseconds', u.date_joined)::bigint % 1000000 = 0 THEN '' "                            \
+	"ELSE to_char(u.date_joined AT TIME ZONE 'UTC', '.US') END || '+00:00', "                                      \
 	"u.is_imported_stub, u.is_deleted, u.can_create_users, u.can_change_user_emails, md5(lower(u.delivery_email))"
 #define USER_NCOLUMNS 19
 
-static inline bool user_is_owner(const struct user *u) { return u->role == ROLE_OWNER; }
-static inline bool user_is_admin(const struct user *u) { return u->role <= ROLE_ADMIN; }
-static inline bool user_is_moderator(const struct user *u) { return u->role <= ROLE_MODERATOR; }
-static inline bool user_is_guest(const struct user *u) { return u->role == ROLE_GUEST; }
+static inline bool user_is_owner(const struct user *u)
+{
+	return u->role == ROLE_OWNER;
+}
+static inline bool user_is_admin(const struct user *u)
+{
+	return u->role <= ROLE_ADMIN;
+}
+static inline bool user_is_moderator(const struct user *u)
+{
+	return u->role <= ROLE_MODERATOR;
+}
+static inline bool user_is_guest(const struct user *u)
+{
+	return u->role == ROLE_GUEST;
+}
 
 /* Builds a user (in the arena) from USER_COLUMNS starting at column col of row. */
 struct user *user_from_row(struct request *req, const struct db_res *res, int row, int col);
@@ -64,14 +76,13 @@ struct user *user_by_email(struct request *req, int64_t realm_id, const char *em
  */
 int user_authenticate_key(struct request *req, const char *email, const char *key);
 /* Checks a password; on success returns the user, else NULL with AUTHENTICATION_FAILED (or a 401 kin). */
-struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email,
-					const char *password);
+struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email, const char *password);
 
 struct user_new {
 	const char *email;
 	const char *full_name;
 	int role;
-	int bot_type;	      /* 0: a human */
+	int bot_type;         /* 0: a human */
 	int64_t bot_owner_id; /* 0: none */
 	const char *password; /* NULL: no password login */
 };
@@ -98,7 +109,7 @@ bool user_can_see_email(const struct user *acting, const struct user *target);
  * ignored for bots). Returns a new object owned by the caller's tree.
  */
 json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
-			  bool client_gravatar, json_object *profile_data);
+                          bool client_gravatar, json_object *profile_data);
 /* Custom profile values of one user ({"<field id>": {"value", "rendered_value"?}}), or of every user of the
  * realm keyed by user id (then each value is such an object). New objects; NULL on error. */
 json_object *user_profile_data(struct request *req, int64_t user_id);

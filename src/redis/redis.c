@@ -125,7 +125,9 @@ static struct rreply *copy_reply(struct request *req, const redisReply *r)
 	case REDIS_REPLY_STRING:
 	case REDIS_REPLY_STATUS:
 	case REDIS_REPLY_ERROR:
-		out->type = r->type == REDIS_REPLY_STRING ? RR_STR : r->type == REDIS_REPLY_STATUS ? RR_STATUS : RR_ERROR;
+		out->type = r->type == REDIS_REPLY_STRING   ? RR_STR
+		            : r->type == REDIS_REPLY_STATUS ? RR_STATUS
+		                                            : RR_ERROR;
 		out->str = arena_strndup(&req->arena, r->str, r->len);
 		out->len = r->len;
 		break;
@@ -136,15 +138,14 @@ static struct rreply *copy_reply(struct request *req, const redisReply *r)
 		for (size_t i = 0; i < r->elements; i++)
 			out->elem[i] = copy_reply(req, r->element[i]);
 		break;
-	default:
-		out->type = RR_NIL;
+	default: out->type = RR_NIL;
 	}
 	return out;
 }
 
 /* Appends the commands and reads their replies on c. Returns 0, or -1 if the connection failed. */
 static int exchange(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
-		    const char *const *const *cmds, const size_t *const *lens, struct rreply **replies)
+                    const char *const *const *cmds, const size_t *const *lens, struct rreply **replies)
 {
 	for (int i = 0; i < ncmds; i++)
 		redisAppendCommandArgv(c->ctx, argcs[i], (const char **)cmds[i], lens ? lens[i] : NULL);
@@ -159,7 +160,7 @@ static int exchange(struct request *req, struct redis_conn *c, int ncmds, const 
 }
 
 static int run(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
-	       const size_t *const *lens, struct rreply **replies)
+               const size_t *const *lens, struct rreply **replies)
 {
 	struct redis_conn *c = acquire(req);
 	struct redis_pool *pool = req->worker->redis;
@@ -194,7 +195,7 @@ struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const
 }
 
 int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
-		   struct rreply **replies)
+                   struct rreply **replies)
 {
 	return run(req, ncmds, argcs, cmds, NULL, replies);
 }

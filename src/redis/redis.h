@@ -35,7 +35,7 @@ void redis_pool_free(struct redis_pool *pool);
  * the request; an RR_ERROR reply is logged and recorded as ERR_INTERNAL) or NULL with the error recorded.
  */
 struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const size_t *argvlen);
-#define REDIS_NARGS(...) ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
+#define REDIS_NARGS(...)    ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
 #define REDIS_CMD(req, ...) redis_cmd((req), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__}, NULL)
 
 /*
@@ -43,7 +43,7 @@ struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const
  * Returns 0 or -1 (error recorded).
  */
 int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
-		   struct rreply **replies);
+                   struct rreply **replies);
 
 /* Gives the request's connection back to the pool; called by request_finish(). */
 void redis_release(struct request *req);
