@@ -337,8 +337,14 @@ int main(int argc, char **argv)
 	}
 	struct config cfg;
 	char err[512];
-	if (config_load(&cfg, config_path, err, sizeof(err)) < 0 || crypto_init() < 0) {
+	if (config_load(&cfg, config_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "confabctl: %s\n", err);
+		config_free(&cfg);
+		return 1;
+	}
+	if (crypto_init() < 0) {
+		fprintf(stderr, "confabctl: could not initialize libsodium\n");
+		config_free(&cfg);
 		return 1;
 	}
 	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
@@ -364,5 +370,6 @@ int main(int argc, char **argv)
 	request_finish(&req);
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
+	config_free(&cfg);
 	return rc;
 }

@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 		int sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_msg(LOG_INFO, "received signal %d, shutting down", sig);
+			config_free(&cfg);
 			return 0;
 		}
 	}

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +26,6 @@
 #define THREAD_STACK_BYTES (512 * 1024)
 
 static volatile int stopping;
-static atomic_int running_threads;
 
 struct thread_arg {
 	struct worker *w;
@@ -51,7 +49,6 @@ static void *serve(void *arg)
 {
 	struct thread_arg *ta = arg;
 	fcgi_serve(ta->w, ta->fd, &stopping, handle);
-	atomic_fetch_sub(&running_threads, 1);
 	return NULL;
 }
 
@@ -103,7 +100,6 @@ int main(int argc, char **argv)
 			log_msg(LOG_FATAL, "could not start thread %d of %d", i + 1, cfg.threads);
 			return 1;
 		}
-		atomic_fetch_add(&running_threads, 1);
 	}
 	pthread_attr_destroy(&attr);
 	log_msg(LOG_INFO, "serving with %d threads, %d database and %d redis connections", cfg.threads,
@@ -113,10 +109,17 @@ int main(int argc, char **argv)
 	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
 		log_msg(LOG_INFO, "SIGHUP ignored: restart the workers to reload the configuration");
 	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
-	/* Stop accepting, then give requests in progress a moment to finish. */
+	/* Stop accepting, then give requests in progress up to 3 s to finish; idle threads just end with us. */
 	stopping = 1;
 	shutdown(fd, SHUT_RDWR);
-	for (int i = 0; i < 100 && atomic_load(&running_threads) > 0; i++)
+	for (int i = 0; i < 60 && fcgi_busy() > 0; i++)
 		usleep(50000);
+	if (fcgi_busy() > 0) {
+		log_msg(LOG_WARNING, "%d requests still in progress at exit", fcgi_busy());
+		return 0; /* they may still use the pools */
+	}
+	db_pool_free(w.db);
+	redis_pool_free(w.redis);
+	config_free(&cfg);
 	return 0;
 }

@@ -118,6 +118,16 @@ static int load_file(struct config *cfg, const char *path, char *err, size_t err
 	return rc;
 }
 
+void config_free(struct config *cfg)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].kind == K_STR) {
+			char **s = (char **)((char *)cfg + keys[i].offset);
+			free(*s);
+			*s = NULL;
+		}
+}
+
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
 {
 	memset(cfg, 0, sizeof(*cfg));

@@ -28,9 +28,11 @@ struct config {
 
 /*
  * Fills cfg with defaults, then the file at path (NULL: $CONFAB_CONFIG, or no file), then the environment.
- * Returns 0, or -1 after writing the reason to err (of errlen bytes). Strings are malloc'ed and live as long
- * as the process.
+ * Returns 0, or -1 after writing the reason to err (of errlen bytes). Strings are malloc'ed; config_free()
+ * releases them.
  */
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
+/* Frees the strings of cfg. */
+void config_free(struct config *cfg);
 
 #endif

@@ -15,6 +15,12 @@
 #include "model/user.h"
 
 static atomic_ullong next_request_id;
+static atomic_int busy_threads;
+
+int fcgi_busy(void)
+{
+	return atomic_load(&busy_threads);
+}
 
 int fcgi_listen(const char *spec)
 {
@@ -141,8 +147,11 @@ void fcgi_serve(struct worker *w, int fd, volatile int *stop, void (*handle)(str
 				usleep(10000);
 			continue;
 		}
-		serve_one(w, &fr, handle);
+		atomic_fetch_add(&busy_threads, 1);
+		if (!*stop)
+			serve_one(w, &fr, handle);
 		FCGX_Finish_r(&fr);
+		atomic_fetch_sub(&busy_threads, 1);
 	}
 	FCGX_Free(&fr, 0);
 }

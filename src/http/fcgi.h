@@ -14,4 +14,7 @@ int fcgi_listen(const char *spec);
  */
 void fcgi_serve(struct worker *w, int fd, volatile int *stop, void (*handle)(struct request *req));
 
+/* How many threads are serving a request right now. */
+int fcgi_busy(void);
+
 #endif
