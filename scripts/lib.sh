@@ -1,0 +1,471 @@
+# shellcheck shell=bash
+# Shared functions for scripts/up, scripts/down and scripts/test.
+# Source it, then call cf_init STATE_DIR. Everything runs as root on Debian 12 without systemd:
+# PostgreSQL (own cluster), Redis, two spawn-fcgi worker groups, the reaper and nginx, all with
+# their sockets, pid files and logs under the state directory.
+#
+# Layout of a state directory:
+#   confab.conf        configuration for worker, reaper and confabctl (regenerated at every start)
+#   conf/              generated nginx.conf, nginx-site.conf, redis.conf
+#   run/               pid files and sockets (run/pg is PostgreSQL's socket directory)
+#   log/               logs (log/asan: sanitizer reports, when the caller sets ASAN_OPTIONS log_path)
+#   pg/data            PostgreSQL cluster;  redis/  Redis working dir;  nginx/  nginx prefix and temp dirs
+#   uploads/           upload_dir (owned by www-data)
+
+CF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+CF_PACKAGES=(
+    build-essential autoconf automake libtool pkg-config libfcgi-dev spawn-fcgi libpq-dev
+    libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
+    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev
+)
+CF_WWW_USER=www-data
+
+cf_log() { printf '==> %s\n' "$*" >&2; }
+cf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+cf_require_root() {
+    [ "$(id -u)" -eq 0 ] || cf_die "run as root (PostgreSQL runs as postgres, workers as www-data)"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Packages
+
+# Install the packages that are missing; does nothing (and needs no network) when all are there.
+cf_install_packages() {
+    local p missing=()
+    for p in "${CF_PACKAGES[@]}"; do
+        if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" != installed ]; then
+            missing+=("$p")
+        fi
+    done
+    [ "${#missing[@]}" -eq 0 ] && return 0
+    cf_log "installing ${missing[*]}"
+    (
+        # Keep the packages' postinst scripts from starting services (exit 101 = action forbidden).
+        local policy=/usr/sbin/policy-rc.d backup=
+        if [ -e "$policy" ]; then backup=$(mktemp); cp -p "$policy" "$backup"; fi
+        trap 'if [ -n "$backup" ]; then mv -f "$backup" "$policy"; else rm -f "$policy"; fi' EXIT
+        printf '#!/bin/sh\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -q
+        apt-get install -y -q --no-install-recommends "${missing[@]}"
+    )
+}
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+# cf_wait SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; fail after SECONDS.
+cf_wait() {
+    local n=$(($1 * 10))
+    shift
+    until "$@"; do
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || return 1
+        sleep 0.1
+    done
+}
+
+# True if something listens on TCP port $1 (IPv4 or IPv6; TIME_WAIT leftovers do not count).
+cf_port_in_use() {
+    local hex f files=()
+    hex=$(printf ':%04X' "$1")
+    for f in /proc/net/tcp /proc/net/tcp6; do [ -r "$f" ] && files+=("$f"); done
+    awk -v h="$hex" 'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == h { found = 1 }
+        END { exit !found }' "${files[@]}"
+}
+
+# cf_free_port [PORT_TO_AVOID...]: print a free TCP port below the ephemeral range (20000-31999).
+cf_free_port() {
+    local tries=200 port
+    while [ "$tries" -gt 0 ]; do
+        tries=$((tries - 1))
+        port=$((20000 + RANDOM % 12000))
+        [[ " $* " == *" $port "* ]] && continue
+        cf_port_in_use "$port" || { echo "$port"; return 0; }
+    done
+    cf_die "no free TCP port found"
+}
+
+# Alive and not a zombie (PID 1 here is not a classic init: exited daemons linger as <defunct>).
+cf_pid_alive() {
+    local state
+    state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# cf_pid_is PID NAME: PID is alive and its command line mentions NAME (guards against stale pid files).
+cf_pid_is() {
+    local cmd
+    [[ $1 =~ ^[0-9]+$ ]] || return 1
+    cf_pid_alive "$1" || return 1
+    cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 1
+    [[ $cmd == *"$2"* ]]
+}
+
+cf_all_gone() {
+    local p
+    for p in "$@"; do cf_pid_alive "$p" && return 1; done
+    return 0
+}
+
+# cf_stop_pids NAME SIGNAL SECONDS PID...: signal the PIDs that are NAME, wait SECONDS, then KILL.
+cf_stop_pids() {
+    local name=$1 sig=$2 secs=$3 p live=()
+    shift 3
+    for p in "$@"; do cf_pid_is "$p" "$name" && live+=("$p"); done
+    [ "${#live[@]}" -eq 0 ] && return 0
+    kill -s "$sig" "${live[@]}" 2>/dev/null || true
+    cf_wait "$secs" cf_all_gone "${live[@]}" && return 0
+    cf_log "$name (${live[*]}) still running after ${secs}s: sending KILL"
+    kill -s KILL "${live[@]}" 2>/dev/null || true
+    cf_wait 5 cf_all_gone "${live[@]}" || { cf_log "could not stop $name (${live[*]})"; return 1; }
+}
+
+# cf_stop_pidfile NAME SIGNAL SECONDS FILE: cf_stop_pids on the PIDs in FILE (one a line), then remove FILE.
+cf_stop_pidfile() {
+    local pids=()
+    [ -f "$4" ] || return 0
+    mapfile -t pids <"$4"
+    cf_stop_pids "$1" "$2" "$3" "${pids[@]}" || return 1
+    rm -f "$4"
+}
+
+# Create FILE (if missing) writable by the worker user.
+cf_touch_www() {
+    [ -e "$1" ] || install -m 0644 /dev/null "$1"
+    chown "$CF_WWW_USER:$CF_WWW_USER" "$1"
+}
+
+# Print the value of "FIELD" (string or number) in the one-line JSON object read from stdin.
+cf_json_field() {
+    sed -n 's/.*"'"$1"'"[[:space:]]*:[[:space:]]*"\{0,1\}\([^",}]*\).*/\1/p' | head -n 1
+}
+
+# cf_wait_http URL SECONDS [STATUS]: wait until URL answers with STATUS (default: any HTTP status).
+cf_wait_http() {
+    local url=$1 secs=$2 want=${3:-} n code
+    n=$((secs * 10))
+    while :; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
+        if [ -n "$want" ]; then [ "$code" = "$want" ] && return 0
+        else [ -n "$code" ] && [ "$code" != 000 ] && return 0; fi
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || { cf_log "$url: no${want:+ $want} answer after ${secs}s (last status: $code)"; return 1; }
+        sleep 0.1
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+# State directory
+
+# cf_init STATE_DIR: set the paths. Callers may set these before cf_stack_start:
+#   CF_BIN_DIR (dir of confab-worker, confab-reaper, confabctl; default REPO/src),
+#   CF_MIGRATIONS_DIR (default REPO/migrations), CF_HTTP_PORT (required), CF_PG_PORT (default: free port),
+#   CF_PG_DURABLE (1; 0 turns fsync off for throwaway test clusters),
+#   CF_API_PROCS / CF_API_THREADS / CF_EVENTS_PROCS / CF_EVENTS_THREADS (worker groups).
+cf_init() {
+    mkdir -p "$1"
+    CF_STATE=$(cd "$1" && pwd)
+    CF_RUN=$CF_STATE/run
+    CF_LOG=$CF_STATE/log
+    CF_CONF=$CF_STATE/confab.conf
+    CF_PGDATA=$CF_STATE/pg/data
+    CF_PGSOCK=$CF_RUN/pg
+    CF_REDIS_SOCK=$CF_RUN/redis.sock
+    CF_API_SOCK=$CF_RUN/api.sock
+    CF_EVENTS_SOCK=$CF_RUN/events.sock
+    CF_UPLOAD_DIR=$CF_STATE/uploads
+    CF_BIN_DIR=${CF_BIN_DIR:-$CF_REPO/src}
+    CF_MIGRATIONS_DIR=${CF_MIGRATIONS_DIR:-$CF_REPO/migrations}
+    CF_PG_DURABLE=${CF_PG_DURABLE:-1}
+    CF_API_PROCS=${CF_API_PROCS:-2}
+    CF_API_THREADS=${CF_API_THREADS:-${CONFAB_THREADS:-16}}
+    CF_EVENTS_PROCS=${CF_EVENTS_PROCS:-1}
+    CF_EVENTS_THREADS=${CF_EVENTS_THREADS:-64}
+}
+
+# postgres must traverse the state dir, www-data must traverse it and write its logs and uploads.
+cf_layout() {
+    mkdir -p "$CF_STATE/conf" "$CF_STATE/nginx/tmp"
+    chmod 755 "$CF_STATE"
+    install -d -m 755 "$CF_RUN" "$CF_LOG"
+    install -d -m 1777 "$CF_LOG/asan"
+    install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 755 "$CF_UPLOAD_DIR"
+    local u
+    for u in postgres "$CF_WWW_USER"; do
+        setpriv --reuid="$u" --regid="$u" --init-groups -- test -x "$CF_STATE" ||
+            cf_die "$u cannot reach $CF_STATE (a parent directory is not traversable): use another state dir"
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL
+
+cf_pg_bin() {
+    local v d
+    if [ -f "$CF_PGDATA/PG_VERSION" ]; then
+        v=$(cat "$CF_PGDATA/PG_VERSION")
+        [ -x "/usr/lib/postgresql/$v/bin/pg_ctl" ] && { echo "/usr/lib/postgresql/$v/bin"; return 0; }
+    fi
+    d=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    [ -x "$d/pg_ctl" ] || cf_die "no PostgreSQL server binaries under /usr/lib/postgresql"
+    echo "$d"
+}
+
+cf_as_postgres() { (cd / && runuser -u postgres -- "$@"); }
+
+cf_pg_running() {
+    [ -f "$CF_PGDATA/PG_VERSION" ] && cf_as_postgres "$(cf_pg_bin)/pg_ctl" -D "$CF_PGDATA" status >/dev/null 2>&1
+}
+
+cf_psql() {
+    "$(cf_pg_bin)/psql" -h "$CF_PGSOCK" -p "$CF_PG_PORT" -U postgres -d postgres -qAtX -v ON_ERROR_STOP=1 "$@"
+}
+
+# Start the cluster (initdb on first use) on CF_PG_PORT; settings live in confab-stack.conf.
+cf_pg_start() {
+    local bin
+    bin=$(cf_pg_bin)
+    install -d -o postgres -g postgres -m 700 "$CF_STATE/pg"
+    install -d -o postgres -g postgres -m 755 "$CF_PGSOCK"
+    [ -e "$CF_LOG/pg.log" ] || install -o postgres -g postgres -m 640 /dev/null "$CF_LOG/pg.log"
+    if [ ! -f "$CF_PGDATA/PG_VERSION" ]; then
+        cf_log "initdb $CF_PGDATA ($bin)"
+        cf_as_postgres "$bin/initdb" -D "$CF_PGDATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
+            >"$CF_LOG/initdb.log" 2>&1 || { cat "$CF_LOG/initdb.log" >&2; return 1; }
+        echo "include_if_exists = 'confab-stack.conf'" >>"$CF_PGDATA/postgresql.conf"
+    fi
+    {
+        echo "# written by scripts/lib.sh at every start"
+        echo "listen_addresses = '127.0.0.1'"
+        echo "port = $CF_PG_PORT"
+        echo "unix_socket_directories = '$CF_PGSOCK'"
+        echo "max_connections = 200"
+        if [ "$CF_PG_DURABLE" = 0 ]; then
+            echo "fsync = off"
+            echo "synchronous_commit = off"
+            echo "full_page_writes = off"
+        fi
+    } >"$CF_PGDATA/confab-stack.conf"
+    chown postgres:postgres "$CF_PGDATA/confab-stack.conf"
+    cf_log "PostgreSQL on 127.0.0.1:$CF_PG_PORT and $CF_PGSOCK"
+    cf_as_postgres "$bin/pg_ctl" -D "$CF_PGDATA" -l "$CF_LOG/pg.log" -w -t 60 start >/dev/null ||
+        { tail -n 20 "$CF_LOG/pg.log" >&2; return 1; }
+}
+
+# Role and database "confab" (idempotent).
+cf_pg_bootstrap() {
+    [ "$(cf_psql -c "SELECT 1 FROM pg_roles WHERE rolname = 'confab'")" = 1 ] ||
+        cf_psql -c "CREATE ROLE confab LOGIN"
+    [ "$(cf_psql -c "SELECT 1 FROM pg_database WHERE datname = 'confab'")" = 1 ] ||
+        cf_psql -c "CREATE DATABASE confab OWNER confab"
+}
+
+cf_pg_stop() {
+    cf_pg_running || return 0
+    cf_as_postgres "$(cf_pg_bin)/pg_ctl" -D "$CF_PGDATA" -m fast -w -t 60 stop >/dev/null
+}
+
+# Same port and settings (they are in the data dir); used by the integration tests.
+cf_pg_restart() {
+    cf_as_postgres "$(cf_pg_bin)/pg_ctl" -D "$CF_PGDATA" -l "$CF_LOG/pg.log" -m fast -w -t 60 restart >/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# Redis (volatile; unix socket only, world-writable so the www-data workers can connect)
+
+cf_redis_ping() { [ "$(redis-cli -s "$CF_REDIS_SOCK" ping 2>/dev/null)" = PONG ]; }
+
+cf_redis_start() {
+    install -d -m 700 "$CF_STATE/redis"
+    cat >"$CF_STATE/conf/redis.conf" <<EOF
+# written by scripts/lib.sh
+port 0
+unixsocket $CF_REDIS_SOCK
+unixsocketperm 777
+daemonize yes
+pidfile $CF_RUN/redis.pid
+logfile $CF_LOG/redis.log
+dir $CF_STATE/redis
+save ""
+appendonly no
+maxclients 10000
+EOF
+    cf_log "Redis on $CF_REDIS_SOCK"
+    redis-server "$CF_STATE/conf/redis.conf"
+    cf_wait 10 cf_redis_ping || { tail -n 20 "$CF_LOG/redis.log" >&2; cf_die "Redis did not start"; }
+}
+
+cf_redis_stop() { cf_stop_pidfile redis-server TERM 10 "$CF_RUN/redis.pid"; }
+
+cf_redis_restart() { cf_redis_stop && cf_redis_start; }
+
+# ---------------------------------------------------------------------------------------------
+# confab programs
+
+cf_write_config() {
+    cf_touch_www "$CF_LOG/confab.log"
+    cat >"$CF_CONF" <<EOF
+# written by scripts/lib.sh at every start; see conf/confab.conf.example
+pg_conninfo = host=$CF_PGSOCK port=$CF_PG_PORT dbname=confab user=confab
+redis_socket = $CF_REDIS_SOCK
+threads = $CF_API_THREADS
+log_file = $CF_LOG/confab.log
+external_host = 127.0.0.1:$CF_HTTP_PORT
+external_scheme = http
+migrations_dir = $CF_MIGRATIONS_DIR
+upload_dir = $CF_UPLOAD_DIR
+max_body_bytes = 26214400
+rate_limit_per_minute = ${CONFAB_RATE_LIMIT_PER_MINUTE:-200}
+EOF
+    chmod 644 "$CF_CONF"
+}
+
+cf_ctl() { CONFAB_CONFIG=$CF_CONF "$CF_BIN_DIR/confabctl" "$@"; }
+
+cf_migrate() {
+    cf_log "migrate ($CF_MIGRATIONS_DIR)"
+    cf_ctl migrate >>"$CF_LOG/migrate.log"
+}
+
+cf_check_binaries() {
+    local b
+    for b in confab-worker confab-reaper confabctl; do
+        [ -x "$CF_BIN_DIR/$b" ] || cf_die "$CF_BIN_DIR/$b not found: build first"
+    done
+    setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- test -x "$CF_BIN_DIR/confab-worker" ||
+        cf_die "$CF_WWW_USER cannot execute $CF_BIN_DIR/confab-worker (check the permissions of its parent dirs)"
+}
+
+# Background reaper as www-data, in its own session; its pid goes to run/reaper.pid.
+cf_reaper_start() {
+    local pid
+    cf_touch_www "$CF_LOG/reaper.log"
+    setsid setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- \
+        env CONFAB_CONFIG="$CF_CONF" CONFAB_LOG_FILE="$CF_LOG/reaper.log" "$CF_BIN_DIR/confab-reaper" \
+        </dev/null >>"$CF_LOG/reaper.out" 2>&1 &
+    pid=$!
+    echo "$pid" >"$CF_RUN/reaper.pid"
+    cf_wait 5 cf_pid_is "$pid" confab-reaper ||
+        { tail -n 20 "$CF_LOG/reaper.out" "$CF_LOG/reaper.log" >&2; cf_die "confab-reaper did not start"; }
+}
+
+cf_reaper_stop() { cf_stop_pidfile confab-reaper TERM 5 "$CF_RUN/reaper.pid"; }
+
+# cf_worker_group NAME SOCKET PROCESSES THREADS: spawn-fcgi PROCESSES x THREADS workers on SOCKET.
+cf_worker_group() {
+    local name=$1 sock=$2 procs=$3 threads=$4 log=$CF_LOG/worker-$1.log
+    cf_touch_www "$log"
+    rm -f "$sock" "$CF_RUN/$name.pid"
+    cf_log "workers '$name': $procs x $threads threads on $sock"
+    env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_LOG_FILE="$log" \
+        spawn-fcgi -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
+        -u "$CF_WWW_USER" -g "$CF_WWW_USER" -F "$procs" -b 1024 -P "$CF_RUN/$name.pid" \
+        -- "$CF_BIN_DIR/confab-worker" >>"$CF_LOG/spawn-fcgi.log" 2>&1 ||
+        { tail -n 5 "$CF_LOG/spawn-fcgi.log" >&2; cf_die "spawn-fcgi failed for '$name'"; }
+}
+
+cf_workers_start() {
+    cf_worker_group api "$CF_API_SOCK" "$CF_API_PROCS" "$CF_API_THREADS"
+    cf_worker_group events "$CF_EVENTS_SOCK" "$CF_EVENTS_PROCS" "$CF_EVENTS_THREADS"
+}
+
+# True if every worker in the pid files is still running (a crash at start shows up here).
+cf_workers_alive() {
+    local name pids p
+    for name in api events; do
+        [ -f "$CF_RUN/$name.pid" ] || return 1
+        mapfile -t pids <"$CF_RUN/$name.pid"
+        [ "${#pids[@]}" -gt 0 ] || return 1
+        for p in "${pids[@]}"; do cf_pid_is "$p" confab-worker || return 1; done
+    done
+}
+
+cf_workers_stop() {
+    local rc=0
+    cf_stop_pidfile confab-worker TERM 5 "$CF_RUN/api.pid" || rc=1
+    cf_stop_pidfile confab-worker TERM 5 "$CF_RUN/events.pid" || rc=1
+    rm -f "$CF_API_SOCK" "$CF_EVENTS_SOCK"
+    return "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------
+# nginx (run by hand: absolute -p/-c/-e, everything it writes is under the state dir)
+
+cf_nginx_args() {
+    echo "-p $CF_STATE/nginx/ -c $CF_STATE/conf/nginx.conf -e $CF_LOG/nginx-error.log"
+}
+
+cf_nginx_config() {
+    sed -e "s|@PORT@|$CF_HTTP_PORT|g" -e "s|@API_SOCKET@|$CF_API_SOCK|g" \
+        -e "s|@EVENTS_SOCKET@|$CF_EVENTS_SOCK|g" -e "s|@UPLOAD_DIR@|$CF_UPLOAD_DIR|g" \
+        "$CF_REPO/conf/nginx/confab.conf" >"$CF_STATE/conf/nginx-site.conf"
+    sed -e "s|@STATE@|$CF_STATE|g" -e "s|@SITE_CONF@|$CF_STATE/conf/nginx-site.conf|g" \
+        "$CF_REPO/conf/nginx/nginx-standalone.conf.in" >"$CF_STATE/conf/nginx.conf"
+}
+
+cf_nginx_start() {
+    local args
+    read -ra args <<<"$(cf_nginx_args)"
+    cf_nginx_config
+    nginx -t -q "${args[@]}" || cf_die "nginx configuration test failed"
+    cf_log "nginx on http://127.0.0.1:$CF_HTTP_PORT"
+    nginx "${args[@]}"
+    cf_wait 10 test -s "$CF_RUN/nginx.pid" || cf_die "nginx did not start (see $CF_LOG/nginx-error.log)"
+}
+
+# QUIT is graceful (waits for held long-polls), so fall back to TERM, then KILL.
+cf_nginx_stop() {
+    local pids=()
+    [ -f "$CF_RUN/nginx.pid" ] || return 0
+    mapfile -t pids <"$CF_RUN/nginx.pid"
+    cf_stop_pids nginx QUIT 10 "${pids[@]}" || return 1
+    rm -f "$CF_RUN/nginx.pid"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Whole stack
+
+# Start order: PostgreSQL, Redis, migrations, reaper, workers, nginx. Needs CF_HTTP_PORT.
+cf_stack_start() {
+    [ -n "${CF_HTTP_PORT:-}" ] || cf_die "CF_HTTP_PORT is not set"
+    ! cf_port_in_use "$CF_HTTP_PORT" || cf_die "port $CF_HTTP_PORT is already in use"
+    CF_PG_PORT=${CF_PG_PORT:-$(cf_free_port "$CF_HTTP_PORT")}
+    cf_check_binaries
+    cf_layout
+    cf_pg_start
+    cf_pg_bootstrap
+    cf_redis_start
+    cf_write_config
+    cf_migrate
+    cf_reaper_start
+    cf_workers_start
+    cf_nginx_start
+    cf_wait_http "http://127.0.0.1:$CF_HTTP_PORT/health" 10
+    cf_workers_alive || { cf_log "a worker exited at start"; cf_tail_logs; return 1; }
+}
+
+# Stop in reverse order, by pid files; keeps going when one part fails.
+cf_stack_stop() {
+    local rc=0
+    [ -d "${CF_STATE:-}" ] || return 0
+    cf_nginx_stop || rc=1
+    cf_workers_stop || rc=1
+    cf_reaper_stop || rc=1
+    cf_redis_stop || rc=1
+    cf_pg_stop || rc=1
+    return "$rc"
+}
+
+cf_tail_logs() {
+    local f
+    for f in "$CF_LOG"/*.log "$CF_LOG"/*.out; do
+        [ "$f" != "$CF_LOG/initdb.log" ] || continue
+        [ -s "$f" ] || continue
+        printf -- '----- %s (last 40 lines)\n' "$f" >&2
+        tail -n 40 "$f" >&2
+    done
+}
