@@ -17,9 +17,7 @@ int api_key_fetch(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid subdomain");
 	if (!user_email_is_valid(username))
 		return api_error(req, ERR_BAD_REQUEST, "Enter a valid email address.");
-	if (req->realm->deactivated)
-		return api_error(req, ERR_REALM_DEACTIVATED, NULL);
-	struct user *u = user_authenticate_password(req, req->realm->id, username, password);
+	struct user *u = user_authenticate_password(req, req->realm, username, password);
 	if (u == NULL)
 		return -1;
 	/* Keys are stored only as hashes, so each login issues a key of its own; earlier keys stay valid. */

@@ -140,7 +140,7 @@ int users_create(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "Email '%s' already in use", spec.email);
 	if (req->error)
 		return -1;
-	if (strlen(spec.password) < 6)
+	if (!user_password_is_strong(spec.password))
 		return api_error(req, ERR_BAD_REQUEST, "The password is too weak.");
 	int64_t id = user_create(req, req->realm->id, &spec);
 	if (id == 0)

@@ -12,7 +12,7 @@ int auth_request(struct request *req);
 
 /*
  * Splits a Basic credential header into user and password (arena strings). Returns 0, -1 if the scheme is
- * not Basic, or -2 if the credentials are not a valid base64 "user:password" pair.
+ * not Basic, or -2 if the header is not exactly "<scheme> <base64 of UTF-8 user:password>".
  */
 int auth_parse_basic(struct request *req, const char *header, char **user, char **password);
 

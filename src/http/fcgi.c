@@ -67,6 +67,7 @@ static const char *reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 204: return "No Content";
 	case 400: return "Bad Request";
 	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
@@ -85,10 +86,9 @@ static void write_response(struct request *req, FCGX_Request *fr)
 	const char *body = request_body_json(req, &len);
 	char head[256];
 	/* libfcgi's own printf does not know %zu (stack-notes 1): format with snprintf. */
-	snprintf(head, sizeof(head),
-	         "Status: %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-	         "X-Request-Id: %llu-%llu\r\n",
-	         req->status, reason(req->status), len, (unsigned long long)getpid(), req->id);
+	snprintf(head, sizeof(head), "Status: %d %s\r\n%sContent-Length: %zu\r\nX-Request-Id: %llu-%llu\r\n",
+	         req->status, reason(req->status), req->status == 204 ? "" : "Content-Type: application/json\r\n", len,
+	         (unsigned long long)getpid(), req->id);
 	FCGX_PutS(head, fr->out);
 	if (req->status == 401)
 		FCGX_PutS("WWW-Authenticate: Basic realm=\"zulip\"\r\n", fr->out);
@@ -123,7 +123,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	req.query = param(fr, "QUERY_STRING");
 	req.content_type = param(fr, "CONTENT_TYPE");
 	req.host = param(fr, "HTTP_HOST");
-	req.authorization = param(fr, "HTTP_AUTHORIZATION");
+	req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
 	req.remote_addr = param(fr, "REMOTE_ADDR");
 	if (read_body(&req, fr) == 0)
 		handle(&req);

@@ -46,25 +46,23 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Copies len bytes into the arena, replacing invalid UTF-8 bytes by U+FFFD; the new length goes to *outlen. */
-static char *repair_utf8(struct request *req, const unsigned char *s, size_t len, size_t *outlen)
+char *form_repair_utf8(struct request *req, const char *data, size_t len, size_t *outlen)
 {
+	const unsigned char *s = (const unsigned char *)data;
 	/* Worst case every byte becomes the 3-byte U+FFFD. */
-	char *out = arena_alloc(&req->arena, len * 3 + 1);
+	char *out = req ? arena_alloc(&req->arena, len * 3 + 1) : NULL;
 	size_t m = 0;
 	for (size_t i = 0; i < len;) {
 		size_t l = utf8_seq_len(s + i, len - i);
-		if (l == 0) {
-			memcpy(out + m, "\xef\xbf\xbd", 3);
-			m += 3;
-			i++;
-		} else {
-			memcpy(out + m, s + i, l);
-			m += l;
-			i += l;
-		}
+		const void *src = l ? (const void *)(s + i) : "\xef\xbf\xbd";
+		size_t n = l ? l : 3;
+		if (out != NULL)
+			memcpy(out + m, src, n);
+		m += n;
+		i += l ? l : 1;
 	}
-	out[m] = '\0';
+	if (out != NULL)
+		out[m] = '\0';
 	*outlen = m;
 	return out;
 }
@@ -83,7 +81,7 @@ static char *form_decode(struct request *req, const char *s, size_t len, size_t 
 			tmp[n++] = s[i] == '+' ? ' ' : (unsigned char)s[i];
 		}
 	}
-	return repair_utf8(req, tmp, n, outlen);
+	return form_repair_utf8(req, (const char *)tmp, n, outlen);
 }
 
 void form_parse_urlencoded(struct request *req, const char *s, size_t len)
@@ -226,7 +224,7 @@ int form_parse_multipart(struct request *req, const char *content_type, const ch
 			continue;
 		}
 		size_t vlen;
-		char *value = repair_utf8(req, (const unsigned char *)pt->data, pt->len, &vlen);
+		char *value = form_repair_utf8(req, pt->data, pt->len, &vlen);
 		request_add_param(req, pt->name, strlen(pt->name), value, vlen);
 	}
 	return 0;
@@ -235,7 +233,10 @@ int form_parse_multipart(struct request *req, const char *content_type, const ch
 int form_parse_body(struct request *req)
 {
 	const char *ct = req->content_type;
-	if (req->body_len == 0)
+	const char *m = req->method;
+	/* Like the reference (Django plus its PATCH/PUT/DELETE support): GET bodies are not parameters. */
+	if (req->body_len == 0 ||
+	    (strcmp(m, "POST") != 0 && strcmp(m, "PATCH") != 0 && strcmp(m, "PUT") != 0 && strcmp(m, "DELETE") != 0))
 		return 0;
 	if (strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) {
 		form_parse_urlencoded(req, req->body, req->body_len);

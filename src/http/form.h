@@ -17,7 +17,15 @@ void form_parse_urlencoded(struct request *req, const char *s, size_t len);
  * their bytes as they are. Returns 0, or -1 if the body is not valid multipart (nothing is added then).
  */
 int form_parse_multipart(struct request *req, const char *content_type, const char *body, size_t len);
-/* Parses the body according to req->content_type; unknown types are ignored. Returns 0 or -1 (error recorded). */
+/*
+ * Copies len bytes into req's arena with every invalid UTF-8 byte replaced by U+FFFD; the new length goes to
+ * *outlen. With req NULL nothing is copied (returns NULL) and only *outlen is computed.
+ */
+char *form_repair_utf8(struct request *req, const char *s, size_t len, size_t *outlen);
+/*
+ * Parses the body of a POST, PATCH, PUT or DELETE according to req->content_type; other methods' bodies and
+ * unknown types are ignored. Returns 0 or -1 (error recorded).
+ */
 int form_parse_body(struct request *req);
 
 #endif

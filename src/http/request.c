@@ -15,7 +15,8 @@ void request_init(struct request *req, struct worker *w, unsigned long long id)
 	req->worker = w;
 	req->id = id;
 	req->method = req->path = req->query = req->content_type = req->host = "";
-	req->authorization = req->remote_addr = "";
+	req->authorization = NULL; /* absent; "" is an empty header */
+	req->remote_addr = "";
 	req->body = "";
 }
 
@@ -103,6 +104,10 @@ static json_object *ignored_parameters(struct request *req)
 
 const char *request_body_json(struct request *req, size_t *len)
 {
+	if (req->error == ERR_NONE && req->status == 204) {
+		*len = 0;
+		return "";
+	}
 	json_object *out = request_own_json(req, json_object_new_object());
 	if (req->error == ERR_NONE) {
 		req->status = 200;

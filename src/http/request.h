@@ -54,7 +54,7 @@ struct request {
 	const char *query;
 	const char *content_type;
 	const char *host;
-	const char *authorization;
+	const char *authorization; /* NULL when the header is absent */
 	const char *remote_addr;
 	const char *body;
 	size_t body_len;
@@ -78,7 +78,7 @@ struct request {
 	const char *header_names[REQUEST_MAX_HEADERS];
 	const char *header_values[REQUEST_MAX_HEADERS];
 	int nheaders;
-	int status; /* set from result or error by request_status() */
+	int status; /* set by request_body_json(), or 204 set beforehand for an empty success */
 
 	/* Resources held for the duration of the request. */
 	struct db_conn *db;
@@ -101,7 +101,7 @@ void request_add_header(struct request *req, const char *name, const char *value
 json_object *request_result(struct request *req);
 /* Registers a json-c object to be released with the request; returns it. */
 json_object *request_own_json(struct request *req, json_object *obj);
-/* Serializes the response body (success or error) into the arena; sets req->status. */
+/* Serializes the response body (success or error; empty for a 204) into the arena; sets req->status. */
 const char *request_body_json(struct request *req, size_t *len);
 
 #endif

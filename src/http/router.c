@@ -1,6 +1,7 @@
 /* Route matching and the request pipeline; see router.h. */
 #include "http/router.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "db/db.h"
@@ -37,7 +38,8 @@ static bool match(struct request *req, const struct route *r, const char *path)
 			const struct param_spec *spec = path_spec(r, nargs);
 			if (spec != NULL && spec->type == PT_INT && strspn(path, "0123456789") < (size_t)(send - path))
 				return false;
-			req->path_args[nargs++] = arena_strndup(&req->arena, path, (size_t)(send - path));
+			size_t len;
+			req->path_args[nargs++] = form_repair_utf8(req, path, (size_t)(send - path), &len);
 		} else if (pend - pat != send - path || strncmp(pat, path, (size_t)(pend - pat)) != 0) {
 			return false;
 		}
@@ -47,10 +49,45 @@ static bool match(struct request *req, const struct route *r, const char *path)
 	return *pat == '\0' && *path == '\0';
 }
 
+/* The methods the routes of pattern serve, in table order, with HEAD wherever GET is served (as the reference). */
+static json_object *allowed_methods(const char *pattern)
+{
+	json_object *allowed = json_object_new_array();
+	bool get = false;
+	for (size_t i = 0; i < nroutes; i++) {
+		if (strcmp(routes[i].pattern, pattern) == 0) {
+			json_object_array_add(allowed, json_object_new_string(routes[i].method));
+			get = get || strcmp(routes[i].method, "GET") == 0;
+		}
+	}
+	if (get)
+		json_object_array_add(allowed, json_object_new_string("HEAD"));
+	return allowed;
+}
+
+static int cmp_json_str(const void *a, const void *b)
+{
+	return strcmp(json_object_get_string(*(json_object *const *)a),
+	              json_object_get_string(*(json_object *const *)b));
+}
+
+/* "GET, POST, HEAD": the Allow header for the methods in list (sorted first when sorted is set). */
+static const char *allow_header(struct request *req, json_object *list, bool sorted)
+{
+	if (sorted)
+		json_object_array_sort(list, cmp_json_str);
+	const char *out = "";
+	for (size_t i = 0; i < json_object_array_length(list); i++)
+		out = arena_printf(&req->arena, "%s%s%s", out, i ? ", " : "",
+		                   json_object_get_string(json_object_array_get_idx(list, i)));
+	return out;
+}
+
 /*
  * Finds the route for req. The first pattern that matches names the resource (so literal patterns such as
- * /users/me, listed first, shadow /users/{email}); the method then picks among the routes of that pattern.
- * Records 404, or 405 with allowed_methods, and returns NULL when there is no route.
+ * /users/me, listed first, shadow /users/{email}); the method then picks among the routes of that pattern, HEAD
+ * being served as GET. Records 404, or 405 with allowed_methods and an Allow header, and returns NULL when there
+ * is no route; OPTIONS is answered here (204 with Allow) and also returns NULL.
  */
 const struct route *router_find(struct request *req)
 {
@@ -62,18 +99,20 @@ const struct route *router_find(struct request *req)
 		api_error(req, ERR_NOT_FOUND, NULL);
 		return NULL;
 	}
-	json_object *allowed = json_object_new_array();
-	for (size_t i = 0; i < nroutes; i++) {
-		if (strcmp(routes[i].pattern, pattern) != 0)
-			continue;
-		if (strcmp(routes[i].method, req->method) == 0 && match(req, &routes[i], req->path)) {
-			json_object_put(allowed);
+	const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
+	for (size_t i = 0; i < nroutes; i++)
+		if (strcmp(routes[i].pattern, pattern) == 0 && strcmp(routes[i].method, method) == 0 &&
+		    match(req, &routes[i], req->path))
 			return &routes[i];
-		}
-		json_object_array_add(allowed, json_object_new_string(routes[i].method));
+	json_object *allowed = request_own_json(req, allowed_methods(pattern));
+	if (strcmp(req->method, "OPTIONS") == 0) {
+		req->status = 204;
+		request_add_header(req, "Allow", allow_header(req, allowed, true));
+		return NULL;
 	}
+	request_add_header(req, "Allow", allow_header(req, allowed, false));
 	api_error(req, ERR_METHOD, NULL);
-	api_error_field(req, "allowed_methods", allowed);
+	api_error_field(req, "allowed_methods", json_object_get(allowed));
 	return NULL;
 }
 

@@ -29,9 +29,13 @@ const char *realm_subdomain_for_host(struct request *req)
 	/* "sub.<root>" selects "sub"; anything else (the root itself, an IP address, localhost) the root realm. */
 	if (hlen > rlen + 1 && host[hlen - rlen - 1] == '.' && strcasecmp(host + hlen - rlen, root) == 0) {
 		char *sub = arena_strndup(&req->arena, host, hlen - rlen - 1);
-		for (char *p = sub; *p; p++)
+		for (char *p = sub; *p; p++) {
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
+			/* No organization has other characters (a CHECK constraint): "!" matches none. */
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+				return "!";
+		}
 		return sub;
 	}
 	return "";

@@ -8,6 +8,7 @@
 
 #include "core/crypto.h"
 #include "db/db.h"
+#include "http/params.h"
 #include "http/request.h"
 #include "model/realm.h"
 
@@ -107,12 +108,22 @@ int user_authenticate_key(struct request *req, const char *email, const char *ke
 
 static struct db_stmt st_password = DB_STMT("SELECT password_hash FROM users WHERE id = $1");
 
-struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email, const char *password)
+struct user *user_authenticate_password(struct request *req, const struct realm *realm, const char *email,
+                                        const char *password)
 {
-	struct user *u = user_by_email(req, realm_id, email);
+	/* The reference looks the account up first: a deactivated one fails whatever the password. */
+	struct user *u = user_by_email(req, realm->id, email);
 	if (u == NULL) {
 		if (req->error == ERR_NONE)
 			api_error(req, ERR_AUTH_FAILED, NULL);
+		return NULL;
+	}
+	if (!u->is_active) {
+		api_error(req, ERR_USER_DEACTIVATED, NULL);
+		return NULL;
+	}
+	if (realm->deactivated) {
+		api_error(req, ERR_REALM_DEACTIVATED, NULL);
 		return NULL;
 	}
 	struct db_res *res = DB_EXEC(req, &st_password, db_arg_int(req, u->id));
@@ -122,32 +133,48 @@ struct user *user_authenticate_password(struct request *req, int64_t realm_id, c
 		api_error(req, ERR_AUTH_FAILED, NULL);
 		return NULL;
 	}
-	/* The reference reveals deactivation only once the password is right. */
-	if (!u->is_active) {
-		api_error(req, ERR_USER_DEACTIVATED, NULL);
-		return NULL;
-	}
 	return u;
 }
 
 int user_check_full_name(struct request *req, const char *name)
 {
-	size_t len = 0;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if ((*p & 0xc0) != 0x80)
-			len++;
-		/* Control characters (Unicode category C, the ASCII part and DEL) and the reference's list. */
-		if (*p < 0x20 || *p == 0x7f || strchr("*`\\>\"@", *p) != NULL)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid characters in name!");
-	}
+	size_t len = utf8_length(name);
 	if (len > 100)
 		return api_error(req, ERR_BAD_REQUEST, "Name too long!");
 	if (len < 2)
 		return api_error(req, ERR_BAD_REQUEST, "Name too short!");
+	/* Control characters (Unicode category C: the ASCII part and DEL) and the reference's list. */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || strchr("*`\\>\"@", *p) != NULL)
+			return api_error(req, ERR_BAD_REQUEST, "Invalid characters in name!");
+	/* "Name|15" would be ambiguous in the mention syntax @**Name|15**. */
 	const char *bar = strrchr(name, '|');
 	if (bar != NULL && bar[1] != '\0' && strspn(bar + 1, "0123456789") == strlen(bar + 1))
 		return api_error(req, ERR_BAD_REQUEST, "Invalid format!");
 	return 0;
+}
+
+bool user_password_is_strong(const char *password)
+{
+	static const char *const common[] = {
+	    "password", "passw0rd",   "password1", "password123", "123456789", "12345678",  "1234567890",
+	    "qwerty",   "qwertyuiop", "abc123",    "111111",      "123123",    "iloveyou",  "letmein",
+	    "welcome",  "monkey",     "dragon",    "football",    "baseball",  "sunshine",  "princess",
+	    "admin",    "login",      "starwars",  "trustno1",    "zaq12wsx",  "qwerty123", "1q2w3e4r",
+	    "1qaz2wsx", "master",     "shadow",    "superman",    "michael",   "changeme",  "secret",
+	};
+	size_t len = utf8_length(password);
+	if (len < 6)
+		return false;
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		if (strcasecmp(password, common[i]) == 0)
+			return false;
+	static const char *const runs[] = {"abcdefghijklmnopqrstuvwxyz", "01234567890", "qwertyuiopasdfghjklzxcvbnm",
+	                                   "9876543210", "zyxwvutsrqponmlkjihgfedcba"};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		if (strcasestr(runs[i], password) != NULL)
+			return false;
+	return strspn(password, (char[]){password[0], '\0'}) != strlen(password);
 }
 
 bool user_email_is_valid(const char *email)

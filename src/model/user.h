@@ -11,6 +11,8 @@
 
 struct request;
 struct db_res;
+struct realm;
+struct realm;
 
 enum role { ROLE_OWNER = 100, ROLE_ADMIN = 200, ROLE_MODERATOR = 300, ROLE_MEMBER = 400, ROLE_GUEST = 600 };
 enum bot_type { BOT_GENERIC = 1, BOT_INCOMING_WEBHOOK = 2, BOT_OUTGOING_WEBHOOK = 3, BOT_EMBEDDED = 4 };
@@ -75,8 +77,12 @@ struct user *user_by_email(struct request *req, int64_t realm_id, const char *em
  * -1. email is the Basic-auth user name and must match the key's user.
  */
 int user_authenticate_key(struct request *req, const char *email, const char *key);
-/* Checks a password; on success returns the user, else NULL with AUTHENTICATION_FAILED (or a 401 kin). */
-struct user *user_authenticate_password(struct request *req, int64_t realm_id, const char *email, const char *password);
+/*
+ * Checks a password in realm; returns the user, or NULL with AUTHENTICATION_FAILED, USER_DEACTIVATED or
+ * REALM_DEACTIVATED recorded (in the reference's order).
+ */
+struct user *user_authenticate_password(struct request *req, const struct realm *realm, const char *email,
+                                        const char *password);
 
 struct user_new {
 	const char *email;
@@ -89,6 +95,11 @@ struct user_new {
 
 /* Checks a full name as the reference does; returns 0 or -1 with "Name too long!" and kin recorded. */
 int user_check_full_name(struct request *req, const char *name);
+/*
+ * The reference asks for 6 characters and 10,000 guesses by zxcvbn. Without zxcvbn this refuses what it
+ * would rate lowest: the most common passwords, one repeated character, and straight keyboard or alphabet runs.
+ */
+bool user_password_is_strong(const char *password);
 /* True for an address the reference's e-mail validator accepts. */
 bool user_email_is_valid(const char *email);
 /*

@@ -51,10 +51,27 @@ static void test_router_method_not_allowed(void)
 	CU_ASSERT_EQUAL(req.error, ERR_METHOD);
 	json_object *allowed;
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(req.error_fields, "allowed_methods", &allowed));
-	CU_ASSERT_STRING_EQUAL(jsonx_string(allowed), "[\"GET\",\"POST\"]");
+	CU_ASSERT_STRING_EQUAL(jsonx_string(allowed), "[\"GET\",\"POST\",\"HEAD\"]");
+	CU_ASSERT_STRING_EQUAL(req.header_values[0], "GET, POST, HEAD");
 	CU_ASSERT_PTR_NULL(find("POST", "/users/me"));
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(req.error_fields, "allowed_methods", &allowed));
-	CU_ASSERT_STRING_EQUAL(jsonx_string(allowed), "[\"GET\"]");
+	CU_ASSERT_STRING_EQUAL(jsonx_string(allowed), "[\"GET\",\"HEAD\"]");
+}
+
+static void test_router_head_is_get(void)
+{
+	const struct route *r = find("HEAD", "/users/me");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_PTR_EQUAL(r->handler, users_me_get);
+}
+
+static void test_router_options_lists_methods(void)
+{
+	CU_ASSERT_PTR_NULL(find("OPTIONS", "/users"));
+	CU_ASSERT_EQUAL(req.error, ERR_NONE);
+	CU_ASSERT_EQUAL(req.status, 204);
+	CU_ASSERT_STRING_EQUAL(req.header_names[0], "Allow");
+	CU_ASSERT_STRING_EQUAL(req.header_values[0], "GET, HEAD, POST");
 }
 
 int main(void)
@@ -65,6 +82,8 @@ int main(void)
 		{"test_router_int_and_string_parameters", test_router_int_and_string_parameters},
 		{"test_router_not_found", test_router_not_found},
 		{"test_router_method_not_allowed", test_router_method_not_allowed},
+		{"test_router_head_is_get", test_router_head_is_get},
+		{"test_router_options_lists_methods", test_router_options_lists_methods},
 		{NULL, NULL},
 	};
 	int rc = unit_run("router", tests);

@@ -1,0 +1,185 @@
+/*
+ * confab-itest: integration tests against a running stack (nginx -> workers -> PostgreSQL/Redis).
+ *
+ * The harness: an HTTP helper on libcurl, JSON helpers on json-c, helpers that run confabctl and psql, per-test
+ * fresh users, and assertion macros that report the actual values. Everything a helper returns (responses,
+ * users, strings) belongs to the harness and is freed after each test, also when a fatal assertion ended it.
+ *
+ * Environment (set by scripts/test): CONFAB_URL, CONFAB_OWNER_EMAIL, CONFAB_OWNER_KEY, CONFAB_OWNER_PASSWORD,
+ * CONFAB_CTL, CONFAB_PSQL, CONFAB_RESTART_PG, CONFAB_RESTART_REDIS, optional CONFAB_RATE_LIMIT (default 600; must
+ * equal the stack's rate_limit_per_minute). CONFAB_ITEST_DEBUG=1 prints every hostile request and its answer.
+ *
+ * Usage: confab-itest [SUITE[:TEST]]...   Suites: auth, params, server, users, restarts (last; restarts PostgreSQL
+ * and Redis). Without arguments every suite runs. Exit status 0 only if every test passed.
+ *
+ * Tests assert the reference (Zulip) behaviour; a comment names the Zulip source where it goes beyond
+ * shared/reference/zulip-digest.md.
+ */
+#ifndef CONFAB_ITEST_H
+#define CONFAB_ITEST_H
+
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- configuration ------------------------------------------------------------------------------------------ */
+
+extern const char *itest_url;      /* CONFAB_URL without a trailing slash, e.g. http://127.0.0.1:9991 */
+extern const char *itest_hostname; /* host part of CONFAB_URL, e.g. 127.0.0.1 */
+extern const char *itest_hostport; /* host[:port] part of CONFAB_URL */
+extern int itest_rate_limit;       /* CONFAB_RATE_LIMIT, default 600 */
+
+/* ---- users -------------------------------------------------------------------------------------------------- */
+
+struct user {
+	int64_t id;
+	char *email;    /* delivery e-mail as created */
+	char *key;      /* API key */
+	char *password; /* NULL when created without one */
+	char *realm;    /* subdomain, "" for the root organization */
+	int64_t realm_id;
+};
+
+extern struct user itest_owner; /* the root organization's owner, from the environment */
+
+/* A fresh user of the root organization with the given role (owner|admin|moderator|member|guest). */
+struct user *new_user(const char *role);
+/* A fresh user; realm is a subdomain ("" = root); flags are extra confabctl arguments ("--bot", ...) or NULL. */
+struct user *new_user_in(const char *realm, const char *role, const char *const *flags);
+/* A fresh generic bot (confabctl --bot) of the root organization. */
+struct user *new_bot(void);
+/* A fresh organization with a unique subdomain; returns its owner. */
+struct user *new_realm(void);
+/* confabctl deactivate-user. */
+void deactivate_user(const struct user *u);
+/* A unique lowercase e-mail address for this run. */
+char *unique_email(const char *tag);
+/* The Host header value that selects realm ("" = the root organization: CONFAB_URL's host[:port]). */
+char *realm_host(const char *realm);
+
+/* ---- commands ----------------------------------------------------------------------------------------------- */
+
+/* Runs CONFAB_CTL with argv (NULL-terminated) and parses the JSON object it prints; NULL on failure. */
+json_object *ctl(const char *const *argv);
+/* Runs SQL (printf-style) through CONFAB_PSQL; returns its trimmed output, or NULL if psql failed. */
+char *psql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like psql(), but a failure is a fatal assertion. */
+char *psql_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- HTTP --------------------------------------------------------------------------------------------------- */
+
+struct resp {
+	long status;   /* 0 if no HTTP response arrived */
+	int curl_code; /* CURLcode of the transfer */
+	char *body;    /* NUL-terminated */
+	size_t len;
+	json_object *json; /* the body parsed, when it is a JSON object; else NULL */
+	size_t nheaders;
+	char **hname, **hvalue;
+	char *what; /* "METHOD /path" for messages */
+};
+
+struct request {
+	const char *method;      /* default GET */
+	const char *path;        /* e.g. "/api/v1/users/me?x=1" */
+	const char *query;       /* appended to path after '?' (or '&') */
+	const struct user *user; /* Basic auth with user->email:user->key, Host of user->realm */
+	const char *auth_email;  /* Basic auth with these raw credentials (wins over user) */
+	const char *auth_key;
+	const char *authorization;    /* raw Authorization header value (wins over both) */
+	bool empty_authorization;     /* send "Authorization:" with an empty value */
+	const char *host;             /* Host header (default: the user's realm, else CONFAB_URL's) */
+	const char *form;             /* application/x-www-form-urlencoded body */
+	const char *const *multipart; /* name, value, name, value, ..., NULL: a multipart/form-data body */
+	const char *body;             /* raw body of body_len bytes ... */
+	size_t body_len;
+	const char *content_type;   /* ... with this Content-Type (NULL: none) */
+	const char *const *headers; /* extra header lines ("Name: value"), NULL-terminated */
+	long timeout;               /* seconds, default 30 */
+};
+
+struct resp *http(const struct request *rq);
+/* Shorthands for /api/v1 + path. */
+struct resp *api_get(const struct user *u, const char *path);
+struct resp *api_post(const struct user *u, const char *path, const char *form);
+struct resp *api_method(const char *method, const struct user *u, const char *path);
+/* The value of response header name (case-insensitive; the last one), or NULL. */
+const char *resp_header(const struct resp *r, const char *name);
+/* Builds a multipart/form-data body from name/value pairs; *ctype receives the Content-Type. */
+char *multipart_body(const char *const *pairs, size_t *len, char **ctype);
+
+/* ---- strings and JSON --------------------------------------------------------------------------------------- */
+
+char *fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
+char *url_encode(const char *s);
+char *base64(const char *s, size_t len);
+char *repeat(char c, size_t n);
+void *keep(void *p); /* frees p after the current test */
+
+json_object *jget(json_object *o, const char *key); /* NULL if o is not an object or key is absent/null */
+bool jhas(json_object *o, const char *key);         /* key present (possibly null) */
+bool jis_null(json_object *o, const char *key);     /* key present with value null */
+const char *jstr(json_object *o, const char *key);  /* NULL unless a string */
+int64_t jint(json_object *o, const char *key);      /* INT64_MIN unless an integer */
+int jbool(json_object *o, const char *key);         /* 0/1, -1 unless a boolean */
+const char *jtext(json_object *o);                  /* compact JSON text (for messages) */
+/* The element of array members (GET /users) whose user_id is id, or NULL. */
+json_object *find_member(json_object *members, int64_t id);
+
+/* ---- assertions --------------------------------------------------------------------------------------------- */
+
+void itest_check(bool ok, bool fatal, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+
+#define CHECK(cond, ...)   itest_check(!!(cond), false, __FILE__, __LINE__, __VA_ARGS__)
+#define REQUIRE(cond, ...) itest_check(!!(cond), true, __FILE__, __LINE__, __VA_ARGS__)
+
+void expect_status(const struct resp *r, long status, const char *file, int line);
+void expect_success(const struct resp *r, const char *file, int line);
+void expect_error(const struct resp *r, long status, const char *code, const char *msg, const char *file, int line);
+void expect_str(json_object *o, const char *key, const char *want, const char *file, int line);
+void expect_int(json_object *o, const char *key, int64_t want, const char *file, int line);
+void expect_bool(json_object *o, const char *key, bool want, const char *file, int line);
+void expect_null(json_object *o, const char *key, const char *file, int line);
+void expect_absent(json_object *o, const char *key, const char *file, int line);
+void expect_keys(json_object *o, const char *const *keys, const char *file, int line);
+void expect_str_list(json_object *o, const char *key, const char *const *want, const char *file, int line);
+void expect_header(const struct resp *r, const char *name, const char *want, const char *file, int line);
+
+/* HTTP status (with the body in the message on failure). */
+#define EXPECT_STATUS(r, st) expect_status((r), (st), __FILE__, __LINE__)
+/* 200 and {"result":"success","msg":""}. */
+#define EXPECT_SUCCESS(r) expect_success((r), __FILE__, __LINE__)
+/* Status, result "error", exact code (NULL: no code key), exact msg, no ignored_parameters_unsupported. */
+#define EXPECT_ERROR(r, st, code, msg) expect_error((r), (st), (code), (msg), __FILE__, __LINE__)
+#define EXPECT_STR(o, key, want)       expect_str((o), (key), (want), __FILE__, __LINE__)
+#define EXPECT_INT(o, key, want)       expect_int((o), (key), (want), __FILE__, __LINE__)
+#define EXPECT_BOOL(o, key, want)      expect_bool((o), (key), (want), __FILE__, __LINE__)
+#define EXPECT_NULL(o, key)            expect_null((o), (key), __FILE__, __LINE__)
+#define EXPECT_ABSENT(o, key)          expect_absent((o), (key), __FILE__, __LINE__)
+/* Exactly these keys (NULL-terminated list). */
+#define EXPECT_KEYS(o, ...) expect_keys((o), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
+/* o[key] is exactly this list of strings (an empty list: EXPECT_STR_LIST(o, key, NULL)). */
+#define EXPECT_STR_LIST(o, key, ...)                                                                                   \
+	expect_str_list((o), (key), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
+#define EXPECT_HEADER(r, name, want) expect_header((r), (name), (want), __FILE__, __LINE__)
+
+/* ---- suites ------------------------------------------------------------------------------------------------- */
+
+struct itest_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* Adds a suite whose tests get the harness's per-test cleanup. cases ends with {NULL, NULL}. */
+void itest_add_suite(const char *name, const struct itest_case *cases);
+
+void register_auth_tests(void);
+void register_params_tests(void);
+void register_server_tests(void);
+void register_users_tests(void);
+void register_restart_tests(void); /* last: restarts PostgreSQL and Redis */
+
+#endif

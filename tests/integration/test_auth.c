@@ -1,0 +1,397 @@
+/*
+ * Authentication on /api/v1 (HTTP Basic with e-mail and API key) and POST /fetch_api_key.
+ * Reference: zulip-digest.md section h; Zulip zerver/decorator.py (get_basic_credentials, validate_api_key),
+ * zproject/backends.py (EmailAuthBackend, common_get_active_user) and zerver/views/auth.py (api_fetch_api_key).
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "itest.h"
+
+#define NOT_LOGGED_IN  "Not logged in: API authentication or user session required"
+#define INVALID_HEADER "Invalid authorization header for basic auth"
+
+/* 401 UNAUTHORIZED with msg and the WWW-Authenticate challenge. */
+static void expect_unauthorized(const struct resp *r, const char *msg, const char *file, int line)
+{
+	expect_error(r, 401, "UNAUTHORIZED", msg, file, line);
+	expect_header(r, "WWW-Authenticate", "Basic realm=\"zulip\"", file, line);
+}
+#define EXPECT_UNAUTHORIZED(r, msg) expect_unauthorized((r), (msg), __FILE__, __LINE__)
+
+static struct resp *me_with_authorization(const char *authorization)
+{
+	return http(&(struct request){.path = "/api/v1/users/me", .authorization = authorization});
+}
+
+static struct resp *me_with_basic(const char *email, const char *key)
+{
+	return http(&(struct request){.path = "/api/v1/users/me", .auth_email = email, .auth_key = key});
+}
+
+static char *upper(const char *s)
+{
+	char *u = fmt("%s", s);
+	for (char *p = u; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	return u;
+}
+
+/* ---- the Authorization header ------------------------------------------------------------------------------- */
+
+static void test_valid_credentials(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = api_get(u, "/users/me");
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", u->id);
+	EXPECT_STR(r->json, "delivery_email", u->email);
+}
+
+static void test_no_authorization_header(void)
+{
+	EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users/me"}), NOT_LOGGED_IN);
+	EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users"}), NOT_LOGGED_IN);
+	EXPECT_UNAUTHORIZED(http(&(struct request){.method = "POST", .path = "/api/v1/users", .form = "a=b"}),
+	                    NOT_LOGGED_IN);
+}
+
+/* rest_dispatch tests for the presence of the header ("Authorization" in request.headers); "".split() fails. */
+static void test_empty_authorization_header(void)
+{
+	EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users/me", .empty_authorization = true}),
+	                    INVALID_HEADER);
+}
+
+static void test_non_basic_scheme(void)
+{
+	struct resp *r = me_with_authorization("Bearer x");
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "This endpoint requires HTTP basic authentication.");
+	CHECK(resp_header(r, "WWW-Authenticate") == NULL, "a 400 must not carry WWW-Authenticate: %s", r->body);
+	EXPECT_ERROR(me_with_authorization("Digest dXNlcjpwYXNz"), 400, "BAD_REQUEST",
+	             "This endpoint requires HTTP basic authentication.");
+}
+
+static void test_basic_scheme_case_insensitive(void)
+{
+	struct user *u = new_user("member");
+	const char *cred = fmt("%s:%s", u->email, u->key);
+	struct resp *r = me_with_authorization(fmt("basic %s", base64(cred, strlen(cred))));
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", u->id);
+	EXPECT_SUCCESS(me_with_authorization(fmt("BASIC %s", base64(cred, strlen(cred)))));
+}
+
+static void test_basic_not_base64(void)
+{
+	EXPECT_UNAUTHORIZED(me_with_authorization("Basic !!!"), INVALID_HEADER);
+}
+
+static void test_basic_without_colon(void)
+{
+	EXPECT_UNAUTHORIZED(me_with_authorization(fmt("Basic %s", base64("nocolonhere", 11))), INVALID_HEADER);
+}
+
+static void test_basic_without_credentials(void)
+{
+	EXPECT_UNAUTHORIZED(me_with_authorization("Basic"), INVALID_HEADER);
+}
+
+/* Zulip splits the header on whitespace into exactly (scheme, credentials); anything else is a ValueError. */
+static void test_header_not_a_pair(void)
+{
+	EXPECT_UNAUTHORIZED(me_with_authorization("Bearer"), INVALID_HEADER);
+	struct user *u = new_user("member");
+	const char *cred = fmt("%s:%s", u->email, u->key);
+	EXPECT_UNAUTHORIZED(me_with_authorization(fmt("Basic %s extra", base64(cred, strlen(cred)))), INVALID_HEADER);
+}
+
+/* The decoded value must split on ':' into exactly two parts. */
+static void test_basic_two_colons(void)
+{
+	struct user *u = new_user("member");
+	const char *cred = fmt("%s:%s:x", u->email, u->key);
+	EXPECT_UNAUTHORIZED(me_with_authorization(fmt("Basic %s", base64(cred, strlen(cred)))), INVALID_HEADER);
+}
+
+/* A decoded value that is not UTF-8 fails to decode (UnicodeDecodeError is a ValueError). */
+static void test_basic_not_utf8(void)
+{
+	struct user *u = new_user("member");
+	const char *cred = fmt("\xff\xfe%s:%s", u->email, u->key);
+	EXPECT_UNAUTHORIZED(me_with_authorization(fmt("Basic %s", base64(cred, strlen(cred)))), INVALID_HEADER);
+}
+
+/* ---- the API key -------------------------------------------------------------------------------------------- */
+
+static void test_malformed_api_key(void)
+{
+	struct user *u = new_user("member");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, "short"), "Malformed API key");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, ""), "Malformed API key");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, fmt("%.31s", u->key)), "Malformed API key");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, fmt("%sA", u->key)), "Malformed API key");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, fmt("%.31s-", u->key)), "Malformed API key");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, fmt("%.31s\xc3\xa9", u->key)), "Malformed API key");
+}
+
+static void test_unknown_api_key(void)
+{
+	struct user *u = new_user("member");
+	/* Same format, different key: flip the case of every letter. */
+	char *other = fmt("%s", u->key);
+	for (char *p = other; *p; p++)
+		*p = isupper((unsigned char)*p) ? (char)tolower((unsigned char)*p) : (char)toupper((unsigned char)*p);
+	if (strcmp(other, u->key) == 0)
+		other = fmt("%.31s%c", u->key, u->key[31] == 'Z' ? 'Y' : 'Z');
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, other), "Invalid API key");
+	EXPECT_UNAUTHORIZED(me_with_basic(u->email, "00000000000000000000000000000000"), "Invalid API key");
+}
+
+static void test_api_key_of_another_user(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	EXPECT_UNAUTHORIZED(me_with_basic(a->email, b->key), "Invalid API key");
+	EXPECT_UNAUTHORIZED(me_with_basic("nobody@example.com", b->key), "Invalid API key");
+	/* The owner's e-mail with a member's key does not make the member an owner. */
+	EXPECT_UNAUTHORIZED(me_with_basic(itest_owner.email, b->key), "Invalid API key");
+}
+
+static void test_email_case_and_whitespace(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = me_with_basic(upper(u->email), u->key);
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", u->id);
+	r = me_with_basic(fmt("  %s ", u->email), fmt("  %s  ", u->key));
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", u->id);
+}
+
+static void test_deactivated_user(void)
+{
+	struct user *u = new_user("member");
+	EXPECT_SUCCESS(api_get(u, "/users/me"));
+	deactivate_user(u);
+	EXPECT_UNAUTHORIZED(api_get(u, "/users/me"), "Account is deactivated");
+	EXPECT_UNAUTHORIZED(api_get(u, "/users"), "Account is deactivated");
+}
+
+static void test_deactivated_realm(void)
+{
+	struct user *o = new_realm();
+	EXPECT_SUCCESS(api_get(o, "/users/me"));
+	psql_ok("UPDATE realms SET deactivated = true WHERE subdomain = '%s'", o->realm);
+	EXPECT_UNAUTHORIZED(api_get(o, "/users/me"), "This organization has been deactivated");
+	/* Realm deactivation is checked before the subdomain. */
+	EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users/me", .user = o, .host = realm_host("")}),
+	                    "This organization has been deactivated");
+}
+
+static void test_wrong_subdomain(void)
+{
+	struct user *o = new_realm();
+	struct user *u = new_user("member");
+	EXPECT_SUCCESS(api_get(o, "/users/me"));
+	EXPECT_UNAUTHORIZED(
+	    http(&(struct request){.path = "/api/v1/users/me", .user = u, .host = realm_host(o->realm)}),
+	    "Account is not associated with this subdomain");
+	EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users/me", .user = o, .host = realm_host("")}),
+	                    "Account is not associated with this subdomain");
+	/* A host naming no organization at all is still not the user's subdomain. */
+	EXPECT_UNAUTHORIZED(
+	    http(&(struct request){.path = "/api/v1/users/me", .user = u, .host = realm_host("nosuchorg")}),
+	    "Account is not associated with this subdomain");
+}
+
+/*
+ * Browsers and curl send the port in Host when it is not the default one. Zulip's get_subdomain() matches
+ * "<sub>.<EXTERNAL_HOST>" with an optional port, so "sub.127.0.0.1:PORT" selects "sub" too.
+ */
+static void test_subdomain_host_with_port_and_case(void)
+{
+	const char *port = strchr(itest_hostport, ':');
+	struct user *o = new_realm();
+	struct user *u = new_user("member");
+	if (port != NULL) {
+		const char *host = fmt("%s.%s", o->realm, itest_hostport);
+		struct resp *r = http(&(struct request){.path = "/api/v1/users/me", .user = o, .host = host});
+		EXPECT_SUCCESS(r);
+		EXPECT_INT(r->json, "user_id", o->id);
+		EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users/me", .user = u, .host = host}),
+		                    "Account is not associated with this subdomain");
+	}
+	struct resp *r =
+	    http(&(struct request){.path = "/api/v1/users/me", .user = o, .host = upper(realm_host(o->realm))});
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", o->id);
+}
+
+static void test_incoming_webhook_bot(void)
+{
+	struct user *b = new_bot();
+	struct resp *r = api_get(b, "/users/me");
+	EXPECT_SUCCESS(r); /* a generic bot may use the API */
+	EXPECT_BOOL(r->json, "is_bot", true);
+	psql_ok("UPDATE users SET bot_type = 2 WHERE id = %lld", (long long)b->id);
+	EXPECT_UNAUTHORIZED(api_get(b, "/users/me"), "This API is not available to incoming webhook bots.");
+}
+
+/* ---- POST /fetch_api_key ------------------------------------------------------------------------------------ */
+
+static struct resp *fetch_key(const char *host, const char *username, const char *password)
+{
+	const char *form = fmt("username=%s&password=%s", url_encode(username), url_encode(password));
+	return http(&(struct request){.method = "POST", .path = "/api/v1/fetch_api_key", .form = form, .host = host});
+}
+
+static void test_fetch_api_key(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = fetch_key(NULL, u->email, u->password);
+	EXPECT_SUCCESS(r);
+	EXPECT_KEYS(r->json, "result", "msg", "api_key", "email", "user_id");
+	EXPECT_STR(r->json, "email", u->email);
+	EXPECT_INT(r->json, "user_id", u->id);
+	const char *key = jstr(r->json, "api_key");
+	REQUIRE(key != NULL, "no api_key: %s", r->body);
+	bool alnum = strlen(key) == 32;
+	for (const char *p = key; *p; p++)
+		alnum = alnum && isalnum((unsigned char)*p);
+	CHECK(alnum, "api_key is not 32 alphanumeric characters: \"%s\"", key);
+	struct user with_key = *u;
+	with_key.key = fmt("%s", key);
+	r = api_get(&with_key, "/users/me");
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", u->id);
+}
+
+static void test_fetch_api_key_email_case_insensitive(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = fetch_key(NULL, upper(u->email), u->password);
+	EXPECT_SUCCESS(r);
+	EXPECT_STR(r->json, "email", u->email);
+	EXPECT_INT(r->json, "user_id", u->id);
+}
+
+static void test_fetch_api_key_in_other_realm(void)
+{
+	struct user *o = new_realm();
+	struct resp *r = fetch_key(realm_host(o->realm), o->email, o->password);
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", o->id);
+}
+
+static void test_fetch_api_key_ignores_authorization(void)
+{
+	struct user *u = new_user("member");
+	const char *form = fmt("username=%s&password=%s", url_encode(u->email), url_encode(u->password));
+	struct resp *r = http(&(struct request){
+	    .method = "POST", .path = "/api/v1/fetch_api_key", .form = form, .authorization = "Bearer junk"});
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "user_id", u->id);
+}
+
+static void test_fetch_api_key_wrong_password(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = fetch_key(NULL, u->email, "wrong-password-123");
+	EXPECT_ERROR(r, 401, "AUTHENTICATION_FAILED", "Your username or password is incorrect");
+	/* Another user's password does not work either. */
+	struct user *v = new_user("member");
+	EXPECT_ERROR(fetch_key(NULL, u->email, v->password), 401, "AUTHENTICATION_FAILED",
+	             "Your username or password is incorrect");
+}
+
+static void test_fetch_api_key_empty_password(void)
+{
+	struct user *u = new_user("member");
+	EXPECT_ERROR(fetch_key(NULL, u->email, ""), 401, "AUTHENTICATION_FAILED",
+	             "Your username or password is incorrect");
+}
+
+static void test_fetch_api_key_unknown_user(void)
+{
+	EXPECT_ERROR(fetch_key(NULL, unique_email("nobody"), "whatever-password-1"), 401, "AUTHENTICATION_FAILED",
+	             "Your username or password is incorrect");
+}
+
+static void test_fetch_api_key_invalid_email(void)
+{
+	EXPECT_ERROR(fetch_key(NULL, "name_without_at", "whatever-password-1"), 400, "BAD_REQUEST",
+	             "Enter a valid email address.");
+}
+
+static void test_fetch_api_key_deactivated_user(void)
+{
+	struct user *u = new_user("member");
+	deactivate_user(u);
+	EXPECT_ERROR(fetch_key(NULL, u->email, u->password), 401, "USER_DEACTIVATED", "Account is deactivated");
+}
+
+/* EmailAuthBackend looks the account up (common_get_active_user) before it checks the password. */
+static void test_fetch_api_key_deactivated_user_wrong_password(void)
+{
+	struct user *u = new_user("member");
+	deactivate_user(u);
+	EXPECT_ERROR(fetch_key(NULL, u->email, "wrong-password-123"), 401, "USER_DEACTIVATED",
+	             "Account is deactivated");
+}
+
+static void test_fetch_api_key_deactivated_realm(void)
+{
+	struct user *o = new_realm();
+	psql_ok("UPDATE realms SET deactivated = true WHERE subdomain = '%s'", o->realm);
+	EXPECT_ERROR(fetch_key(realm_host(o->realm), o->email, o->password), 401, "REALM_DEACTIVATED",
+	             "This organization has been deactivated");
+}
+
+static void test_fetch_api_key_missing_password(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = http(&(struct request){
+	    .method = "POST", .path = "/api/v1/fetch_api_key", .form = fmt("username=%s", url_encode(u->email))});
+	EXPECT_ERROR(r, 400, "REQUEST_VARIABLE_MISSING", "Missing 'password' argument");
+	EXPECT_STR(r->json, "var_name", "password");
+}
+
+void register_auth_tests(void)
+{
+	static const struct itest_case cases[] = {
+	    {"valid_credentials", test_valid_credentials},
+	    {"no_authorization_header", test_no_authorization_header},
+	    {"empty_authorization_header", test_empty_authorization_header},
+	    {"non_basic_scheme", test_non_basic_scheme},
+	    {"basic_scheme_case_insensitive", test_basic_scheme_case_insensitive},
+	    {"basic_not_base64", test_basic_not_base64},
+	    {"basic_without_colon", test_basic_without_colon},
+	    {"basic_without_credentials", test_basic_without_credentials},
+	    {"header_not_a_pair", test_header_not_a_pair},
+	    {"basic_two_colons", test_basic_two_colons},
+	    {"basic_not_utf8", test_basic_not_utf8},
+	    {"malformed_api_key", test_malformed_api_key},
+	    {"unknown_api_key", test_unknown_api_key},
+	    {"api_key_of_another_user", test_api_key_of_another_user},
+	    {"email_case_and_whitespace", test_email_case_and_whitespace},
+	    {"deactivated_user", test_deactivated_user},
+	    {"deactivated_realm", test_deactivated_realm},
+	    {"wrong_subdomain", test_wrong_subdomain},
+	    {"subdomain_host_with_port_and_case", test_subdomain_host_with_port_and_case},
+	    {"incoming_webhook_bot", test_incoming_webhook_bot},
+	    {"fetch_api_key", test_fetch_api_key},
+	    {"fetch_api_key_email_case_insensitive", test_fetch_api_key_email_case_insensitive},
+	    {"fetch_api_key_in_other_realm", test_fetch_api_key_in_other_realm},
+	    {"fetch_api_key_ignores_authorization", test_fetch_api_key_ignores_authorization},
+	    {"fetch_api_key_wrong_password", test_fetch_api_key_wrong_password},
+	    {"fetch_api_key_empty_password", test_fetch_api_key_empty_password},
+	    {"fetch_api_key_unknown_user", test_fetch_api_key_unknown_user},
+	    {"fetch_api_key_invalid_email", test_fetch_api_key_invalid_email},
+	    {"fetch_api_key_deactivated_user", test_fetch_api_key_deactivated_user},
+	    {"fetch_api_key_deactivated_user_wrong_password", test_fetch_api_key_deactivated_user_wrong_password},
+	    {"fetch_api_key_deactivated_realm", test_fetch_api_key_deactivated_realm},
+	    {"fetch_api_key_missing_password", test_fetch_api_key_missing_password},
+	    {NULL, NULL},
+	};
+	itest_add_suite("auth", cases);
+}

@@ -1,0 +1,375 @@
+/*
+ * Server-wide behaviour: GET /server_settings, GET /health, routing (404/405), rate limiting, and (in the
+ * "restarts" suite, run last) recovery after PostgreSQL and Redis restarts.
+ * Reference: zulip-digest.md section h; Zulip zerver/views/auth.py get_server_settings, zerver/lib/rest.py.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "itest.h"
+
+/* ---- GET /server_settings ----------------------------------------------------------------------------------- */
+
+static void test_server_settings(void)
+{
+	struct resp *r = http(&(struct request){.path = "/api/v1/server_settings"});
+	EXPECT_SUCCESS(r);
+	json_object *j = r->json;
+	EXPECT_INT(j, "zulip_feature_level", 496);
+	CHECK(jstr(j, "zulip_version") != NULL && *jstr(j, "zulip_version") != '\0', "zulip_version: %s", jtext(j));
+	CHECK(jstr(j, "zulip_merge_base") != NULL, "zulip_merge_base: %s", jtext(j));
+	json_object *methods = jget(j, "authentication_methods");
+	CHECK(methods != NULL && json_object_is_type(methods, json_type_object), "authentication_methods: %s",
+	      jtext(j));
+	EXPECT_BOOL(methods, "password", true);
+	EXPECT_BOOL(methods, "email", true);
+	json_object *external = jget(j, "external_authentication_methods");
+	CHECK(external != NULL && json_object_is_type(external, json_type_array) &&
+	          json_object_array_length(external) == 0,
+	      "external_authentication_methods should be []: %s", jtext(j));
+	EXPECT_BOOL(j, "push_notifications_enabled", false);
+	EXPECT_BOOL(j, "is_incompatible", false);
+	EXPECT_BOOL(j, "email_auth_enabled", true);
+	EXPECT_BOOL(j, "require_email_format_usernames", true);
+	EXPECT_STR(j, "realm_url", itest_url);
+	EXPECT_STR(j, "realm_uri", itest_url);
+	CHECK(jstr(j, "realm_name") != NULL && *jstr(j, "realm_name") != '\0', "realm_name: %s", jtext(j));
+	/* Gravatar identicon of the (empty) subdomain: md5("") */
+	EXPECT_STR(j, "realm_icon", "https://secure.gravatar.com/avatar/d41d8cd98f00b204e9800998ecf8427e?d=identicon");
+	CHECK(jstr(j, "realm_description") != NULL, "realm_description: %s", jtext(j));
+	EXPECT_BOOL(j, "realm_web_public_access_enabled", false);
+	EXPECT_ABSENT(j, "ignored_parameters_unsupported");
+	char *name = psql_ok("SELECT name FROM realms WHERE subdomain = ''");
+	EXPECT_STR(j, "realm_name", name);
+}
+
+static void test_server_settings_other_realm(void)
+{
+	struct user *o = new_realm();
+	struct resp *r = http(&(struct request){.path = "/api/v1/server_settings", .host = realm_host(o->realm)});
+	EXPECT_SUCCESS(r);
+	const char *port = strchr(itest_hostport, ':');
+	const char *url = fmt("http://%s.%s%s", o->realm, itest_hostname, port ? port : "");
+	EXPECT_STR(r->json, "realm_url", url);
+	EXPECT_STR(r->json, "realm_uri", url);
+	EXPECT_STR(r->json, "realm_name", psql_ok("SELECT name FROM realms WHERE subdomain = '%s'", o->realm));
+	CHECK(jstr(r->json, "realm_icon") != NULL &&
+	          strncmp(jstr(r->json, "realm_icon"), "https://secure.gravatar.com/avatar/", 35) == 0,
+	      "realm_icon: %s", r->body);
+}
+
+static void test_server_settings_without_realm(void)
+{
+	struct resp *r = http(&(struct request){.path = "/api/v1/server_settings", .host = realm_host("nosuch")});
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "zulip_feature_level", 496);
+	EXPECT_BOOL(r->json, "email_auth_enabled", true);
+	CHECK(jget(r->json, "authentication_methods") != NULL, "authentication_methods missing: %s", r->body);
+	static const char *const realm_keys[] = {"realm_url",  "realm_uri",         "realm_name",
+	                                         "realm_icon", "realm_description", "realm_web_public_access_enabled"};
+	for (size_t i = 0; i < sizeof(realm_keys) / sizeof(realm_keys[0]); i++)
+		EXPECT_ABSENT(r->json, realm_keys[i]);
+}
+
+/* ---- GET /health -------------------------------------------------------------------------------------------- */
+
+static void test_health(void)
+{
+	struct resp *r = http(&(struct request){.path = "/health"});
+	EXPECT_SUCCESS(r);
+	EXPECT_KEYS(r->json, "result", "msg");
+}
+
+/* ---- routing ------------------------------------------------------------------------------------------------ */
+
+static void expect_not_found(const struct resp *r, const char *file, int line)
+{
+	expect_error(r, 404, "BAD_REQUEST", "Not Found", file, line);
+}
+#define EXPECT_NOT_FOUND(r) expect_not_found((r), __FILE__, __LINE__)
+
+static void test_unknown_path(void)
+{
+	EXPECT_NOT_FOUND(api_get(&itest_owner, "/nonexistent"));
+	/* Unauthenticated: still 404, not 401. */
+	EXPECT_NOT_FOUND(http(&(struct request){.path = "/api/v1/nonexistent"}));
+	EXPECT_NOT_FOUND(http(&(struct request){.method = "POST", .path = "/api/v1/nonexistent", .form = "a=1"}));
+	EXPECT_NOT_FOUND(api_get(&itest_owner, "/users/me/nonexistent"));
+	/* Outside /api/v1 nginx answers, in the same JSON. */
+	EXPECT_NOT_FOUND(http(&(struct request){.path = "/nonexistent"}));
+}
+
+/*
+ * Zulip's rest_dispatch serves HEAD wherever GET is served (supported_methods.setdefault("HEAD", ...)), so HEAD is
+ * listed after the route's own methods; the 405 comes from Django's HttpResponseNotAllowed, which sets Allow.
+ */
+static void test_method_not_allowed(void)
+{
+	struct resp *r = api_method("DELETE", &itest_owner, "/users");
+	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
+	EXPECT_KEYS(r->json, "result", "msg", "allowed_methods");
+	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "POST", "HEAD");
+	EXPECT_HEADER(r, "Allow", "GET, POST, HEAD");
+	r = api_method("POST", &itest_owner, "/users/me");
+	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
+	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "HEAD");
+	EXPECT_HEADER(r, "Allow", "GET, HEAD");
+	r = api_method("PATCH", &itest_owner, fmt("/users/%lld", (long long)itest_owner.id));
+	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
+	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "HEAD");
+	/* The method is checked before authentication. */
+	r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users"});
+	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
+	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "POST", "HEAD");
+}
+
+static void test_head_is_get(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = api_method("HEAD", u, "/users/me");
+	EXPECT_STATUS(r, 200);
+	CHECK(r->len == 0, "a HEAD response has no body: %s", r->body);
+	r = api_method("HEAD", u, "/users");
+	EXPECT_STATUS(r, 200);
+	r = http(&(struct request){.method = "HEAD", .path = "/api/v1/users/me"});
+	EXPECT_STATUS(r, 401);
+}
+
+/* rest_dispatch answers OPTIONS itself, before authentication: 204 with the sorted methods in Allow. */
+static void test_options(void)
+{
+	struct resp *r = http(&(struct request){.method = "OPTIONS", .path = "/api/v1/users"});
+	EXPECT_STATUS(r, 204);
+	EXPECT_HEADER(r, "Allow", "GET, HEAD, POST");
+	r = api_method("OPTIONS", &itest_owner, "/users/me");
+	EXPECT_STATUS(r, 204);
+	EXPECT_HEADER(r, "Allow", "GET, HEAD");
+}
+
+/* ---- rate limiting ------------------------------------------------------------------------------------------ */
+
+static long header_long(const struct resp *r, const char *name, bool *ok)
+{
+	const char *v = resp_header(r, name);
+	char *end;
+	if (v == NULL || *v == '\0') {
+		*ok = false;
+		return -1;
+	}
+	long n = strtol(v, &end, 10);
+	if (*end != '\0')
+		*ok = false;
+	return n;
+}
+
+/*
+ * Sends limit+1 requests as a fresh user. Returns false (to retry with another user) if the requests straddled
+ * two rate-limit windows (X-RateLimit-Reset changed).
+ */
+static bool rate_limit_round(int limit)
+{
+	struct user *u = new_user("member");
+	long reset = -1;
+	int bad_remaining = 0, bad_status = 0;
+	for (int i = 1; i <= limit; i++) {
+		struct resp *r = api_get(u, "/users/me");
+		if (r->status != 200) {
+			if (bad_status++ == 0)
+				CHECK(false, "request %d of %d: %s", i, limit, r->body);
+			continue;
+		}
+		bool ok = true;
+		long remaining = header_long(r, "X-RateLimit-Remaining", &ok);
+		long lim = header_long(r, "X-RateLimit-Limit", &ok);
+		long rs = header_long(r, "X-RateLimit-Reset", &ok);
+		if (reset == -1)
+			reset = rs;
+		else if (rs != reset)
+			return false;
+		if (!ok || remaining != limit - i || lim != limit) {
+			if (bad_remaining++ == 0)
+				CHECK(false,
+				      "request %d: X-RateLimit-Limit %s, X-RateLimit-Remaining %s (expected %d, %d)", i,
+				      resp_header(r, "X-RateLimit-Limit"), resp_header(r, "X-RateLimit-Remaining"),
+				      limit, limit - i);
+		}
+	}
+	CHECK(bad_status == 0, "%d of the first %d requests failed", bad_status, limit);
+	CHECK(bad_remaining == 0, "%d responses had wrong X-RateLimit-* headers", bad_remaining);
+	time_t now = time(NULL);
+	CHECK(reset > now - 1 && reset <= now + 61, "X-RateLimit-Reset %ld is not within the next minute (now %ld)",
+	      reset, (long)now);
+
+	struct resp *r = api_get(u, "/users/me");
+	bool ok = true;
+	long rs = header_long(r, "X-RateLimit-Reset", &ok);
+	if (ok && rs != reset)
+		return false;
+	EXPECT_ERROR(r, 429, "RATE_LIMIT_HIT", "API usage exceeded rate limit");
+	json_object *retry = jget(r->json, "retry-after");
+	CHECK(retry != NULL &&
+	          (json_object_is_type(retry, json_type_double) || json_object_is_type(retry, json_type_int)) &&
+	          json_object_get_double(retry) > 0 && json_object_get_double(retry) <= 61,
+	      "\"retry-after\" should be the seconds until the window ends: %s", r->body);
+	const char *ra = resp_header(r, "Retry-After");
+	char *end = NULL;
+	double ra_secs = ra ? strtod(ra, &end) : -1;
+	CHECK(ra != NULL && end != ra && *end == '\0' && ra_secs > 0 && ra_secs <= 61, "Retry-After header: %s",
+	      ra ? ra : "(none)");
+	EXPECT_HEADER(r, "X-RateLimit-Limit", fmt("%d", limit));
+	EXPECT_HEADER(r, "X-RateLimit-Remaining", "0");
+	CHECK(resp_header(r, "X-RateLimit-Reset") != NULL, "X-RateLimit-Reset missing on the 429");
+	/* Another user is not affected. */
+	EXPECT_SUCCESS(api_get(new_user("member"), "/users/me"));
+	return true;
+}
+
+static void test_rate_limit(void)
+{
+	int limit = itest_rate_limit;
+	REQUIRE(limit > 0 && limit <= 5000, "CONFAB_RATE_LIMIT %d is not usable", limit);
+	for (int attempt = 0; attempt < 3; attempt++)
+		if (rate_limit_round(limit))
+			return;
+	CHECK(false, "every attempt straddled a rate-limit window");
+}
+
+/* ---- restarts ----------------------------------------------------------------------------------------------- */
+
+struct restart_stats {
+	int responses, successes, bad;
+	char first_bad[600];
+};
+
+/* A response seen while a backend is down: 200, or a JSON error that is not a 500-style crash. */
+static void classify(const struct resp *r, struct restart_stats *st)
+{
+	st->responses++;
+	if (r->status == 200 && r->json != NULL) {
+		st->successes++;
+		return;
+	}
+	const char *result = jstr(r->json, "result");
+	bool json_error = r->json != NULL && result != NULL && strcmp(result, "error") == 0 && jstr(r->json, "msg");
+	bool status_ok =
+	    r->status >= 400 && (r->status < 500 || r->status == 502 || r->status == 503 || r->status == 504);
+	if (!json_error || !status_ok) {
+		if (st->bad++ == 0)
+			snprintf(st->first_bad, sizeof(st->first_bad), "%s -> %ld %.400s", r->what, r->status, r->body);
+	}
+}
+
+/* Runs the command in env var name in the background while polling, then waits for recovery. */
+static void restart_and_recover(const char *env_name)
+{
+	const char *cmd = getenv(env_name);
+	REQUIRE(cmd != NULL && *cmd != '\0', "%s is not set", env_name);
+	struct user *u = new_user("member");
+	EXPECT_SUCCESS(api_get(u, "/users/me"));
+	fflush(NULL);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork failed");
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	struct restart_stats st = {0};
+	int status = 0;
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t done = waitpid(pid, &status, WNOHANG);
+		if (done == pid)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec > 90) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			REQUIRE(false, "%s did not finish within 90 s", env_name);
+		}
+		classify(api_get(u, "/users/me"), &st);
+		if (st.responses % 20 == 0)
+			classify(http(&(struct request){.path = "/health"}), &st);
+		usleep(50000);
+	}
+	REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (%s) failed with status %d", env_name, cmd, status);
+
+	/* Within a few seconds the API answers again. */
+	bool recovered = false;
+	struct resp *last = NULL;
+	for (int i = 0; i < 100 && !recovered; i++) {
+		last = api_get(u, "/users/me");
+		if (last->status == 200 && last->json != NULL)
+			recovered = true;
+		else {
+			classify(last, &st);
+			usleep(100000);
+		}
+	}
+	CHECK(recovered, "GET /users/me did not recover within 10 s after %s: %s", env_name,
+	      last ? last->body : "(none)");
+	CHECK(st.bad == 0, "%d responses during/after %s were not JSON errors with an acceptable status; first: %s",
+	      st.bad, env_name, st.first_bad);
+	printf("(%s: %d responses while restarting, %d successful) ", env_name, st.responses, st.successes);
+	struct resp *h = NULL;
+	for (int i = 0; i < 50; i++) {
+		h = http(&(struct request){.path = "/health"});
+		if (h->status == 200)
+			break;
+		usleep(100000);
+	}
+	EXPECT_SUCCESS(h);
+	struct resp *r = api_get(u, "/users");
+	EXPECT_SUCCESS(r);
+	CHECK(find_member(jget(r->json, "members"), u->id) != NULL, "GET /users after %s lacks user %lld", env_name,
+	      (long long)u->id);
+	/* A write works too. */
+	struct resp *k = http(&(struct request){
+	    .method = "POST",
+	    .path = "/api/v1/fetch_api_key",
+	    .form = fmt("username=%s&password=%s", url_encode(u->email), url_encode(u->password)),
+	});
+	EXPECT_SUCCESS(k);
+}
+
+static void test_restart_postgresql(void)
+{
+	restart_and_recover("CONFAB_RESTART_PG");
+}
+
+static void test_restart_redis(void)
+{
+	restart_and_recover("CONFAB_RESTART_REDIS");
+}
+
+void register_server_tests(void)
+{
+	static const struct itest_case cases[] = {
+	    {"server_settings", test_server_settings},
+	    {"server_settings_other_realm", test_server_settings_other_realm},
+	    {"server_settings_without_realm", test_server_settings_without_realm},
+	    {"health", test_health},
+	    {"unknown_path", test_unknown_path},
+	    {"method_not_allowed", test_method_not_allowed},
+	    {"head_is_get", test_head_is_get},
+	    {"options", test_options},
+	    {"rate_limit", test_rate_limit},
+	    {NULL, NULL},
+	};
+	itest_add_suite("server", cases);
+}
+
+void register_restart_tests(void)
+{
+	static const struct itest_case cases[] = {
+	    {"restart_postgresql", test_restart_postgresql},
+	    {"restart_redis", test_restart_redis},
+	    {NULL, NULL},
+	};
+	itest_add_suite("restarts", cases);
+}
