@@ -111,16 +111,6 @@ int users_get_by_email(struct request *req)
 	return reply_user(req, target);
 }
 
-static const char *strip(struct request *req, const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t len = strlen(s);
-	while (len > 0 && isspace((unsigned char)s[len - 1]))
-		len--;
-	return arena_strndup(&req->arena, s, len);
-}
-
 /* POST /api/v1/users */
 int users_create(struct request *req)
 {
@@ -128,7 +118,7 @@ int users_create(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "User not authorized to create users");
 	struct user_new spec = {
 	    .email = param_str(req, "email"),
-	    .full_name = strip(req, param_str(req, "full_name")),
+	    .full_name = arena_strip(&req->arena, param_str(req, "full_name")),
 	    .password = param_str(req, "password"),
 	    .role = ROLE_MEMBER,
 	};

@@ -1,6 +1,7 @@
 /* A simple bump allocator with a cleanup list; see arena.h. */
 #include "core/arena.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,16 @@ char *arena_strndup(struct arena *a, const char *s, size_t len)
 char *arena_strdup(struct arena *a, const char *s)
 {
 	return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_strip(struct arena *a, const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t len = strlen(s);
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		len--;
+	return arena_strndup(a, s, len);
 }
 
 char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)

@@ -28,6 +28,8 @@ void *arena_alloc(struct arena *a, size_t size);
 char *arena_strdup(struct arena *a, const char *s);
 /* Copies len bytes and adds a NUL terminator. */
 char *arena_strndup(struct arena *a, const char *s, size_t len);
+/* Copies s without its leading and trailing white space. */
+char *arena_strip(struct arena *a, const char *s);
 char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(struct arena *a, const char *fmt, va_list ap);
 /* Registers fn(ptr) to run at the next reset. ptr may be NULL, then nothing is registered. */

@@ -2,12 +2,12 @@
 #include "db/db.h"
 
 #include <libpq-fe.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "core/slots.h"
 #include "core/xalloc.h"
 #include "http/request.h"
 
@@ -15,7 +15,6 @@
 
 struct db_conn {
 	PGconn *pg;
-	bool busy;
 	unsigned char prepared[DB_MAX_STMTS];
 };
 
@@ -23,8 +22,7 @@ struct db_pool {
 	char *conninfo;
 	int size;
 	struct db_conn *conns;
-	pthread_mutex_t lock;
-	pthread_cond_t freed;
+	struct slots slots;
 };
 
 struct db_res {
@@ -45,8 +43,7 @@ struct db_pool *db_pool_new(const char *conninfo, int size)
 	}
 	pool->size = size;
 	pool->conns = xcalloc((size_t)size, sizeof(*pool->conns));
-	pthread_mutex_init(&pool->lock, NULL);
-	pthread_cond_init(&pool->freed, NULL);
+	slots_init(&pool->slots, pool->size);
 	return pool;
 }
 
@@ -59,8 +56,7 @@ void db_pool_free(struct db_pool *pool)
 			PQfinish(pool->conns[i].pg);
 	free(pool->conns);
 	free(pool->conninfo);
-	pthread_mutex_destroy(&pool->lock);
-	pthread_cond_destroy(&pool->freed);
+	slots_destroy(&pool->slots);
 	free(pool);
 }
 
@@ -86,18 +82,7 @@ static struct db_conn *acquire(struct request *req)
 	if (req->db != NULL)
 		return req->db;
 	struct db_pool *pool = req->worker->db;
-	pthread_mutex_lock(&pool->lock);
-	struct db_conn *c = NULL;
-	for (;;) {
-		for (int i = 0; i < pool->size && c == NULL; i++)
-			if (!pool->conns[i].busy)
-				c = &pool->conns[i];
-		if (c != NULL)
-			break;
-		pthread_cond_wait(&pool->freed, &pool->lock);
-	}
-	c->busy = true;
-	pthread_mutex_unlock(&pool->lock);
+	struct db_conn *c = &pool->conns[slots_take(&pool->slots)];
 	req->db = c;
 	if (conn_open(pool, c) < 0) {
 		api_error(req, ERR_UNAVAILABLE, NULL);
@@ -117,10 +102,7 @@ void db_release(struct request *req)
 		req->in_txn = false;
 	}
 	struct db_pool *pool = req->worker->db;
-	pthread_mutex_lock(&pool->lock);
-	c->busy = false;
-	pthread_cond_signal(&pool->freed);
-	pthread_mutex_unlock(&pool->lock);
+	slots_give(&pool->slots, (int)(c - pool->conns));
 	req->db = NULL;
 }
 

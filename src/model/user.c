@@ -62,24 +62,14 @@ static bool has_api_key_format(const char *key)
 	return n == API_KEY_LEN;
 }
 
-static char *strip(struct request *req, const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t len = strlen(s);
-	while (len > 0 && isspace((unsigned char)s[len - 1]))
-		len--;
-	return arena_strndup(&req->arena, s, len);
-}
-
 static struct db_stmt st_by_key =
     DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS "  FROM api_keys k JOIN users u ON u.id = k.user_id"
             "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
 
 int user_authenticate_key(struct request *req, const char *email, const char *key)
 {
-	key = strip(req, key);
-	email = strip(req, email);
+	key = arena_strip(&req->arena, key);
+	email = arena_strip(&req->arena, email);
 	if (!has_api_key_format(key))
 		return api_error(req, ERR_UNAUTHORIZED, "Malformed API key");
 	char hash[65];

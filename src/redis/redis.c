@@ -2,7 +2,6 @@
 #include "redis/redis.h"
 
 #include <hiredis/hiredis.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +9,12 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/slots.h"
 #include "core/xalloc.h"
 #include "http/request.h"
 
 struct redis_conn {
 	redisContext *ctx;
-	bool busy;
 };
 
 struct redis_pool {
@@ -24,8 +23,7 @@ struct redis_pool {
 	char *socket;
 	int size;
 	struct redis_conn *conns;
-	pthread_mutex_t lock;
-	pthread_cond_t freed;
+	struct slots slots;
 };
 
 struct redis_pool *redis_pool_new(const struct config *cfg)
@@ -36,8 +34,7 @@ struct redis_pool *redis_pool_new(const struct config *cfg)
 	pool->socket = xstrdup(cfg->redis_socket);
 	pool->size = cfg->redis_pool_size;
 	pool->conns = xcalloc((size_t)pool->size, sizeof(*pool->conns));
-	pthread_mutex_init(&pool->lock, NULL);
-	pthread_cond_init(&pool->freed, NULL);
+	slots_init(&pool->slots, pool->size);
 	return pool;
 }
 
@@ -51,8 +48,7 @@ void redis_pool_free(struct redis_pool *pool)
 	free(pool->conns);
 	free(pool->host);
 	free(pool->socket);
-	pthread_mutex_destroy(&pool->lock);
-	pthread_cond_destroy(&pool->freed);
+	slots_destroy(&pool->slots);
 	free(pool);
 }
 
@@ -85,18 +81,7 @@ static struct redis_conn *acquire(struct request *req)
 	if (req->redis != NULL)
 		return req->redis;
 	struct redis_pool *pool = req->worker->redis;
-	pthread_mutex_lock(&pool->lock);
-	struct redis_conn *c = NULL;
-	for (;;) {
-		for (int i = 0; i < pool->size && c == NULL; i++)
-			if (!pool->conns[i].busy)
-				c = &pool->conns[i];
-		if (c != NULL)
-			break;
-		pthread_cond_wait(&pool->freed, &pool->lock);
-	}
-	c->busy = true;
-	pthread_mutex_unlock(&pool->lock);
+	struct redis_conn *c = &pool->conns[slots_take(&pool->slots)];
 	req->redis = c;
 	return c;
 }
@@ -107,10 +92,7 @@ void redis_release(struct request *req)
 	if (c == NULL)
 		return;
 	struct redis_pool *pool = req->worker->redis;
-	pthread_mutex_lock(&pool->lock);
-	c->busy = false;
-	pthread_cond_signal(&pool->freed);
-	pthread_mutex_unlock(&pool->lock);
+	slots_give(&pool->slots, (int)(c - pool->conns));
 	req->redis = NULL;
 }
 
