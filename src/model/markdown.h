@@ -1,0 +1,47 @@
+/*
+ * Markdown rendering of message content, channel descriptions and profile fields: CommonMark/GFM through
+ * cmark-gfm (raw HTML escaped), plus the chat syntax Zulip clients depend on, rendered with the reference's HTML:
+ * user mentions (@**Name**, @**Name|id**, silent @_**Name**), wildcard mentions (@**all**, @**everyone**,
+ * @**channel**, @**stream**, @**topic**), user group mentions (@*group*, silent @_*group*), channel and topic
+ * links (#**channel**, #**channel>topic**, #**channel>topic@message_id**).
+ */
+#ifndef CONFAB_MARKDOWN_H
+#define CONFAB_MARKDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct request;
+
+/* What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). */
+struct markdown_lookup {
+	void *ctx;
+	/* A user of the realm by full name (case-insensitive) or, when id > 0, by id (then name must also match
+	 * unless name is NULL). Returns true and fills *out_id and *out_name (the canonical full name). */
+	bool (*user)(void *ctx, const char *name, int64_t id, int64_t *out_id, const char **out_name);
+	/* A named (not deactivated) user group by name; fills *out_id and *out_name. */
+	bool (*group)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
+	/* A channel by name (case-insensitive) that the author may link to; fills *out_id and *out_name. */
+	bool (*channel)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
+};
+
+#define MD_MAX_MENTIONS 64
+
+struct markdown_result {
+	char *html;			 /* arena string */
+	int64_t mentioned_user_ids[MD_MAX_MENTIONS]; /* non-silent user mentions, distinct */
+	int n_mentioned_users;
+	int64_t mentioned_group_ids[MD_MAX_MENTIONS]; /* non-silent group mentions, distinct */
+	int n_mentioned_groups;
+	bool stream_wildcard; /* @**all**, @**everyone**, @**channel**, @**stream** (not silent) */
+	bool topic_wildcard;  /* @**topic** (not silent) */
+	bool has_link;
+	bool has_image;
+	bool is_me_message; /* content starts with "/me " */
+};
+
+/* Renders content; never fails (malformed Markdown is still rendered). All memory is in req's arena. */
+void markdown_render(struct request *req, const char *content, const struct markdown_lookup *lookup,
+                     struct markdown_result *out);
+
+#endif
