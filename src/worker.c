@@ -38,6 +38,8 @@ static void handle(struct request *req)
 	if (strncmp(req->path, API_PREFIX, plen) == 0 && (req->path[plen] == '/' || req->path[plen] == '\0')) {
 		req->path += plen;
 		router_handle(req);
+	} else if (strncmp(req->path, "/user_uploads/", 14) == 0) {
+		uploads_serve(req);
 	} else if (strcmp(req->path, "/health") == 0) {
 		health_get(req);
 	} else {

@@ -15,6 +15,41 @@ int users_get_by_id(struct request *req);
 int users_get_by_email(struct request *req);
 int users_create(struct request *req);
 
+/* channels.c */
+int channels_list(struct request *req);
+int channels_get(struct request *req);
+int channels_members(struct request *req);
+int channels_topics(struct request *req);
+/* subscriptions.c */
+int subscriptions_list(struct request *req);
+int subscriptions_add(struct request *req);
+int subscriptions_remove(struct request *req);
+int subscriptions_update_properties(struct request *req);
+/* channel_folders.c */
+int channel_folders_create(struct request *req);
+int channel_folders_list(struct request *req);
+
+/* user_groups.c */
+int user_groups_create(struct request *req);
+int user_groups_list(struct request *req);
+int user_groups_update(struct request *req);
+int user_groups_deactivate(struct request *req);
+int user_group_members_update(struct request *req);
+int user_group_subgroups_update(struct request *req);
+
+/* uploads.c */
+int uploads_create(struct request *req);
+int uploads_temporary_url(struct request *req);
+/* GET /user_uploads/... (outside /api/v1): the uploaded files themselves, sent by nginx. */
+int uploads_serve(struct request *req);
+
+/* messages.c */
+int messages_send(struct request *req);
+int messages_list(struct request *req);
+int messages_get(struct request *req);
+int messages_delete(struct request *req);
+int messages_flags_update(struct request *req);
+
 /* GET /health (outside /api/v1): PostgreSQL and Redis answer. */
 int health_get(struct request *req);
 

@@ -42,12 +42,224 @@ static const struct param_spec users_create_params[] = {
     END,
 };
 
+static const struct param_spec channels_list_params[] = {
+    {"include_public", PT_BOOL, 0, 0, "true"},
+    {"include_web_public", PT_BOOL, 0, 0, "false"},
+    {"include_subscribed", PT_BOOL, 0, 0, "true"},
+    {"exclude_archived", PT_BOOL, 0, 0, "true"},
+    {"include_all_active", PT_BOOL, 0, 0, "false"},
+    {"include_all", PT_BOOL, 0, 0, "false"},
+    {"include_default", PT_BOOL, 0, 0, "false"},
+    {"include_owner_subscribed", PT_BOOL, 0, 0, "false"},
+    {"include_can_access_content", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec channel_id_params[] = {
+    {"stream_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec channel_topics_params[] = {
+    {"stream_id", PT_INT, P_PATH, 0, NULL},
+    {"allow_empty_topic_name", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec subscriptions_list_params[] = {
+    {"include_subscribers", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec subscriptions_add_params[] = {
+    {"subscriptions", PT_JSON, P_REQUIRED, 0, NULL},
+    {"principals", PT_JSON, 0, 0, NULL},
+    {"authorization_errors_fatal", PT_BOOL, 0, 0, "true"},
+    {"announce", PT_BOOL, 0, 0, "false"},
+    {"invite_only", PT_BOOL, 0, 0, "false"},
+    {"is_web_public", PT_BOOL, 0, 0, "false"},
+    {"is_default_stream", PT_BOOL, 0, 0, "false"},
+    {"history_public_to_subscribers", PT_BOOL, 0, 0, NULL},
+    {"message_retention_days", PT_JSON, 0, 0, NULL},
+    {"topics_policy", PT_STR, 0, 0, NULL},
+    {"folder_id", PT_INT, 0, 0, NULL},
+    {"can_add_subscribers_group", PT_JSON, 0, 0, NULL},
+    {"can_administer_channel_group", PT_JSON, 0, 0, NULL},
+    {"can_create_topic_group", PT_JSON, 0, 0, NULL},
+    {"can_delete_any_message_group", PT_JSON, 0, 0, NULL},
+    {"can_delete_own_message_group", PT_JSON, 0, 0, NULL},
+    {"can_move_messages_out_of_channel_group", PT_JSON, 0, 0, NULL},
+    {"can_move_messages_within_channel_group", PT_JSON, 0, 0, NULL},
+    {"can_remove_subscribers_group", PT_JSON, 0, 0, NULL},
+    {"can_resolve_topics_group", PT_JSON, 0, 0, NULL},
+    {"can_send_message_group", PT_JSON, 0, 0, NULL},
+    {"can_subscribe_group", PT_JSON, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec subscriptions_remove_params[] = {
+    {"subscriptions", PT_JSON, P_REQUIRED, 0, NULL},
+    {"principals", PT_JSON, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec subscription_properties_params[] = {
+    {"subscription_data", PT_JSON, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec channel_folders_create_params[] = {
+    {"name", PT_STR, P_REQUIRED, 0, NULL},
+    {"description", PT_STR, 0, 1024, ""},
+    END,
+};
+
+static const struct param_spec channel_folders_list_params[] = {
+    {"include_archived", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec user_groups_create_params[] = {
+    {"can_add_members_group", PT_JSON, 0, 0, NULL},
+    {"can_join_group", PT_JSON, 0, 0, NULL},
+    {"can_leave_group", PT_JSON, 0, 0, NULL},
+    {"can_manage_group", PT_JSON, 0, 0, NULL},
+    {"can_mention_group", PT_JSON, 0, 0, NULL},
+    {"can_remove_members_group", PT_JSON, 0, 0, NULL},
+    {"description", PT_STR, P_REQUIRED, 0, NULL},
+    {"members", PT_INT_LIST, P_REQUIRED, 0, NULL},
+    {"name", PT_STR, P_REQUIRED, 0, NULL},
+    {"subgroups", PT_INT_LIST, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec user_groups_list_params[] = {
+    {"include_deactivated_groups", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec user_groups_update_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"can_add_members_group", PT_JSON, 0, 0, NULL},
+    {"can_join_group", PT_JSON, 0, 0, NULL},
+    {"can_leave_group", PT_JSON, 0, 0, NULL},
+    {"can_manage_group", PT_JSON, 0, 0, NULL},
+    {"can_mention_group", PT_JSON, 0, 0, NULL},
+    {"can_remove_members_group", PT_JSON, 0, 0, NULL},
+    {"deactivated", PT_BOOL, 0, 0, NULL},
+    {"description", PT_STR, 0, 0, NULL},
+    {"name", PT_STR, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec user_group_id_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec user_group_members_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"add", PT_INT_LIST, 0, 0, NULL},
+    {"add_subgroups", PT_INT_LIST, 0, 0, NULL},
+    {"delete", PT_INT_LIST, 0, 0, NULL},
+    {"delete_subgroups", PT_INT_LIST, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec user_group_subgroups_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"add", PT_INT_LIST, 0, 0, NULL},
+    {"delete", PT_INT_LIST, 0, 0, NULL},
+    END,
+};
+
+/* The reference's {filename} is the rest of the path_id: <directory>/<random>/<name>. */
+static const struct param_spec user_upload_params[] = {
+    {"realm_id_str", PT_STR, P_PATH, 0, NULL},
+    {"directory", PT_STR, P_PATH, 0, NULL},
+    {"random", PT_STR, P_PATH, 0, NULL},
+    {"filename", PT_STR, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec messages_send_params[] = {
+    /* content, topic and subject are read raw by the handler (see src/api/messages.c). */
+    {"type", PT_STR, P_REQUIRED, 0, NULL},
+    {"to", PT_STR, 0, 0, NULL},
+    {"queue_id", PT_STR, 0, 0, NULL},
+    {"local_id", PT_STR, 0, 0, NULL},
+    {"read_by_sender", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec messages_list_params[] = {
+    {"anchor", PT_STR, 0, 0, NULL},
+    {"include_anchor", PT_BOOL, 0, 0, "true"},
+    {"num_before", PT_INT, 0, 0, "0"},
+    {"num_after", PT_INT, 0, 0, "0"},
+    {"narrow", PT_JSON, 0, 0, NULL},
+    {"client_gravatar", PT_BOOL, 0, 0, "true"},
+    {"apply_markdown", PT_BOOL, 0, 0, "true"},
+    {"use_first_unread_anchor", PT_BOOL, 0, 0, "false"},
+    {"message_ids", PT_INT_LIST, 0, 0, NULL},
+    {"allow_empty_topic_name", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec message_get_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    {"apply_markdown", PT_BOOL, 0, 0, "true"},
+    {"allow_empty_topic_name", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec message_id_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec messages_flags_params[] = {
+    {"messages", PT_INT_LIST, P_REQUIRED, 0, NULL},
+    {"op", PT_STR, P_REQUIRED, 0, NULL},
+    {"flag", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
     {"GET", "/users/me", users_me_get, 0, no_params},
     {"GET", "/users", users_list, 0, users_list_params},
     {"POST", "/users", users_create, R_ADMIN | R_TXN, users_create_params},
+    {"GET", "/users/me/subscriptions", subscriptions_list, 0, subscriptions_list_params},
+    {"POST", "/users/me/subscriptions", subscriptions_add, R_NO_GUEST | R_TXN, subscriptions_add_params},
+    {"DELETE", "/users/me/subscriptions", subscriptions_remove, R_TXN, subscriptions_remove_params},
+    {"POST", "/users/me/subscriptions/properties", subscriptions_update_properties, R_TXN,
+     subscription_properties_params},
+    {"PATCH", "/users/me/subscriptions/properties", subscriptions_update_properties, R_TXN,
+     subscription_properties_params},
+    {"GET", "/users/me/{stream_id}/topics", channels_topics, 0, channel_topics_params},
+    {"GET", "/streams", channels_list, 0, channels_list_params},
+    {"GET", "/streams/{stream_id}", channels_get, 0, channel_id_params},
+    {"GET", "/streams/{stream_id}/members", channels_members, 0, channel_id_params},
+    {"POST", "/channel_folders/create", channel_folders_create, R_ADMIN | R_TXN, channel_folders_create_params},
+    {"GET", "/channel_folders", channel_folders_list, 0, channel_folders_list_params},
+    {"POST", "/user_groups/create", user_groups_create, R_NO_GUEST | R_TXN, user_groups_create_params},
+    {"GET", "/user_groups", user_groups_list, R_NO_GUEST, user_groups_list_params},
+    {"PATCH", "/user_groups/{user_group_id}", user_groups_update, R_NO_GUEST | R_TXN, user_groups_update_params},
+    {"POST", "/user_groups/{user_group_id}/deactivate", user_groups_deactivate, R_TXN, user_group_id_params},
+    {"POST", "/user_groups/{user_group_id}/members", user_group_members_update, R_NO_GUEST | R_TXN,
+     user_group_members_params},
+    {"POST", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_update, R_NO_GUEST | R_TXN,
+     user_group_subgroups_params},
+    {"POST", "/user_uploads", uploads_create, R_TXN, no_params},
+    {"GET", "/user_uploads/{realm_id_str}/{directory}/{random}/{filename}", uploads_temporary_url, 0,
+     user_upload_params},
+    {"GET", "/messages", messages_list, 0, messages_list_params},
+    {"POST", "/messages", messages_send, R_TXN, messages_send_params},
+    {"POST", "/messages/flags", messages_flags_update, R_TXN, messages_flags_params},
+    {"GET", "/messages/{message_id}", messages_get, 0, message_get_params},
+    {"DELETE", "/messages/{message_id}", messages_delete, R_TXN, message_id_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
 };

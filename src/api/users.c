@@ -9,6 +9,7 @@
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
+#include "model/messages.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -43,8 +44,11 @@ int users_me_get(struct request *req)
 	json_object_object_foreach (me, key, val)
 		json_object_object_add(out, key, json_object_get(val));
 	json_object_put(me);
-	/* -1 while the user has received no message; messages arrive with the core chat model. */
-	json_object_object_add(out, "max_message_id", json_object_new_int(-1));
+	/* The highest message id the user has a copy of, -1 if none. */
+	int64_t max_id = message_max_id_for_user(req, req->user->id);
+	if (req->error)
+		return -1;
+	json_object_object_add(out, "max_message_id", json_object_new_int64(max_id));
 	return 0;
 }
 

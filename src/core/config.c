@@ -38,6 +38,7 @@ static const struct key keys[] = {
     KEY(external_scheme, K_STR, "http"),
     KEY(migrations_dir, K_STR, "migrations"),
     KEY(upload_dir, K_STR, "var/uploads"),
+    KEY(max_file_upload_mb, K_INT, "24"),
     KEY(rate_limit_per_minute, K_INT, "200"),
 };
 

@@ -23,6 +23,7 @@ struct config {
 	char *external_scheme;
 	char *migrations_dir;
 	char *upload_dir;
+	int max_file_upload_mb; /* largest uploaded file, in MiB (the reference's MAX_FILE_UPLOAD_SIZE) */
 	int rate_limit_per_minute;
 };
 

@@ -23,6 +23,15 @@ static const struct err_info table[ERR_COUNT] = {
     [ERR_RATE_LIMIT] = {429, "RATE_LIMIT_HIT", "API usage exceeded rate limit"},
     [ERR_INTERNAL] = {500, NULL, "Internal server error"},
     [ERR_UNAVAILABLE] = {503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable"},
+    [ERR_EXPECTATION_MISMATCH] = {400, "EXPECTATION_MISMATCH", "'old' value does not match the expected value."},
+    [ERR_SYSTEM_GROUP_REQUIRED] = {400, "SYSTEM_GROUP_REQUIRED", "System group required"},
+    [ERR_GROUP_IN_USE] = {400, "CANNOT_DEACTIVATE_GROUP_IN_USE", "Cannot deactivate user group in use."},
+    [ERR_BAD_NARROW] = {400, "BAD_NARROW", "Invalid narrow operator"},
+    [ERR_STREAM_DOES_NOT_EXIST] = {400, "STREAM_DOES_NOT_EXIST", "Channel does not exist"},
+    [ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED] = {400, "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+                                                 "You do not have permission to use channel wildcard mentions in this channel."},
+    [ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED] = {400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+                                                "You do not have permission to use topic wildcard mentions in this topic."},
 };
 
 const struct err_info *err_info(enum err e)

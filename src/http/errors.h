@@ -27,6 +27,13 @@ enum err {
 	ERR_RATE_LIMIT,             /* 429 RATE_LIMIT_HIT, with retry-after */
 	ERR_INTERNAL,               /* 500, no code */
 	ERR_UNAVAILABLE,            /* 503 SERVICE_UNAVAILABLE: PostgreSQL or Redis unreachable */
+	ERR_EXPECTATION_MISMATCH,   /* 400 EXPECTATION_MISMATCH: a group setting's `old` is not the current value */
+	ERR_SYSTEM_GROUP_REQUIRED,  /* 400 SYSTEM_GROUP_REQUIRED: "'<setting>' must be a system user group." */
+	ERR_GROUP_IN_USE,           /* 400 CANNOT_DEACTIVATE_GROUP_IN_USE, with objections */
+	ERR_BAD_NARROW,             /* 400 BAD_NARROW: "Invalid narrow operator: ...", with desc */
+	ERR_STREAM_DOES_NOT_EXIST,  /* 400 STREAM_DOES_NOT_EXIST, with stream or stream_id */
+	ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED, /* 400 STREAM_WILDCARD_MENTION_NOT_ALLOWED */
+	ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED,  /* 400 TOPIC_WILDCARD_MENTION_NOT_ALLOWED */
 	ERR_COUNT
 };
 

@@ -83,13 +83,25 @@ static const char *reason(int status)
 static void write_response(struct request *req, FCGX_Request *fr)
 {
 	size_t len;
-	const char *body = request_body_json(req, &len);
+	const char *body, *ctype;
+	if (req->raw_response && req->error == ERR_NONE) {
+		body = req->raw_body;
+		len = req->raw_body_len;
+		ctype = req->raw_content_type;
+	} else {
+		body = request_body_json(req, &len);
+		ctype = req->status == 204 ? NULL : "application/json";
+	}
 	char head[256];
 	/* libfcgi's own printf does not know %zu (stack-notes 1): format with snprintf. */
-	snprintf(head, sizeof(head), "Status: %d %s\r\n%sContent-Length: %zu\r\nX-Request-Id: %llu-%llu\r\n",
-	         req->status, reason(req->status), req->status == 204 ? "" : "Content-Type: application/json\r\n", len,
-	         (unsigned long long)getpid(), req->id);
+	snprintf(head, sizeof(head), "Status: %d %s\r\nContent-Length: %zu\r\nX-Request-Id: %llu-%llu\r\n", req->status,
+	         reason(req->status), len, (unsigned long long)getpid(), req->id);
 	FCGX_PutS(head, fr->out);
+	if (ctype != NULL) {
+		FCGX_PutS("Content-Type: ", fr->out);
+		FCGX_PutS(ctype, fr->out);
+		FCGX_PutS("\r\n", fr->out);
+	}
 	if (req->status == 401)
 		FCGX_PutS("WWW-Authenticate: Basic realm=\"zulip\"\r\n", fr->out);
 	for (int i = 0; i < req->nheaders; i++) {

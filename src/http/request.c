@@ -61,6 +61,15 @@ void request_add_header(struct request *req, const char *name, const char *value
 	}
 }
 
+void request_set_raw(struct request *req, int status, const char *content_type, const char *body, size_t len)
+{
+	req->raw_response = true;
+	req->status = status;
+	req->raw_content_type = content_type;
+	req->raw_body = body;
+	req->raw_body_len = len;
+}
+
 static void json_put(void *obj)
 {
 	json_object_put(obj);

@@ -69,6 +69,7 @@ struct request {
 	/* Authentication. */
 	const struct realm *realm;
 	const struct user *user;
+	bool *realm_perms; /* the user's organization permissions, read once (model/permissions.c) */
 
 	/* Response. */
 	json_object *result; /* success fields; owned by the arena */
@@ -79,6 +80,11 @@ struct request {
 	const char *header_values[REQUEST_MAX_HEADERS];
 	int nheaders;
 	int status; /* set by request_body_json(), or 204 set beforehand for an empty success */
+	/* A response other than the JSON envelope, set by request_set_raw(); a recorded error still wins. */
+	bool raw_response;
+	const char *raw_content_type; /* NULL: no Content-Type header */
+	const char *raw_body;
+	size_t raw_body_len;
 
 	/* Resources held for the duration of the request. */
 	struct db_conn *db;
@@ -103,5 +109,10 @@ json_object *request_result(struct request *req);
 json_object *request_own_json(struct request *req, json_object *obj);
 /* Serializes the response body (success or error; empty for a 204) into the arena; sets req->status. */
 const char *request_body_json(struct request *req, size_t *len);
+/*
+ * Answers with status and body (len bytes, kept by reference: arena or static) instead of the JSON envelope,
+ * e.g. an HTML error page or an empty body with X-Accel-Redirect. content_type NULL sends no Content-Type.
+ */
+void request_set_raw(struct request *req, int status, const char *content_type, const char *body, size_t len);
 
 #endif

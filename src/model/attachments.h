@@ -1,15 +1,27 @@
 /*
- * Uploaded files: the attachment rows behind /user_uploads/<path_id>, and the links between messages and the
- * files their content refers to.
+ * Uploaded files: the attachment rows behind /user_uploads/<path_id>, the files under upload_dir, who may read
+ * them, and the links between messages and the files their content refers to.
  */
 #ifndef CONFAB_ATTACHMENTS_H
 #define CONFAB_ATTACHMENTS_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+struct arena;
 struct request;
+
+struct attachment {
+	int64_t id;
+	int64_t realm_id;
+	int64_t owner_id;
+	const char *path_id;      /* <realm id>/<hex>/<random>/<sanitized name>, under upload_dir and /user_uploads/ */
+	const char *file_name;    /* the name as uploaded (Content-Disposition uses it) */
+	const char *content_type; /* NULL for rows that never had one */
+	int64_t size;
+};
 
 /*
  * Links message_id to every attachment its content refers to (/user_uploads/<path_id> links, relative or
@@ -25,5 +37,69 @@ int attachments_link_message(struct request *req, int64_t message_id, int64_t se
  * array. Call after attachments_link_message() for the edited content.
  */
 json_object *attachments_detached(struct request *req, int64_t owner_id, const int64_t *previous_ids, int n);
+
+/*
+ * The ids of the attachments linked to message_id (an arena array in *ids), to pass to attachments_detached()
+ * after an edit. Returns their number, or -1 with the error recorded.
+ */
+int attachments_of_message(struct request *req, int64_t message_id, int64_t **ids);
+
+/*
+ * Stores an upload of the request's user: writes data (len bytes) atomically to upload_dir/<new path_id>,
+ * readable by the web server, and inserts its row. file_name is the name as uploaded (attachments_file_name()),
+ * content_type as attachments_content_type() chose it. Returns the attachment (arena) or NULL with the error
+ * recorded; a file written before a failed insert is removed.
+ */
+struct attachment *attachments_store(struct request *req, const char *file_name, const char *content_type,
+                                     const char *data, size_t len);
+
+/*
+ * Looks path_id up for a reader: the request's user, or a spectator when req->user is NULL (who may read files
+ * linked from web-public channels of an organization with spectator access, realm_id). Returns the attachment
+ * with *can_read set, or NULL if there is none (check req->error for a database failure).
+ */
+struct attachment *attachments_find(struct request *req, const char *path_id, int64_t realm_id, bool *can_read);
+
+/* The file of path_id under upload_dir (an arena string). */
+const char *attachments_local_path(struct request *req, const char *path_id);
+
+/* A token good for 60 seconds of unauthenticated access to path_id (an arena string), or NULL on error. */
+const char *attachments_temporary_token(struct request *req, const char *path_id);
+/* The path_id a token from attachments_temporary_token() grants, or NULL (expired or unknown; see req->error). */
+const char *attachments_token_path(struct request *req, const char *token);
+
+/* ---- pure helpers (arena only), as the reference computes them ---- */
+
+/*
+ * The name of an uploaded file part as the reference keeps it: from the multipart filename (len bytes), HTML
+ * entities decoded, anything up to the last '/' or '\' dropped, non-printable characters dropped, then
+ * %-escapes decoded and NUL characters dropped. NULL when nothing is left (or only "." or ".."): then the part
+ * is no file.
+ */
+char *attachments_file_name(struct arena *a, const char *raw, size_t len);
+/*
+ * The reference's sanitize_name: compatibility characters normalized, only word characters, white space, '.'
+ * and '-' kept, surrounding space stripped, runs of '-' and space made one '-', at most 255 bytes (keeping the
+ * extension), "uploaded-file" for "", "." and "..". The result never contains '/'.
+ */
+char *attachments_sanitize_name(struct arena *a, const char *name);
+/*
+ * The content type stored for an upload: the part's Content-Type (part_type, NULL if absent) with its
+ * parameters, else one guessed from file_name, else application/octet-stream; text/plain without a charset
+ * gets the charset the data looks like (ascii, utf-8).
+ */
+char *attachments_content_type(struct arena *a, const char *part_type, const char *file_name, const char *data,
+                               size_t len);
+/* True if browsers may show content_type inline (images, audio, video, PDF, plain text). */
+bool attachments_is_inline(const char *content_type);
+/* The Content-Disposition value for file_name: "inline; filename=..." or "attachment; ...". */
+char *attachments_disposition(struct arena *a, bool download, const char *file_name);
+/* s with every byte but unreserved characters and '/' %-escaped (Python's urllib.parse.quote). */
+char *attachments_quote(struct arena *a, const char *s);
+/*
+ * The candidate path_ids of the /user_uploads/ links in content: relative links, and absolute ones starting with
+ * realm_url; a new JSON array of strings (the caller owns it). Candidates that name no attachment are harmless.
+ */
+json_object *attachments_linked_paths(const char *content, const char *realm_url);
 
 #endif

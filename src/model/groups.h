@@ -14,8 +14,9 @@
 struct request;
 
 /* Flags for group_setting_store(): what the setting refuses. */
-#define GS_NO_EVERYONE 0x1u     /* "'<setting>' setting cannot be set to 'role:everyone' group." */
-#define GS_SYSTEM_ONLY 0x2u     /* SYSTEM_GROUP_REQUIRED unless a system group */
+#define GS_NO_EVERYONE 0x1u /* "'<setting>' setting cannot be set to 'role:everyone' group." */
+#define GS_SYSTEM_ONLY 0x2u /* SYSTEM_GROUP_REQUIRED unless a system group */
+#define GS_NO_NOBODY   0x4u /* "'<setting>' setting cannot be set to 'role:nobody' group." */
 
 /* The id of system group name (e.g. "role:members") of realm_id; 0 with the error recorded if missing. */
 int64_t group_system_id(struct request *req, int64_t realm_id, const char *name);
@@ -45,5 +46,95 @@ json_object *group_setting_json(struct request *req, int64_t group_id);
  * group_id: same named group, or the same sets of direct members and subgroups. Used for `old` checks.
  */
 bool group_setting_equals(struct request *req, int64_t group_id, json_object *value);
+
+/* ---- named groups ------------------------------------------------------------------------------------------- */
+
+/* The permission settings of a named group, in the reference's order (columns <name>_id of user_groups). */
+enum group_permission { GP_ADD_MEMBERS, GP_JOIN, GP_LEAVE, GP_MANAGE, GP_MENTION, GP_REMOVE_MEMBERS, GP_COUNT };
+/* "can_add_members_group", ...; indexed by enum group_permission. */
+extern const char *const group_permission_names[GP_COUNT];
+/* What each setting refuses (GS_NO_EVERYONE where the reference disallows role:everyone, which also means that
+ * guests never hold the permission); indexed by enum group_permission. */
+extern const unsigned group_permission_flags[GP_COUNT];
+
+struct group {
+	int64_t id;
+	const char *name;
+	const char *description;
+	bool is_system_group;
+	bool deactivated;
+	int64_t setting[GP_COUNT]; /* the group ids holding its permission settings */
+};
+
+/*
+ * The named group id of the request's realm (system groups included; unnamed setting groups never), in the arena,
+ * its row locked until the end of the transaction when for_update. NULL if there is none (req->error is set only
+ * on a database failure).
+ */
+struct group *group_by_id(struct request *req, int64_t id, bool for_update);
+
+/* True if the requesting user holds the setting stored as group_id; with GS_NO_EVERYONE in flags guests never do
+ * (the reference's user_has_permission_for_group_setting). False with the error recorded on a database failure. */
+bool group_setting_allows(struct request *req, int64_t group_id, unsigned flags);
+
+/* Checks a group name as the reference does ("User group name can't be empty!" and kin); 0 or -1. */
+int group_check_name(struct request *req, const char *name);
+/* Checks that every id of the JSON integer list ids is an active user of the request's realm: 0, or -1 with
+ * "Invalid user ID: N" for the first that is not. */
+int group_check_users(struct request *req, json_object *ids);
+/* Checks that every id of ids is a named group of the request's realm: 0, or -1 with "Invalid user group ID: N"
+ * for the first that is not, else "User group is deactivated." if one is. */
+int group_check_subgroups(struct request *req, json_object *ids);
+
+/*
+ * Creates named group `name` in the request's realm, created by the requesting user. settings[i] is the group id
+ * to store for setting i (from group_setting_store()), or 0 for the reference's default: can_add_members_group and
+ * can_manage_group an unnamed group holding the creator, can_join_group and can_remove_members_group role:nobody,
+ * can_leave_group and can_mention_group role:everyone. Returns the new id, or 0 with the error recorded
+ * ("User group 'x' already exists." when a group of the realm, deactivated or not, has the name).
+ */
+int64_t group_create(struct request *req, const char *name, const char *description, const int64_t *settings);
+/* Renames group id; 0, or -1 with "User group 'x' already exists.". */
+int group_rename(struct request *req, int64_t id, const char *name);
+int group_set_description(struct request *req, int64_t id, const char *description);
+int group_set_deactivated(struct request *req, int64_t id, bool deactivated);
+/* Stores value_id (from group_setting_update()) as setting p of group id. 0 or -1. */
+int group_set_permission(struct request *req, int64_t id, enum group_permission p, int64_t value_id);
+
+/*
+ * Like group_setting_store(), for a setting that currently holds current_id: an unnamed current group is
+ * updated in place when the new value is an object too (as the reference does), and its id returned.
+ */
+int64_t group_setting_update(struct request *req, const char *setting, json_object *value, unsigned flags,
+                             int64_t current_id);
+/* Checks the shape of a client's group-setting value: 0, or -1 with "Invalid <setting>". */
+int group_setting_check(struct request *req, const char *setting, json_object *value);
+
+/*
+ * Membership changes of named group id; ids is a JSON integer list checked beforehand (group_check_users(),
+ * group_check_subgroups()). Members of system groups follow from roles only (the users trigger), so adding or
+ * removing members of a system group changes nothing. 0 or -1.
+ */
+int group_add_members(struct request *req, int64_t id, json_object *ids);
+int group_remove_members(struct request *req, int64_t id, json_object *ids);
+int group_add_subgroups(struct request *req, int64_t id, json_object *ids);
+int group_remove_subgroups(struct request *req, int64_t id, json_object *ids);
+/* The first id of ids (in list order) that is (is_member true) or is not a direct member of group id; 0 if none,
+ * -1 on error. */
+int64_t group_first_member(struct request *req, int64_t id, json_object *ids, bool is_member);
+/* The same for direct subgroups. */
+int64_t group_first_subgroup(struct request *req, int64_t id, json_object *ids, bool is_subgroup);
+/* 1 if group id is one of ids or a subgroup of one of them at any depth (adding ids to id would make a cycle),
+ * 0 if not, -1 on error. Call with group_lock_subgroups() held so that the answer stays true. */
+int group_reaches(struct request *req, json_object *ids, int64_t id);
+/* Serializes changes to the subgroups of the request's realm's groups until the transaction ends. 0 or -1. */
+int group_lock_subgroups(struct request *req);
+
+/*
+ * Why named group id cannot be deactivated, as the reference's `objections` list: {"type": "subgroup",
+ * "supergroup_ids"}, {"type": "channel", "channel_id", "settings"}, {"type": "user_group", "group_id", "settings"},
+ * {"type": "realm", "settings"}; empty when nothing objects. A new array, or NULL on error.
+ */
+json_object *group_objections(struct request *req, int64_t id);
 
 #endif

@@ -4,6 +4,12 @@
  * user mentions (@**Name**, @**Name|id**, silent @_**Name**), wildcard mentions (@**all**, @**everyone**,
  * @**channel**, @**stream**, @**topic**), user group mentions (@*group*, silent @_*group*), channel and topic
  * links (#**channel**, #**channel>topic**, #**channel>topic@message_id**).
+ *
+ * The HTML follows the reference's rendered_content: line breaks inside paragraphs become "<br>", code blocks
+ * are <div class="codehilite">, links are plain <a href>, "_" makes no emphasis, ```quote and ```spoiler
+ * fences, mentions inside quotes are silent, unresolved mentions stay text ("@<strong>Name</strong>"), unsafe
+ * links stay as typed. Not rendered (left as text): emoji, TeX, timestamps, linkifiers, inline image previews.
+ * Only this module may use cmark (see markdown.c on its process-wide state); rendering is thread-safe.
  */
 #ifndef CONFAB_MARKDOWN_H
 #define CONFAB_MARKDOWN_H
@@ -13,11 +19,16 @@
 
 struct request;
 
-/* What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). */
+/*
+ * What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). They are
+ * called before parsing, once per distinct name written in the content (code included, so a few lookups may
+ * be for names that end up unused), on the rendering thread. *out_name is copied.
+ */
 struct markdown_lookup {
 	void *ctx;
 	/* A user of the realm by full name (case-insensitive) or, when id > 0, by id (then name must also match
-	 * unless name is NULL). Returns true and fills *out_id and *out_name (the canonical full name). */
+	 * unless name is NULL). Returns true and fills *out_id and *out_name (the canonical full name). Return
+	 * false for users the author cannot mention (the mention then stays text). */
 	bool (*user)(void *ctx, const char *name, int64_t id, int64_t *out_id, const char **out_name);
 	/* A named (not deactivated) user group by name; fills *out_id and *out_name. */
 	bool (*group)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
@@ -25,22 +36,26 @@ struct markdown_lookup {
 	bool (*channel)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
 };
 
-#define MD_MAX_MENTIONS 64
+#define MD_MAX_MENTIONS 64 /* ids beyond this many distinct ones are rendered but not listed */
 
 struct markdown_result {
-	char *html;			 /* arena string */
+	char *html;                                  /* arena string */
 	int64_t mentioned_user_ids[MD_MAX_MENTIONS]; /* non-silent user mentions, distinct */
 	int n_mentioned_users;
 	int64_t mentioned_group_ids[MD_MAX_MENTIONS]; /* non-silent group mentions, distinct */
 	int n_mentioned_groups;
 	bool stream_wildcard; /* @**all**, @**everyone**, @**channel**, @**stream** (not silent) */
 	bool topic_wildcard;  /* @**topic** (not silent) */
-	bool has_link;
-	bool has_image;
-	bool is_me_message; /* content starts with "/me " */
+	bool has_link;        /* an <a> in the HTML: links, autolinks, channel/topic/message links */
+	bool has_image;       /* outside quotes: ![image](url), or a link whose path ends in an image extension */
+	bool is_me_message;   /* content starts with "/me " */
 };
 
-/* Renders content; never fails (malformed Markdown is still rendered). All memory is in req's arena. */
+/*
+ * Renders content (NULL is ""); lookup may be NULL. Never fails: malformed Markdown is still rendered, and
+ * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
+ * Everything in *out lives in req's arena.
+ */
 void markdown_render(struct request *req, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out);
 

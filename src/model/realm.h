@@ -7,6 +7,9 @@
 
 struct request;
 
+/* How the empty topic is shown to clients that do not declare the empty_topic_name capability. */
+#define REALM_EMPTY_TOPIC_DISPLAY_NAME "general chat"
+
 struct realm {
 	int64_t id;
 	const char *subdomain;

@@ -919,6 +919,10 @@ int main(int argc, char **argv)
 	register_params_tests();
 	register_server_tests();
 	register_users_tests();
+	register_channels_tests();
+	register_user_groups_tests();
+	register_uploads_tests();
+	register_messages_tests();
 	register_restart_tests();
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);

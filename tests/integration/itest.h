@@ -180,6 +180,10 @@ void register_auth_tests(void);
 void register_params_tests(void);
 void register_server_tests(void);
 void register_users_tests(void);
+void register_channels_tests(void);
+void register_user_groups_tests(void);
+void register_uploads_tests(void);
+void register_messages_tests(void);
 void register_restart_tests(void); /* last: restarts PostgreSQL and Redis */
 
 #endif

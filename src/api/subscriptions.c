@@ -1,0 +1,510 @@
+/* Subscriptions: the user's channels, subscribing (creating channels on the way), unsubscribing, settings. */
+#include <ctype.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "core/jsonx.h"
+#include "db/db.h"
+#include "http/params.h"
+#include "http/request.h"
+#include "model/channels.h"
+#include "model/groups.h"
+#include "model/permissions.h"
+#include "model/realm.h"
+#include "model/user.h"
+
+#define MAX_CHANNEL_NAME        60
+#define MAX_CHANNEL_DESCRIPTION 1024
+
+static struct db_stmt st_mine = DB_STMT(CHANNEL_SELECT "AND sub.user_id IS NOT NULL ORDER BY c.name COLLATE \"C\"");
+
+/* GET /api/v1/users/me/subscriptions */
+int subscriptions_list(struct request *req)
+{
+	struct db_res *res = DB_EXEC(req, &st_mine, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id));
+	if (res == NULL)
+		return -1;
+	bool subscribers = param_bool(req, "include_subscribers");
+	json_object *subs = json_object_new_array();
+	json_object_object_add(request_result(req), "subscriptions", subs);
+	for (int i = 0; i < db_rows(res); i++)
+		json_object_array_add(subs,
+		                      channel_subscription_json(req, channel_from_row(req, res, i, 0), subscribers));
+	return 0;
+}
+
+/* The reference's check_stream_name. */
+static int check_channel_name(struct request *req, const char *name)
+{
+	if (*name == '\0')
+		return api_error(req, ERR_BAD_REQUEST, "Channel name can't be empty.");
+	if (utf8_length(name) > MAX_CHANNEL_NAME)
+		return api_error(req, ERR_BAD_REQUEST, "Channel name too long (limit: %d characters).",
+		                 MAX_CHANNEL_NAME);
+	int position = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if ((*p & 0xc0) != 0x80)
+			position++;
+		if (*p < 0x20 || *p == 0x7f)
+			return api_error(req, ERR_BAD_REQUEST, "Invalid character in channel name, at position %d.",
+			                 position);
+	}
+	return 0;
+}
+
+/* One element of the subscriptions parameter. */
+struct wanted {
+	const char *name;
+	const char *description; /* NULL: not given */
+	const char *color;       /* NULL: not given */
+	struct channel *channel; /* NULL until found or created */
+};
+
+static int parse_wanted(struct request *req, json_object *list, struct wanted **out, size_t *n)
+{
+	if (!json_object_is_type(list, json_type_array))
+		return api_error(req, ERR_BAD_REQUEST, "subscriptions is not a list");
+	*n = json_object_array_length(list);
+	*out = arena_alloc(&req->arena, (*n + 1) * sizeof(**out));
+	for (size_t i = 0; i < *n; i++) {
+		json_object *o = json_object_array_get_idx(list, i), *v;
+		if (!json_object_is_type(o, json_type_object))
+			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu] is not a dict", i);
+		if (!json_object_object_get_ex(o, "name", &v) || !json_object_is_type(v, json_type_string))
+			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu][\"name\"] is missing", i);
+		(*out)[i].name = arena_strip(&req->arena, json_object_get_string(v));
+		if (check_channel_name(req, (*out)[i].name) < 0)
+			return -1;
+		if (json_object_object_get_ex(o, "description", &v) && json_object_is_type(v, json_type_string)) {
+			char *d = arena_strdup(&req->arena, json_object_get_string(v));
+			for (char *p = d; *p; p++)
+				if (*p == '\n')
+					*p = ' ';
+			if (utf8_length(d) > MAX_CHANNEL_DESCRIPTION)
+				return api_error(req, ERR_BAD_REQUEST, "description is too long (limit: %d characters)",
+				                 MAX_CHANNEL_DESCRIPTION);
+			(*out)[i].description = d;
+		}
+		if (json_object_object_get_ex(o, "color", &v) && json_object_is_type(v, json_type_string))
+			(*out)[i].color = json_object_get_string(v);
+	}
+	return 0;
+}
+
+static struct db_stmt st_principal_by_id =
+    DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND id = $2 AND is_active");
+static struct db_stmt st_principal_by_email =
+    DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND lower(delivery_email) = lower($2) AND is_active");
+
+/* Users named by principals (ids or e-mail addresses); defaults to the requesting user. */
+static int parse_principals(struct request *req, int64_t **ids, size_t *n)
+{
+	json_object *list = param_json(req, "principals");
+	size_t count = list && json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+	if (list != NULL && !json_object_is_type(list, json_type_array))
+		return api_error(req, ERR_BAD_REQUEST, "principals is not a list");
+	*ids = arena_alloc(&req->arena, (count + 1) * sizeof(**ids));
+	*n = 0;
+	for (size_t i = 0; i < count; i++) {
+		json_object *p = json_object_array_get_idx(list, i);
+		struct db_res *res;
+		if (json_object_is_type(p, json_type_int))
+			res = DB_EXEC(req, &st_principal_by_id, db_arg_int(req, req->realm->id),
+			              db_arg_int(req, json_object_get_int64(p)));
+		else if (json_object_is_type(p, json_type_string))
+			res = DB_EXEC(req, &st_principal_by_email, db_arg_int(req, req->realm->id),
+			              json_object_get_string(p));
+		else
+			return api_error(req, ERR_BAD_REQUEST, "principals[%zu] is not an integer", i);
+		if (res == NULL)
+			return -1;
+		if (db_rows(res) == 0)
+			return api_error(req, ERR_BAD_REQUEST, "No such user");
+		(*ids)[(*n)++] = db_int(res, 0, 0);
+	}
+	if (*n == 0)
+		(*ids)[(*n)++] = req->user->id;
+	return 0;
+}
+
+static bool others_among(struct request *req, const int64_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] != req->user->id)
+			return true;
+	return false;
+}
+
+/* The names as a JSON array text, for `IN (SELECT json_array_elements_text($3::json))`. */
+static const char *names_json(struct request *req, const struct wanted *w, size_t n)
+{
+	json_object *a = request_own_json(req, json_object_new_array());
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(w[i].name));
+	return jsonx_string(a);
+}
+
+static struct db_stmt st_by_names =
+    DB_STMT(CHANNEL_SELECT "AND lower(c.name) IN (SELECT lower(x) FROM json_array_elements_text($3::json) x)");
+
+/* Fills w[i].channel for the channels that exist. */
+static int find_existing(struct request *req, struct wanted *w, size_t n)
+{
+	struct db_res *res = DB_EXEC(req, &st_by_names, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id),
+	                             names_json(req, w, n));
+	if (res == NULL)
+		return -1;
+	for (int r = 0; r < db_rows(res); r++) {
+		struct channel *c = channel_from_row(req, res, r, 0);
+		for (size_t i = 0; i < n; i++)
+			if (strcasecmp(w[i].name, c->name) == 0)
+				w[i].channel = c;
+	}
+	return 0;
+}
+
+/* The permission settings a new channel gets: the request's values, else the reference's defaults. */
+static int new_channel_settings(struct request *req, int64_t settings[CS_COUNT])
+{
+	static const char *const defaults[CS_COUNT] = {
+	    [CS_ADD_SUBSCRIBERS] = "role:nobody", [CS_ADMINISTER] = NULL, /* the creator */
+	    [CS_CREATE_TOPIC] = "role:everyone",  [CS_DELETE_ANY] = "role:nobody",
+	    [CS_DELETE_OWN] = "role:nobody",      [CS_MOVE_OUT] = "role:nobody",
+	    [CS_MOVE_WITHIN] = "role:nobody",     [CS_REMOVE_SUBSCRIBERS] = "role:administrators",
+	    [CS_RESOLVE_TOPICS] = "role:nobody",  [CS_SEND_MESSAGE] = "role:everyone",
+	    [CS_SUBSCRIBE] = "role:nobody",
+	};
+	static struct db_stmt st_creator_group =
+	    DB_STMT("SELECT confab_unnamed_group($1, NULL, ARRAY[$2::bigint], ARRAY[]::bigint[])");
+	for (int i = 0; i < CS_COUNT; i++) {
+		json_object *value = param_json(req, channel_setting_names[i]);
+		unsigned flags =
+		    i == CS_ADD_SUBSCRIBERS || i == CS_ADMINISTER || i == CS_SUBSCRIBE ? GS_NO_EVERYONE : 0;
+		if (param_present(req, channel_setting_names[i])) {
+			settings[i] = group_setting_store(req, channel_setting_names[i], value, flags);
+		} else if (defaults[i] != NULL) {
+			settings[i] = group_system_id(req, req->realm->id, defaults[i]);
+		} else {
+			struct db_res *res = DB_EXEC(req, &st_creator_group, db_arg_int(req, req->realm->id),
+			                             db_arg_int(req, req->user->id));
+			settings[i] = res ? db_int(res, 0, 0) : 0;
+		}
+		if (settings[i] == 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* message_retention_days as sent: "unlimited" -> -1, "realm_default" -> NULL (*is_null), a positive number. */
+static int parse_retention(struct request *req, bool *is_null, int *days)
+{
+	json_object *v = param_json(req, "message_retention_days");
+	const char *s = v ? json_object_get_string(v) : "realm_default";
+	*is_null = false;
+	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0 && json_object_get_int64(v) < 1 << 30)
+		return *days = (int)json_object_get_int64(v), 0;
+	if (strcmp(s, "unlimited") == 0)
+		return *days = -1, 0;
+	if (strcmp(s, "realm_default") == 0)
+		return *is_null = true, 0;
+	api_error(req, ERR_VAR_INVALID, "Bad value for 'message_retention_days': %s", s);
+	return -1;
+}
+
+/* The topics_policy parameter, taken as sent or JSON-quoted; NULL when absent. */
+static const char *topics_policy(struct request *req)
+{
+	const char *p = param_str(req, "topics_policy");
+	if (p != NULL && p[0] == '"' && strlen(p) >= 2)
+		p = arena_strndup(&req->arena, p + 1, strlen(p) - 2);
+	return p;
+}
+
+static struct db_stmt st_create = DB_STMT(
+    "INSERT INTO channels (realm_id, name, description, rendered_description, invite_only, is_web_public,"
+    " history_public_to_subscribers, message_retention_days, folder_id, topics_policy, creator_id, is_default,"
+    " can_add_subscribers_group_id, can_administer_channel_group_id, can_create_topic_group_id,"
+    " can_delete_any_message_group_id, can_delete_own_message_group_id, can_move_messages_out_of_channel_group_id,"
+    " can_move_messages_within_channel_group_id, can_remove_subscribers_group_id, can_resolve_topics_group_id,"
+    " can_send_message_group_id, can_subscribe_group_id)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+    "         $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING id");
+static struct db_stmt st_folder = DB_STMT("SELECT 1 FROM channel_folders WHERE realm_id = $1 AND id = $2");
+
+/* Checks the creation permissions once, then creates the channels of w that do not exist. */
+static int create_missing(struct request *req, struct wanted *w, size_t n)
+{
+	bool invite_only = param_bool(req, "invite_only"), web_public = param_bool(req, "is_web_public");
+	bool is_default = param_bool(req, "is_default_stream");
+	size_t missing = 0;
+	for (size_t i = 0; i < n; i++)
+		missing += w[i].channel == NULL;
+	if (missing == 0)
+		return 0;
+	if (!perm_create_channel(req, invite_only, false) || (is_default && !user_is_admin(req->user)))
+		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+	if (invite_only && is_default)
+		return api_error(req, ERR_BAD_REQUEST, "A default channel cannot be private.");
+	if (web_public && !req->realm->enable_spectator_access)
+		return api_error(req, ERR_BAD_REQUEST, "Web-public channels are not enabled.");
+	if (web_public && !perm_create_channel(req, false, true))
+		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+	bool retention_null;
+	int retention = 0;
+	if (parse_retention(req, &retention_null, &retention) < 0)
+		return -1;
+	if (!retention_null && !user_is_owner(req->user))
+		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization owner");
+	const char *policy = topics_policy(req);
+	if (policy != NULL && strcmp(policy, "inherit") && strcmp(policy, "allow_empty_topic") &&
+	    strcmp(policy, "disable_empty_topic") && strcmp(policy, "empty_topic_only"))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid topics_policy");
+	if (policy != NULL && strcmp(policy, "inherit") != 0 && !perm_realm(req, RS_SET_TOPICS_POLICY))
+		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+	const char *folder = NULL;
+	if (param_present(req, "folder_id")) {
+		folder = db_arg_int(req, param_int(req, "folder_id"));
+		struct db_res *res = DB_EXEC(req, &st_folder, db_arg_int(req, req->realm->id), folder);
+		if (res == NULL || db_rows(res) == 0)
+			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid channel folder ID");
+	}
+	/* Private channels keep their history from new subscribers unless asked; public ones never do. */
+	bool history = !invite_only || (param_present(req, "history_public_to_subscribers") &&
+	                                param_bool(req, "history_public_to_subscribers"));
+	int64_t settings[CS_COUNT];
+	if (new_channel_settings(req, settings) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].channel != NULL)
+			continue;
+		const char *desc = w[i].description ? w[i].description : "";
+		const char *args[23] = {db_arg_int(req, req->realm->id),
+		                        w[i].name,
+		                        desc,
+		                        channel_render_description(req, desc),
+		                        invite_only ? "true" : "false",
+		                        web_public ? "true" : "false",
+		                        history ? "true" : "false",
+		                        retention_null ? NULL : db_arg_int(req, retention),
+		                        folder,
+		                        policy ? policy : "inherit",
+		                        db_arg_int(req, req->user->id),
+		                        is_default ? "true" : "false"};
+		for (int s = 0; s < CS_COUNT; s++)
+			args[12 + s] = db_arg_int(req, settings[s]);
+		struct db_res *res = db_exec(req, &st_create, args, 23);
+		if (res == NULL || (w[i].channel = channel_by_id(req, db_int(res, 0, 0))) == NULL)
+			return -1;
+		w[i].channel->is_new = true;
+	}
+	return 0;
+}
+
+static struct db_stmt st_subscribe =
+    DB_STMT("INSERT INTO subscriptions (user_id, channel_id, color) VALUES ($1, $2, $3)"
+            " ON CONFLICT (user_id, channel_id) DO UPDATE SET active = true WHERE NOT subscriptions.active"
+            " RETURNING user_id");
+
+/* The reference's palette for new subscriptions. */
+static const char *const palette[] = {"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55",
+                                      "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a", "#94c849", "#bd86e5",
+                                      "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063", "#9987e1", "#e4523d",
+                                      "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462"};
+
+/* Adds one name to the list of key user_id in obj (a {"<user id>": [names]} map). */
+static void add_name(json_object *obj, int64_t user_id, const char *name)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%lld", (long long)user_id);
+	json_object *list;
+	if (!json_object_object_get_ex(obj, key, &list)) {
+		list = json_object_new_array();
+		json_object_object_add(obj, key, list);
+	}
+	json_object_array_add(list, json_object_new_string(name));
+}
+
+static int subscribe_all(struct request *req, const struct wanted *w, size_t n, const int64_t *users, size_t nusers)
+{
+	json_object *subscribed = json_object_new_object(), *already = json_object_new_object();
+	json_object_object_add(request_result(req), "subscribed", subscribed);
+	json_object_object_add(request_result(req), "already_subscribed", already);
+	for (size_t u = 0; u < nusers; u++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct channel *c = w[i].channel;
+			const char *color =
+			    w[i].color ? w[i].color : palette[c->id % (sizeof(palette) / sizeof(*palette))];
+			struct db_res *res =
+			    DB_EXEC(req, &st_subscribe, db_arg_int(req, users[u]), db_arg_int(req, c->id), color);
+			if (res == NULL)
+				return -1;
+			add_name(db_rows(res) ? subscribed : already, users[u], c->name);
+		}
+	}
+	return 0;
+}
+
+/* Drops the channels the user may not subscribe to (fatal unless authorization_errors_fatal is false). */
+static int authorize(struct request *req, struct wanted *w, size_t *n, bool others)
+{
+	json_object *unauthorized = json_object_new_array();
+	json_object_object_add(request_result(req), "unauthorized", unauthorized);
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++) {
+		struct channel *c = w[i].channel;
+		if (!c->is_new && !perm_channel_subscribe_self(req, c) && !perm_channel_add_subscribers(req, c)) {
+			if (param_bool(req, "authorization_errors_fatal"))
+				return api_error(req, ERR_BAD_REQUEST, "Unable to access channel (%s).", c->name);
+			json_object_array_add(unauthorized, json_object_new_string(c->name));
+			continue;
+		}
+		if (others && !c->is_new && !perm_channel_add_subscribers(req, c))
+			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		w[kept++] = w[i];
+	}
+	*n = kept;
+	if (param_bool(req, "authorization_errors_fatal"))
+		json_object_object_del(request_result(req), "unauthorized");
+	return 0;
+}
+
+/* POST /api/v1/users/me/subscriptions */
+int subscriptions_add(struct request *req)
+{
+	struct wanted *w = NULL;
+	size_t n = 0, nusers = 0;
+	int64_t *users = NULL;
+	if (parse_wanted(req, param_json(req, "subscriptions"), &w, &n) < 0 ||
+	    parse_principals(req, &users, &nusers) < 0 || find_existing(req, w, n) < 0 || create_missing(req, w, n) < 0)
+		return -1;
+	bool others = others_among(req, users, nusers);
+	if (authorize(req, w, &n, others) < 0)
+		return -1;
+	return subscribe_all(req, w, n, users, nusers);
+}
+
+static struct db_stmt st_unsubscribe =
+    DB_STMT("UPDATE subscriptions SET active = false WHERE user_id = $1 AND channel_id = $2 AND active RETURNING 1");
+
+/* DELETE /api/v1/users/me/subscriptions */
+int subscriptions_remove(struct request *req)
+{
+	json_object *list = param_json(req, "subscriptions");
+	if (!json_object_is_type(list, json_type_array))
+		return api_error(req, ERR_BAD_REQUEST, "subscriptions is not a list");
+	size_t n = json_object_array_length(list), nusers;
+	struct wanted *w = arena_alloc(&req->arena, (n + 1) * sizeof(*w));
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(list, i);
+		if (!json_object_is_type(v, json_type_string))
+			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu] is not a string", i);
+		w[i].name = arena_strip(&req->arena, json_object_get_string(v));
+	}
+	int64_t *users;
+	if (parse_principals(req, &users, &nusers) < 0 || find_existing(req, w, n) < 0)
+		return -1;
+	const char *missing = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (w[i].channel == NULL || !w[i].channel->metadata_access)
+			missing = missing ? arena_printf(&req->arena, "%s, %s", missing, w[i].name) : w[i].name;
+	if (missing != NULL)
+		return api_error(req, ERR_BAD_REQUEST, "Channel(s) (%s) do not exist", missing);
+	bool others = others_among(req, users, nusers);
+	for (size_t i = 0; i < n && others; i++)
+		if (!perm_channel_remove_subscribers(req, w[i].channel))
+			return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+	json_object *removed = json_object_new_array(), *not_removed = json_object_new_array();
+	json_object_object_add(request_result(req), "removed", removed);
+	json_object_object_add(request_result(req), "not_removed", not_removed);
+	for (size_t u = 0; u < nusers; u++) {
+		for (size_t i = 0; i < n; i++) {
+			struct db_res *res =
+			    DB_EXEC(req, &st_unsubscribe, db_arg_int(req, users[u]), db_arg_int(req, w[i].channel->id));
+			if (res == NULL)
+				return -1;
+			json_object_array_add(db_rows(res) ? removed : not_removed, json_object_new_string(w[i].name));
+		}
+	}
+	return 0;
+}
+
+static bool is_hex_color(const char *s)
+{
+	if (s[0] != '#' || strlen(s) != 7)
+		return false;
+	for (int i = 1; i < 7; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static struct db_stmt st_set_color =
+    DB_STMT("UPDATE subscriptions SET color = $3 WHERE user_id = $1 AND channel_id = $2");
+static struct db_stmt st_set_flag = DB_STMT(
+    "UPDATE subscriptions SET"
+    " pin_to_top = CASE WHEN $3 = 'pin_to_top' THEN $4::boolean ELSE pin_to_top END,"
+    " is_muted = CASE WHEN $3 = 'is_muted' THEN $4::boolean WHEN $3 = 'in_home_view' THEN NOT $4::boolean"
+    "            ELSE is_muted END,"
+    " desktop_notifications = CASE WHEN $3 = 'desktop_notifications' THEN $4::boolean ELSE desktop_notifications END,"
+    " email_notifications = CASE WHEN $3 = 'email_notifications' THEN $4::boolean ELSE email_notifications END,"
+    " push_notifications = CASE WHEN $3 = 'push_notifications' THEN $4::boolean ELSE push_notifications END,"
+    " audible_notifications = CASE WHEN $3 = 'audible_notifications' THEN $4::boolean ELSE audible_notifications END,"
+    " wildcard_mentions_notify = CASE WHEN $3 = 'wildcard_mentions_notify' THEN $4::boolean"
+    "                            ELSE wildcard_mentions_notify END"
+    " WHERE user_id = $1 AND channel_id = $2");
+
+/* Validates and applies one {stream_id, property, value} change. */
+static int change_property(struct request *req, json_object *change, size_t i)
+{
+	static const char *const flags[] = {"in_home_view",
+	                                    "is_muted",
+	                                    "desktop_notifications",
+	                                    "audible_notifications",
+	                                    "push_notifications",
+	                                    "email_notifications",
+	                                    "pin_to_top",
+	                                    "wildcard_mentions_notify"};
+	json_object *id, *prop, *value;
+	if (!json_object_is_type(change, json_type_object) || !json_object_object_get_ex(change, "stream_id", &id) ||
+	    !json_object_object_get_ex(change, "property", &prop) ||
+	    !json_object_object_get_ex(change, "value", &value))
+		return api_error(req, ERR_BAD_REQUEST,
+		                 "subscription_data[%zu] is not a dict with stream_id, property and value", i);
+	const char *property = json_object_get_string(prop);
+	bool is_flag = false;
+	for (size_t k = 0; k < sizeof(flags) / sizeof(*flags); k++)
+		is_flag = is_flag || strcmp(property, flags[k]) == 0;
+	if (strcmp(property, "color") == 0) {
+		if (!json_object_is_type(value, json_type_string) || !is_hex_color(json_object_get_string(value)))
+			return api_error(req, ERR_BAD_REQUEST, "color is not a valid hex color code");
+	} else if (!is_flag) {
+		return api_error(req, ERR_BAD_REQUEST, "Unknown subscription property: %s", property);
+	} else if (!json_object_is_type(value, json_type_boolean)) {
+		return api_error(req, ERR_BAD_REQUEST, "%s is not a boolean", property);
+	}
+	struct channel *c = channel_access_by_id(req, json_object_get_int64(id), false);
+	if (c == NULL)
+		return -1;
+	if (!c->is_subscribed)
+		return api_error(req, ERR_BAD_REQUEST, "Not subscribed to channel ID %lld", (long long)c->id);
+	const char *uid = db_arg_int(req, req->user->id), *cid = db_arg_int(req, c->id);
+	struct db_res *res =
+	    is_flag ? DB_EXEC(req, &st_set_flag, uid, cid, property, json_object_get_boolean(value) ? "true" : "false")
+	            : DB_EXEC(req, &st_set_color, uid, cid, json_object_get_string(value));
+	return res == NULL ? -1 : 0;
+}
+
+/* PATCH (and POST) /api/v1/users/me/subscriptions/properties */
+int subscriptions_update_properties(struct request *req)
+{
+	json_object *data = param_json(req, "subscription_data");
+	if (!json_object_is_type(data, json_type_array))
+		return api_error(req, ERR_BAD_REQUEST, "subscription_data is not a list");
+	for (size_t i = 0; i < json_object_array_length(data); i++)
+		if (change_property(req, json_object_array_get_idx(data, i), i) < 0)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,140 @@
+/*
+ * Channels as a user sees them: lookup with the requesting user's access and permissions computed in the same
+ * query, the Channel object clients see, and the channel permission settings (group-setting values).
+ *
+ * Access, as the reference defines it:
+ * - metadata access (the channel is visible): public channels for non-guests; web-public channels for everyone;
+ *   private channels for subscribers, organization administrators, and members of can_administer_channel_group,
+ *   can_add_subscribers_group or can_subscribe_group;
+ * - content access (messages can be read): public channels for non-guests, web-public channels for everyone,
+ *   subscribers, and members of can_add_subscribers_group or can_subscribe_group (who may subscribe themselves).
+ *   Private channels with protected history only show subscribers the messages they received.
+ */
+#ifndef CONFAB_CHANNELS_H
+#define CONFAB_CHANNELS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct request;
+struct db_res;
+
+enum channel_setting {
+	CS_ADD_SUBSCRIBERS,
+	CS_ADMINISTER,
+	CS_CREATE_TOPIC,
+	CS_DELETE_ANY,
+	CS_DELETE_OWN,
+	CS_MOVE_OUT,
+	CS_MOVE_WITHIN,
+	CS_REMOVE_SUBSCRIBERS,
+	CS_RESOLVE_TOPICS,
+	CS_SEND_MESSAGE,
+	CS_SUBSCRIBE,
+	CS_COUNT
+};
+
+/* The API names of the settings ("can_add_subscribers_group", ...), indexed by enum channel_setting. */
+extern const char *const channel_setting_names[CS_COUNT];
+
+struct channel {
+	int64_t id;
+	int64_t realm_id;
+	const char *name;
+	const char *description;
+	const char *rendered_description;
+	bool invite_only;
+	bool is_web_public;
+	bool history_public_to_subscribers;
+	bool is_archived;
+	bool is_default;
+	bool retention_is_null;
+	int message_retention_days;
+	int64_t folder_id; /* 0: none */
+	const char *topics_policy;
+	int64_t creator_id; /* 0: none */
+	int64_t date_created;
+	int64_t settings[CS_COUNT];         /* group ids */
+	const char *setting_json[CS_COUNT]; /* their API values as JSON text */
+	bool first_message_is_null;
+	int64_t first_message_id;
+	int64_t subscriber_count;
+	bool is_recently_active;
+	bool weekly_traffic_is_null;
+	int64_t weekly_traffic;
+	const char *send_group_system_name; /* "" unless can_send_message_group is a system group */
+	/* The requesting user's relation to the channel. */
+	bool is_subscribed;
+	bool metadata_access;
+	bool content_access;
+	bool in_setting[CS_COUNT]; /* member of each setting's group */
+	/* The user's subscription settings (when subscribed). */
+	const char *color;
+	bool pin_to_top;
+	bool is_muted;
+	const char *notifications[5]; /* desktop, email, push, audible, wildcard_mentions: "t", "f" or "" (inherit) */
+	bool is_new;                  /* created by this request */
+};
+
+/* A channel or folder description as HTML (Markdown, with channel links). An arena string. */
+const char *channel_render_description(struct request *req, const char *text);
+
+/* Loads a channel of the request's realm by id or by name (case-insensitive); NULL if there is none (check
+ * req->error for a database failure). No access check. */
+struct channel *channel_by_id(struct request *req, int64_t id);
+struct channel *channel_by_name(struct request *req, const char *name);
+/* Like channel_by_id, but records "Invalid channel ID" (400) unless the user has metadata access (or content
+ * access when content is set). */
+struct channel *channel_access_by_id(struct request *req, int64_t id, bool content);
+
+/*
+ * A channel query is CHANNEL_SELECT followed by its own WHERE (and ORDER BY) clause on `channels c`, with $1 the
+ * realm id and $2 the requesting user's id; channel_from_row() reads its columns.
+ */
+#define CHANNEL_SELECT                                                                                                 \
+	"WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION "               \
+	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id) "                         \
+	"SELECT " CHANNEL_COLUMNS " FROM channels c "                                                                  \
+	"LEFT JOIN subscriptions sub ON sub.channel_id = c.id AND sub.user_id = $2 AND sub.active "                    \
+	"WHERE c.realm_id = $1 "
+#define CHANNEL_COLUMNS                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                  \
+	"c.id, c.realm_id, c.name, c.description, c.rendered_description, c.invite_only, c.is_web_public, "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+	"c.history_public_to_subscribers, c.is_archived, c.is_default, c.message_retention_days IS NULL, "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+	"COALESCE(c.message_retention_days, 0), COALESCE(c.folder_id, 0), c.topics_policy, "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             \
+	"COALESCE(c.creator_id, 0), extract(epoch FROM c.date_created)::bigint, sub.user_id IS NOT NULL, "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+	"(SELECT min(m.id) FROM messages m WHERE m.channel_id = c.id), "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 \
+	"(SELECT count(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    \
+	"  WHERE s2.channel_id = c.id AND s2.active AND u2.is_active), "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 \
+	"c.date_created > now() - interval '180 days' OR (SELECT m.date_sent FROM messages m "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
+	"  WHERE m.channel_id = c.id ORDER BY m.id DESC LIMIT 1) > now() - interval '180 days', "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        \
+	"CASE WHEN c.date_created > now() - interval '7 days' THEN NULL ELSE (SELECT count(*) / 4 FROM messages m "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
+	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END, "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+	"(SELECT g.name FROM user_groups g WHERE g.id = c.can_send_message_group_id AND "                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+	"g.is_system_group), " CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id") ", " CHANNEL_SETTING_COLUMNS(                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     \
+	    "can_administer_channel_group_id") ", " CHANNEL_SETTING_COLUMNS("can_create_topic_group_id") ","                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             \
+	                                                                                                 " " CHANNEL_SETTING_COLUMNS("can_delete_any_message_group_id") ", " CHANNEL_SETTING_COLUMNS("can_delete_own_message_group_id") ", " CHANNEL_SETTING_COLUMNS("can_move_messages_out_of_channel_group_id") ", " CHANNEL_SETTING_COLUMNS("can_move_messages_within_channel_group_id") ", " CHANNEL_SETTING_COLUMNS("can_remove_subscribers_group_id") ", " CHANNEL_SETTING_COLUMNS("can_resolve_topics_group_id") ", " CHANNEL_SETTING_COLUMNS("can_send_message_group_id") ", " CHANNEL_SETTING_COLUMNS("can_subscribe_group_id") ", "                                                                                            \
+	                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 "sub.color, sub.pin_to_top, sub.is_muted, sub.desktop_notifications, sub.email_notifications, " \
+	                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 "sub.push_notifications, sub.audible_notifications, sub.wildcard_mentions_notify"
+/* Per setting: the group id, whether the user is in it, and its API value. */
+#define CHANNEL_SETTING_COLUMNS(col)                                                                                   \
+	"c." col ", c." col " IN (SELECT id FROM mine), confab_group_setting_api(c." col ")::text"
+#define CHANNEL_NCOLUMNS (22 + 3 * CS_COUNT + 8)
+
+struct channel *channel_from_row(struct request *req, const struct db_res *res, int row, int col);
+
+/*
+ * The basic Channel object (stream_id, name, description, rendered_description, date_created, creator_id,
+ * invite_only, is_web_public, is_archived, history_public_to_subscribers, message_retention_days,
+ * first_message_id, folder_id, topics_policy, stream_post_policy, is_announcement_only, is_recently_active,
+ * stream_weekly_traffic, subscriber_count and the eleven group settings). A new object.
+ */
+json_object *channel_to_json(struct request *req, const struct channel *c);
+
+/* The subscription object: channel_to_json() plus the user's settings, and subscribers when asked. */
+json_object *channel_subscription_json(struct request *req, const struct channel *c, bool subscribers);
+
+/* The active subscribers of a channel (active users), sorted by id; a new array. */
+json_object *channel_subscriber_ids(struct request *req, int64_t channel_id);
+
+#endif

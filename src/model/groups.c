@@ -1,0 +1,510 @@
+/* User groups: lookup, membership, group-setting values and permission checks; see groups.h. */
+#include "model/groups.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jsonx.h"
+#include "core/log.h"
+#include "db/db.h"
+#include "http/params.h"
+#include "http/request.h"
+#include "model/realm.h"
+#include "model/user.h"
+
+const char *const group_permission_names[GP_COUNT] = {
+    [GP_ADD_MEMBERS] = "can_add_members_group",
+    [GP_JOIN] = "can_join_group",
+    [GP_LEAVE] = "can_leave_group",
+    [GP_MANAGE] = "can_manage_group",
+    [GP_MENTION] = "can_mention_group",
+    [GP_REMOVE_MEMBERS] = "can_remove_members_group",
+};
+
+/* The reference's allow_everyone_group of each setting (zerver/models/groups.py). */
+const unsigned group_permission_flags[GP_COUNT] = {
+    [GP_ADD_MEMBERS] = GS_NO_EVERYONE, [GP_JOIN] = GS_NO_EVERYONE, [GP_LEAVE] = 0,
+    [GP_MANAGE] = GS_NO_EVERYONE,      [GP_MENTION] = 0,           [GP_REMOVE_MEMBERS] = GS_NO_EVERYONE,
+};
+
+/* A JSON integer list as a PostgreSQL array literal, e.g. "{1,2}" (an arena string). */
+static const char *id_array(struct request *req, json_object *ids)
+{
+	size_t n = json_object_array_length(ids);
+	char *out = arena_alloc(&req->arena, n * 21 + 3);
+	char *p = out;
+	*p++ = '{';
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s%lld", i ? "," : "",
+		             (long long)json_object_get_int64(json_object_array_get_idx(ids, i)));
+	*p++ = '}';
+	*p = '\0';
+	return out;
+}
+
+static struct db_stmt st_system_id = DB_STMT("SELECT confab_system_group($1, $2)");
+
+int64_t group_system_id(struct request *req, int64_t realm_id, const char *name)
+{
+	struct db_res *res = DB_EXEC(req, &st_system_id, db_arg_int(req, realm_id), name);
+	if (res == NULL)
+		return 0;
+	if (db_null(res, 0, 0)) {
+		log_msg(LOG_ERROR, "request %llu: realm %lld has no system group %s", req->id, (long long)realm_id,
+		        name);
+		api_error(req, ERR_INTERNAL, NULL);
+		return 0;
+	}
+	return db_int(res, 0, 0);
+}
+
+static struct db_stmt st_has_member =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM confab_group_members($1) m JOIN users u ON u.id = m.user_id"
+            "  WHERE m.user_id = $2 AND u.is_active)");
+
+bool group_has_member(struct request *req, int64_t group_id, int64_t user_id)
+{
+	struct db_res *res = DB_EXEC(req, &st_has_member, db_arg_int(req, group_id), db_arg_int(req, user_id));
+	return res != NULL && db_bool(res, 0, 0);
+}
+
+#define GROUP_COLUMNS                                                                                                  \
+	"g.id, g.name, g.description, g.is_system_group, g.deactivated, g.can_add_members_group_id, "                  \
+	"g.can_join_group_id, g.can_leave_group_id, g.can_manage_group_id, g.can_mention_group_id, "                   \
+	"g.can_remove_members_group_id FROM user_groups g WHERE g.id = $1 AND g.realm_id = $2 AND g.name IS NOT NULL"
+static struct db_stmt st_group = DB_STMT("SELECT " GROUP_COLUMNS);
+static struct db_stmt st_group_locked = DB_STMT("SELECT " GROUP_COLUMNS " FOR UPDATE");
+
+struct group *group_by_id(struct request *req, int64_t id, bool for_update)
+{
+	struct db_res *res = DB_EXEC(req, for_update ? &st_group_locked : &st_group, db_arg_int(req, id),
+	                             db_arg_int(req, req->realm->id));
+	if (res == NULL || db_rows(res) == 0)
+		return NULL;
+	struct group *g = arena_alloc(&req->arena, sizeof(*g));
+	g->id = db_int(res, 0, 0);
+	g->name = db_val(res, 0, 1);
+	g->description = db_val(res, 0, 2);
+	g->is_system_group = db_bool(res, 0, 3);
+	g->deactivated = db_bool(res, 0, 4);
+	for (int i = 0; i < GP_COUNT; i++)
+		g->setting[i] = db_int(res, 0, 5 + i);
+	return g;
+}
+
+bool group_setting_allows(struct request *req, int64_t group_id, unsigned flags)
+{
+	if ((flags & GS_NO_EVERYONE) && user_is_guest(req->user))
+		return false;
+	return group_has_member(req, group_id, req->user->id);
+}
+
+int group_check_name(struct request *req, const char *name)
+{
+	static const char *const reserved[] = {"@", "role:", "user:", "stream:", "channel:"};
+	/* Python's str.strip() also takes the ASCII separators 0x1c..0x1f. */
+	if (name[strspn(name, " \t\n\v\f\r\x1c\x1d\x1e\x1f")] == '\0')
+		return api_error(req, ERR_BAD_REQUEST, "User group name can't be empty!");
+	if (utf8_length(name) > 100)
+		return api_error(req, ERR_BAD_REQUEST, "User group name cannot exceed 100 characters.");
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
+			return api_error(req, ERR_BAD_REQUEST, "User group name cannot start with '%s'.", reserved[i]);
+	return 0;
+}
+
+static struct db_stmt st_bad_user =
+    DB_STMT("SELECT t.x FROM unnest($2::bigint[]) WITH ORDINALITY AS t (x, i)"
+            " WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.x AND u.realm_id = $1 AND u.is_active)"
+            " ORDER BY t.i LIMIT 1");
+
+int group_check_users(struct request *req, json_object *ids)
+{
+	struct db_res *res = DB_EXEC(req, &st_bad_user, db_arg_int(req, req->realm->id), id_array(req, ids));
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) > 0)
+		return api_error(req, ERR_BAD_REQUEST, "Invalid user ID: %s", db_val(res, 0, 0));
+	return 0;
+}
+
+/* Unknown groups first (in list order), then deactivated ones. */
+static struct db_stmt st_bad_subgroup =
+    DB_STMT("SELECT t.x, g.id IS NULL FROM unnest($2::bigint[]) WITH ORDINALITY AS t (x, i)"
+            "  LEFT JOIN user_groups g ON g.id = t.x AND g.realm_id = $1 AND g.name IS NOT NULL"
+            " WHERE g.id IS NULL OR g.deactivated ORDER BY g.id IS NOT NULL, t.i LIMIT 1");
+
+int group_check_subgroups(struct request *req, json_object *ids)
+{
+	struct db_res *res = DB_EXEC(req, &st_bad_subgroup, db_arg_int(req, req->realm->id), id_array(req, ids));
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return 0;
+	if (db_bool(res, 0, 1))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid user group ID: %s", db_val(res, 0, 0));
+	return api_error(req, ERR_BAD_REQUEST, "User group is deactivated.");
+}
+
+/* ---- group-setting values ----------------------------------------------------------------------------------- */
+
+static bool is_int_list(json_object *list)
+{
+	if (!json_object_is_type(list, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(list); i++)
+		if (!json_object_is_type(json_object_array_get_idx(list, i), json_type_int))
+			return false;
+	return true;
+}
+
+/* An integer, or an object of exactly direct_members and direct_subgroups, both integer lists. */
+static bool is_setting_value(json_object *value)
+{
+	json_object *members, *subgroups;
+	if (json_object_is_type(value, json_type_int))
+		return true;
+	return json_object_is_type(value, json_type_object) && json_object_object_length(value) == 2 &&
+	       json_object_object_get_ex(value, "direct_members", &members) && is_int_list(members) &&
+	       json_object_object_get_ex(value, "direct_subgroups", &subgroups) && is_int_list(subgroups);
+}
+
+int group_setting_check(struct request *req, const char *setting, json_object *value)
+{
+	return is_setting_value(value) ? 0 : api_error(req, ERR_BAD_REQUEST, "Invalid %s", setting);
+}
+
+/*
+ * The reference's parse_group_setting_value: an object with no members and one subgroup means that group, an
+ * empty object role:nobody. Returns the group id (*object NULL), or 0 with *object set to a value that stays an
+ * object; -1 on error.
+ */
+static int64_t normalize(struct request *req, json_object *value, json_object **object)
+{
+	*object = NULL;
+	if (json_object_is_type(value, json_type_int))
+		return json_object_get_int64(value);
+	json_object *members = json_object_object_get(value, "direct_members");
+	json_object *subgroups = json_object_object_get(value, "direct_subgroups");
+	size_t nmembers = json_object_array_length(members), nsubgroups = json_object_array_length(subgroups);
+	if (nmembers == 0 && nsubgroups == 1)
+		return json_object_get_int64(json_object_array_get_idx(subgroups, 0));
+	if (nmembers == 0 && nsubgroups == 0) {
+		int64_t nobody = group_system_id(req, req->realm->id, "role:nobody");
+		return nobody ? nobody : -1;
+	}
+	*object = value;
+	return 0;
+}
+
+/* A named group as the value of `setting` (the reference's check_setting_configuration_for_system_groups). */
+static int64_t store_named(struct request *req, const char *setting, int64_t id, unsigned flags)
+{
+	struct group *g = group_by_id(req, id, false);
+	if (g == NULL) {
+		if (req->error == ERR_NONE)
+			api_error(req, ERR_BAD_REQUEST, "Invalid user group");
+		return 0;
+	}
+	const char *refused = NULL;
+	if (g->deactivated) {
+		api_error(req, ERR_BAD_REQUEST, "User group is deactivated.");
+		return 0;
+	}
+	if ((flags & GS_SYSTEM_ONLY) && !g->is_system_group) {
+		api_error(req, ERR_SYSTEM_GROUP_REQUIRED, "'%s' must be a system user group.", setting);
+		return 0;
+	}
+	if (g->is_system_group && strcmp(g->name, "role:internet") == 0)
+		refused = g->name;
+	else if ((flags & GS_NO_NOBODY) && g->is_system_group && strcmp(g->name, "role:nobody") == 0)
+		refused = g->name;
+	else if ((flags & GS_NO_EVERYONE) && g->is_system_group && strcmp(g->name, "role:everyone") == 0)
+		refused = g->name;
+	if (refused != NULL) {
+		api_error(req, ERR_BAD_REQUEST, "'%s' setting cannot be set to '%s' group.", setting, refused);
+		return 0;
+	}
+	return g->id;
+}
+
+static struct db_stmt st_unnamed = DB_STMT("SELECT confab_unnamed_group($1, $2, $3, $4)");
+
+int64_t group_setting_update(struct request *req, const char *setting, json_object *value, unsigned flags,
+                             int64_t current_id)
+{
+	if (group_setting_check(req, setting, value) < 0)
+		return 0;
+	json_object *object;
+	int64_t id = normalize(req, value, &object);
+	if (id < 0)
+		return 0;
+	if (object == NULL)
+		return store_named(req, setting, id, flags);
+	if (flags & GS_SYSTEM_ONLY) {
+		api_error(req, ERR_SYSTEM_GROUP_REQUIRED, "'%s' must be a system user group.", setting);
+		return 0;
+	}
+	json_object *members = json_object_object_get(object, "direct_members");
+	json_object *subgroups = json_object_object_get(object, "direct_subgroups");
+	if (group_check_users(req, members) < 0 || group_check_subgroups(req, subgroups) < 0)
+		return 0;
+	struct db_res *res =
+	    DB_EXEC(req, &st_unnamed, db_arg_int(req, req->realm->id), current_id ? db_arg_int(req, current_id) : NULL,
+	            id_array(req, members), id_array(req, subgroups));
+	return res == NULL ? 0 : db_int(res, 0, 0);
+}
+
+int64_t group_setting_store(struct request *req, const char *setting, json_object *value, unsigned flags)
+{
+	return group_setting_update(req, setting, value, flags, 0);
+}
+
+static struct db_stmt st_setting_api = DB_STMT("SELECT confab_group_setting_api($1)::text");
+
+json_object *group_setting_json(struct request *req, int64_t group_id)
+{
+	struct db_res *res = DB_EXEC(req, &st_setting_api, db_arg_int(req, group_id));
+	if (res == NULL)
+		return NULL;
+	json_object *value;
+	if (db_rows(res) == 0 || db_null(res, 0, 0) ||
+	    jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &value) < 0) {
+		log_msg(LOG_ERROR, "request %llu: no group-setting value for group %lld", req->id, (long long)group_id);
+		api_error(req, ERR_INTERNAL, NULL);
+		return NULL;
+	}
+	return value;
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The distinct ids of a JSON integer list, sorted, in the arena; *n receives their number. */
+static int64_t *id_set(struct request *req, json_object *list, size_t *n)
+{
+	size_t len = json_object_array_length(list);
+	int64_t *ids = arena_alloc(&req->arena, (len + 1) * sizeof(*ids));
+	for (size_t i = 0; i < len; i++)
+		ids[i] = json_object_get_int64(json_object_array_get_idx(list, i));
+	qsort(ids, len, sizeof(*ids), cmp_int64);
+	size_t out = 0;
+	for (size_t i = 0; i < len; i++)
+		if (out == 0 || ids[out - 1] != ids[i])
+			ids[out++] = ids[i];
+	*n = out;
+	return ids;
+}
+
+static bool same_ids(struct request *req, json_object *a, json_object *b)
+{
+	size_t na, nb;
+	int64_t *x = id_set(req, a, &na), *y = id_set(req, b, &nb);
+	return na == nb && memcmp(x, y, na * sizeof(*x)) == 0;
+}
+
+bool group_setting_equals(struct request *req, int64_t group_id, json_object *value)
+{
+	if (!is_setting_value(value))
+		return false;
+	json_object *object;
+	int64_t id = normalize(req, value, &object);
+	json_object *current = id < 0 ? NULL : request_own_json(req, group_setting_json(req, group_id));
+	if (current == NULL)
+		return false;
+	if (object == NULL)
+		return json_object_is_type(current, json_type_int) && json_object_get_int64(current) == id;
+	return json_object_is_type(current, json_type_object) &&
+	       same_ids(req, json_object_object_get(object, "direct_members"),
+	                json_object_object_get(current, "direct_members")) &&
+	       same_ids(req, json_object_object_get(object, "direct_subgroups"),
+	                json_object_object_get(current, "direct_subgroups"));
+}
+
+/* ---- named groups ------------------------------------------------------------------------------------------- */
+
+/* The defaults are the reference's GROUP_PERMISSION_SETTINGS default_group_name ("group_creator" for two). */
+static struct db_stmt st_create =
+    DB_STMT("INSERT INTO user_groups (realm_id, name, description, creator_id, can_add_members_group_id, "
+            "  can_join_group_id, can_leave_group_id, can_manage_group_id, can_mention_group_id, "
+            "  can_remove_members_group_id)"
+            " SELECT $1, $2, $3, $4,"
+            "  COALESCE($5::bigint, confab_unnamed_group($1, NULL, ARRAY[$4::bigint], '{}')),"
+            "  COALESCE($6::bigint, confab_system_group($1, 'role:nobody')),"
+            "  COALESCE($7::bigint, confab_system_group($1, 'role:everyone')),"
+            "  COALESCE($8::bigint, confab_unnamed_group($1, NULL, ARRAY[$4::bigint], '{}')),"
+            "  COALESCE($9::bigint, confab_system_group($1, 'role:everyone')),"
+            "  COALESCE($10::bigint, confab_system_group($1, 'role:nobody'))"
+            " ON CONFLICT (realm_id, name) DO NOTHING RETURNING id");
+
+int64_t group_create(struct request *req, const char *name, const char *description, const int64_t *settings)
+{
+	const char *args[GP_COUNT];
+	for (int i = 0; i < GP_COUNT; i++)
+		args[i] = settings[i] ? db_arg_int(req, settings[i]) : NULL;
+	struct db_res *res =
+	    DB_EXEC(req, &st_create, db_arg_int(req, req->realm->id), name, description, db_arg_int(req, req->user->id),
+	            args[0], args[1], args[2], args[3], args[4], args[5]);
+	if (res == NULL)
+		return 0;
+	if (db_rows(res) == 0) {
+		api_error(req, ERR_BAD_REQUEST, "User group '%s' already exists.", name);
+		return 0;
+	}
+	return db_int(res, 0, 0);
+}
+
+static struct db_stmt st_rename =
+    DB_STMT("UPDATE user_groups SET name = $2 WHERE id = $1"
+            "   AND NOT EXISTS (SELECT 1 FROM user_groups o WHERE o.realm_id = user_groups.realm_id AND o.name = $2)"
+            " RETURNING id");
+
+int group_rename(struct request *req, int64_t id, const char *name)
+{
+	struct db_res *res = DB_EXEC(req, &st_rename, db_arg_int(req, id), name);
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return api_error(req, ERR_BAD_REQUEST, "User group '%s' already exists.", name);
+	return 0;
+}
+
+static struct db_stmt st_describe = DB_STMT("UPDATE user_groups SET description = $2 WHERE id = $1");
+
+int group_set_description(struct request *req, int64_t id, const char *description)
+{
+	return DB_EXEC(req, &st_describe, db_arg_int(req, id), description) ? 0 : -1;
+}
+
+static struct db_stmt st_deactivate = DB_STMT("UPDATE user_groups SET deactivated = $2 WHERE id = $1");
+
+int group_set_deactivated(struct request *req, int64_t id, bool deactivated)
+{
+	return DB_EXEC(req, &st_deactivate, db_arg_int(req, id), deactivated ? "true" : "false") ? 0 : -1;
+}
+
+static struct db_stmt st_set_permission =
+    DB_STMT("UPDATE user_groups SET"
+            " can_add_members_group_id = CASE WHEN $2 = 0 THEN $3::bigint ELSE can_add_members_group_id END,"
+            " can_join_group_id = CASE WHEN $2 = 1 THEN $3::bigint ELSE can_join_group_id END,"
+            " can_leave_group_id = CASE WHEN $2 = 2 THEN $3::bigint ELSE can_leave_group_id END,"
+            " can_manage_group_id = CASE WHEN $2 = 3 THEN $3::bigint ELSE can_manage_group_id END,"
+            " can_mention_group_id = CASE WHEN $2 = 4 THEN $3::bigint ELSE can_mention_group_id END,"
+            " can_remove_members_group_id = CASE WHEN $2 = 5 THEN $3::bigint ELSE can_remove_members_group_id END"
+            " WHERE id = $1");
+
+int group_set_permission(struct request *req, int64_t id, enum group_permission p, int64_t value_id)
+{
+	_Static_assert(GP_ADD_MEMBERS == 0 && GP_REMOVE_MEMBERS == 5, "st_set_permission numbers the settings");
+	return DB_EXEC(req, &st_set_permission, db_arg_int(req, id), db_arg_int(req, p), db_arg_int(req, value_id))
+	           ? 0
+	           : -1;
+}
+
+/* ---- membership --------------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_add_members =
+    DB_STMT("INSERT INTO user_group_members (group_id, user_id) SELECT DISTINCT $1::bigint, unnest($2::bigint[])"
+            "  WHERE EXISTS (SELECT 1 FROM user_groups WHERE id = $1 AND NOT is_system_group)"
+            " ON CONFLICT DO NOTHING");
+static struct db_stmt st_remove_members =
+    DB_STMT("DELETE FROM user_group_members WHERE group_id = $1 AND user_id = ANY ($2::bigint[])"
+            "   AND EXISTS (SELECT 1 FROM user_groups WHERE id = $1 AND NOT is_system_group)");
+static struct db_stmt st_add_subgroups =
+    DB_STMT("INSERT INTO user_group_subgroups (group_id, subgroup_id)"
+            " SELECT DISTINCT $1::bigint, unnest($2::bigint[]) ON CONFLICT DO NOTHING");
+static struct db_stmt st_remove_subgroups =
+    DB_STMT("DELETE FROM user_group_subgroups WHERE group_id = $1 AND subgroup_id = ANY ($2::bigint[])");
+
+static int change(struct request *req, struct db_stmt *st, int64_t id, json_object *ids)
+{
+	return DB_EXEC(req, st, db_arg_int(req, id), id_array(req, ids)) ? 0 : -1;
+}
+
+int group_add_members(struct request *req, int64_t id, json_object *ids)
+{
+	return change(req, &st_add_members, id, ids);
+}
+
+int group_remove_members(struct request *req, int64_t id, json_object *ids)
+{
+	return change(req, &st_remove_members, id, ids);
+}
+
+int group_add_subgroups(struct request *req, int64_t id, json_object *ids)
+{
+	return change(req, &st_add_subgroups, id, ids);
+}
+
+int group_remove_subgroups(struct request *req, int64_t id, json_object *ids)
+{
+	return change(req, &st_remove_subgroups, id, ids);
+}
+
+static struct db_stmt st_first_member =
+    DB_STMT("SELECT t.x FROM unnest($2::bigint[]) WITH ORDINALITY AS t (x, i)"
+            " WHERE EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = $1 AND m.user_id = t.x) = $3"
+            " ORDER BY t.i LIMIT 1");
+static struct db_stmt st_first_subgroup =
+    DB_STMT("SELECT t.x FROM unnest($2::bigint[]) WITH ORDINALITY AS t (x, i)"
+            " WHERE EXISTS (SELECT 1 FROM user_group_subgroups s WHERE s.group_id = $1 AND s.subgroup_id = t.x) = $3"
+            " ORDER BY t.i LIMIT 1");
+
+static int64_t first(struct request *req, struct db_stmt *st, int64_t id, json_object *ids, bool is)
+{
+	struct db_res *res = DB_EXEC(req, st, db_arg_int(req, id), id_array(req, ids), is ? "true" : "false");
+	if (res == NULL)
+		return -1;
+	return db_rows(res) ? db_int(res, 0, 0) : 0;
+}
+
+int64_t group_first_member(struct request *req, int64_t id, json_object *ids, bool is_member)
+{
+	return first(req, &st_first_member, id, ids, is_member);
+}
+
+int64_t group_first_subgroup(struct request *req, int64_t id, json_object *ids, bool is_subgroup)
+{
+	return first(req, &st_first_subgroup, id, ids, is_subgroup);
+}
+
+static struct db_stmt st_reaches =
+    DB_STMT("WITH RECURSIVE s (id) AS (SELECT unnest($1::bigint[]) UNION"
+            "  SELECT gs.subgroup_id FROM user_group_subgroups gs JOIN s ON gs.group_id = s.id)"
+            " SELECT EXISTS (SELECT 1 FROM s WHERE id = $2)");
+
+int group_reaches(struct request *req, json_object *ids, int64_t id)
+{
+	struct db_res *res = DB_EXEC(req, &st_reaches, id_array(req, ids), db_arg_int(req, id));
+	return res == NULL ? -1 : db_bool(res, 0, 0);
+}
+
+/* Two transactions adding subgroups concurrently could each pass the cycle check and together close a cycle. */
+static struct db_stmt st_lock_subgroups =
+    DB_STMT("SELECT pg_advisory_xact_lock(hashtext('confab_user_group_subgroups'), $1::integer)");
+
+int group_lock_subgroups(struct request *req)
+{
+	return DB_EXEC(req, &st_lock_subgroups, db_arg_int(req, req->realm->id)) ? 0 : -1;
+}
+
+static struct db_stmt st_objections = DB_STMT("SELECT confab_group_objections($1)::text");
+
+json_object *group_objections(struct request *req, int64_t id)
+{
+	struct db_res *res = DB_EXEC(req, &st_objections, db_arg_int(req, id));
+	if (res == NULL)
+		return NULL;
+	json_object *list;
+	if (jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &list) < 0 ||
+	    !json_object_is_type(list, json_type_array)) {
+		json_object_put(list);
+		api_error(req, ERR_INTERNAL, NULL);
+		return NULL;
+	}
+	return list;
+}

@@ -1,0 +1,149 @@
+/* The permission rules; see permissions.h. */
+#include "model/permissions.h"
+
+#include "db/db.h"
+#include "http/request.h"
+#include "model/channels.h"
+#include "model/realm.h"
+#include "model/user.h"
+
+const char *const realm_setting_columns[RS_COUNT] = {
+    [RS_ACCESS_ALL_USERS] = "can_access_all_users_group_id",
+    [RS_ADD_CUSTOM_EMOJI] = "can_add_custom_emoji_group_id",
+    [RS_ADD_SUBSCRIBERS] = "can_add_subscribers_group_id",
+    [RS_CREATE_BOTS] = "can_create_bots_group_id",
+    [RS_CREATE_GROUPS] = "can_create_groups_id",
+    [RS_CREATE_PRIVATE_CHANNEL] = "can_create_private_channel_group_id",
+    [RS_CREATE_PUBLIC_CHANNEL] = "can_create_public_channel_group_id",
+    [RS_CREATE_WEB_PUBLIC_CHANNEL] = "can_create_web_public_channel_group_id",
+    [RS_CREATE_WRITE_ONLY_BOTS] = "can_create_write_only_bots_group_id",
+    [RS_DELETE_ANY_MESSAGE] = "can_delete_any_message_group_id",
+    [RS_DELETE_OWN_MESSAGE] = "can_delete_own_message_group_id",
+    [RS_INVITE_USERS] = "can_invite_users_group_id",
+    [RS_MANAGE_ALL_GROUPS] = "can_manage_all_groups_id",
+    [RS_MANAGE_BILLING] = "can_manage_billing_group_id",
+    [RS_MENTION_MANY_USERS] = "can_mention_many_users_group_id",
+    [RS_MOVE_BETWEEN_CHANNELS] = "can_move_messages_between_channels_group_id",
+    [RS_MOVE_BETWEEN_TOPICS] = "can_move_messages_between_topics_group_id",
+    [RS_RESOLVE_TOPICS] = "can_resolve_topics_group_id",
+    [RS_SET_TOPICS_POLICY] = "can_set_topics_policy_group_id",
+    [RS_CREATE_MULTIUSE_INVITE] = "create_multiuse_invite_group_id",
+    [RS_DM_INITIATOR] = "direct_message_initiator_group_id",
+    [RS_DM_PERMISSION] = "direct_message_permission_group_id",
+};
+
+/* One row: for each setting in enum order, whether the user is in its group (directly or by subgroups). */
+static struct db_stmt st_realm_perms =
+    DB_STMT("WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION "
+            "SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id) "
+            "SELECT r.can_access_all_users_group_id IN (SELECT id FROM mine), "
+            "r.can_add_custom_emoji_group_id IN (SELECT id FROM mine), "
+            "r.can_add_subscribers_group_id IN (SELECT id FROM mine), "
+            "r.can_create_bots_group_id IN (SELECT id FROM mine), "
+            "r.can_create_groups_id IN (SELECT id FROM mine), "
+            "r.can_create_private_channel_group_id IN (SELECT id FROM mine), "
+            "r.can_create_public_channel_group_id IN (SELECT id FROM mine), "
+            "r.can_create_web_public_channel_group_id IN (SELECT id FROM mine), "
+            "r.can_create_write_only_bots_group_id IN (SELECT id FROM mine), "
+            "r.can_delete_any_message_group_id IN (SELECT id FROM mine), "
+            "r.can_delete_own_message_group_id IN (SELECT id FROM mine), "
+            "r.can_invite_users_group_id IN (SELECT id FROM mine), "
+            "r.can_manage_all_groups_id IN (SELECT id FROM mine), "
+            "r.can_manage_billing_group_id IN (SELECT id FROM mine), "
+            "r.can_mention_many_users_group_id IN (SELECT id FROM mine), "
+            "r.can_move_messages_between_channels_group_id IN (SELECT id FROM mine), "
+            "r.can_move_messages_between_topics_group_id IN (SELECT id FROM mine), "
+            "r.can_resolve_topics_group_id IN (SELECT id FROM mine), "
+            "r.can_set_topics_policy_group_id IN (SELECT id FROM mine), "
+            "r.create_multiuse_invite_group_id IN (SELECT id FROM mine), "
+            "r.direct_message_initiator_group_id IN (SELECT id FROM mine), "
+            "r.direct_message_permission_group_id IN (SELECT id FROM mine) "
+            "FROM realms r WHERE r.id = $1");
+
+/*
+ * The settings whose group may be role:everyone. For the others the reference refuses role:everyone, and guests
+ * never hold them even when a group they belong to is named.
+ */
+static bool guests_may_hold(enum realm_setting s)
+{
+	switch (s) {
+	case RS_ACCESS_ALL_USERS:
+	case RS_DELETE_ANY_MESSAGE:
+	case RS_DELETE_OWN_MESSAGE:
+	case RS_MENTION_MANY_USERS:
+	case RS_MOVE_BETWEEN_TOPICS:
+	case RS_RESOLVE_TOPICS:
+	case RS_DM_INITIATOR:
+	case RS_DM_PERMISSION:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool perm_realm(struct request *req, enum realm_setting s)
+{
+	if (user_is_guest(req->user) && !guests_may_hold(s))
+		return false;
+	if (req->realm_perms == NULL) {
+		struct db_res *res =
+		    DB_EXEC(req, &st_realm_perms, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id));
+		if (res == NULL || db_rows(res) == 0)
+			return false;
+		bool *perms = arena_alloc(&req->arena, RS_COUNT * sizeof(*perms));
+		for (int i = 0; i < RS_COUNT; i++)
+			perms[i] = db_bool(res, 0, i);
+		req->realm_perms = perms;
+	}
+	return req->realm_perms[s];
+}
+
+bool perm_channel_administer(struct request *req, const struct channel *c)
+{
+	return user_is_admin(req->user) || c->in_setting[CS_ADMINISTER];
+}
+
+bool perm_channel_send(struct request *req, const struct channel *c)
+{
+	(void)req;
+	return c->in_setting[CS_SEND_MESSAGE];
+}
+
+bool perm_channel_create_topic(struct request *req, const struct channel *c)
+{
+	return perm_channel_send(req, c) && c->in_setting[CS_CREATE_TOPIC];
+}
+
+bool perm_channel_add_subscribers(struct request *req, const struct channel *c)
+{
+	if (c->is_archived)
+		return false;
+	if (c->in_setting[CS_ADD_SUBSCRIBERS] || perm_channel_administer(req, c))
+		return true;
+	/* The organization setting covers public channels, and private ones one is subscribed to. */
+	return (!c->invite_only || c->is_subscribed) && !user_is_guest(req->user) &&
+	       perm_realm(req, RS_ADD_SUBSCRIBERS);
+}
+
+bool perm_channel_remove_subscribers(struct request *req, const struct channel *c)
+{
+	if (!c->metadata_access)
+		return false;
+	return user_is_admin(req->user) || c->in_setting[CS_REMOVE_SUBSCRIBERS];
+}
+
+bool perm_channel_subscribe_self(struct request *req, const struct channel *c)
+{
+	if (c->is_archived)
+		return false;
+	if (c->is_subscribed || c->is_web_public || (!c->invite_only && !user_is_guest(req->user)))
+		return true;
+	return c->in_setting[CS_SUBSCRIBE] || c->in_setting[CS_ADD_SUBSCRIBERS];
+}
+
+bool perm_create_channel(struct request *req, bool invite_only, bool web_public)
+{
+	if (web_public)
+		return perm_realm(req, RS_CREATE_WEB_PUBLIC_CHANNEL);
+	return perm_realm(req, invite_only ? RS_CREATE_PRIVATE_CHANNEL : RS_CREATE_PUBLIC_CHANNEL);
+}

@@ -1,0 +1,421 @@
+/*
+ * Channels and subscriptions: POST/GET/DELETE /users/me/subscriptions (creating channels), subscription
+ * properties, GET /streams, /streams/{id}, /streams/{id}/members, /users/me/{id}/topics, channel folders.
+ * Reference: digest section e; Zulip zerver/views/streams.py (add_subscriptions_backend, list_to_streams,
+ * update_subscription_properties_backend), zerver/lib/streams.py.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "itest.h"
+
+static unsigned counter;
+
+/* A unique channel name for this run. */
+static char *channel_name(const char *tag)
+{
+	return fmt("%s-%u-%ld", tag, ++counter, (long)getpid());
+}
+
+/* Creates (and subscribes u to) a channel with extra form fields; returns its id. */
+static int64_t create_channel(const struct user *u, const char *name, const char *extra)
+{
+	char *form = fmt("subscriptions=%s%s%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)), extra ? "&" : "",
+	                 extra ? extra : "");
+	struct resp *r = api_post(u, "/users/me/subscriptions", form);
+	EXPECT_SUCCESS(r);
+	char *id = psql_ok("SELECT id FROM channels WHERE name = '%s'", name);
+	REQUIRE(id != NULL && *id, "channel %s was not created: %s", name, r->body);
+	return strtoll(id, NULL, 10);
+}
+
+static int64_t system_group(const struct user *u, const char *name)
+{
+	(void)u;
+	return strtoll(
+	    psql_ok("SELECT id FROM user_groups WHERE realm_id = (SELECT realm_id FROM users WHERE id = %lld)"
+	            " AND name = '%s'",
+	            (long long)u->id, name),
+	    NULL, 10);
+}
+
+static json_object *find_by(json_object *list, const char *key, int64_t id)
+{
+	for (size_t i = 0; list != NULL && i < json_object_array_length(list); i++)
+		if (jint(json_object_array_get_idx(list, i), key) == id)
+			return json_object_array_get_idx(list, i);
+	return NULL;
+}
+
+static void test_create_and_subscribe(void)
+{
+	struct user *u = new_user("member");
+	char *name = channel_name("create");
+	struct resp *r = api_post(u, "/users/me/subscriptions",
+	                          fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name))));
+	EXPECT_SUCCESS(r);
+	json_object *sub = jget(r->json, "subscribed");
+	json_object *mine = jget(sub, fmt("%lld", (long long)u->id));
+	REQUIRE(mine != NULL && json_object_array_length(mine) == 1, "subscribed: %s", r->body);
+	CHECK(strcmp(json_object_get_string(json_object_array_get_idx(mine, 0)), name) == 0, "%s", r->body);
+	CHECK(json_object_object_length(jget(r->json, "already_subscribed")) == 0, "%s", r->body);
+	CHECK(!jhas(r->json, "unauthorized"), "unauthorized only when not fatal: %s", r->body);
+	/* Again: already subscribed, case-insensitive name. */
+	r = api_post(u, "/users/me/subscriptions",
+	             fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"  %s  \"}]", name))));
+	EXPECT_SUCCESS(r);
+	CHECK(jget(jget(r->json, "already_subscribed"), fmt("%lld", (long long)u->id)) != NULL, "%s", r->body);
+	CHECK(json_object_object_length(jget(r->json, "subscribed")) == 0, "%s", r->body);
+}
+
+static void test_subscription_object(void)
+{
+	struct user *u = new_user("member");
+	char *name = channel_name("object");
+	int64_t id = create_channel(u, name, NULL);
+	struct resp *r = api_get(u, "/users/me/subscriptions?include_subscribers=true");
+	EXPECT_SUCCESS(r);
+	json_object *s = find_by(jget(r->json, "subscriptions"), "stream_id", id);
+	REQUIRE(s != NULL, "channel %lld missing: %s", (long long)id, r->body);
+	EXPECT_STR(s, "name", name);
+	EXPECT_STR(s, "description", "");
+	EXPECT_STR(s, "rendered_description", "");
+	EXPECT_BOOL(s, "invite_only", false);
+	EXPECT_BOOL(s, "is_web_public", false);
+	EXPECT_BOOL(s, "is_archived", false);
+	EXPECT_BOOL(s, "history_public_to_subscribers", true);
+	EXPECT_BOOL(s, "is_muted", false);
+	EXPECT_BOOL(s, "in_home_view", true);
+	EXPECT_BOOL(s, "pin_to_top", false);
+	EXPECT_NULL(s, "desktop_notifications");
+	EXPECT_NULL(s, "message_retention_days");
+	EXPECT_NULL(s, "first_message_id");
+	EXPECT_NULL(s, "folder_id");
+	EXPECT_STR(s, "topics_policy", "inherit");
+	EXPECT_INT(s, "creator_id", u->id);
+	EXPECT_INT(s, "subscriber_count", 1);
+	EXPECT_INT(s, "stream_post_policy", 1);
+	CHECK(jstr(s, "color") != NULL && jstr(s, "color")[0] == '#', "color: %s", jtext(s));
+	CHECK(strcmp(jtext(jget(s, "subscribers")), fmt("[%lld]", (long long)u->id)) == 0, "subscribers: %s", jtext(s));
+	/* Reference defaults of the permission settings. */
+	EXPECT_INT(s, "can_send_message_group", system_group(u, "role:everyone"));
+	EXPECT_INT(s, "can_remove_subscribers_group", system_group(u, "role:administrators"));
+	EXPECT_INT(s, "can_add_subscribers_group", system_group(u, "role:nobody"));
+	EXPECT_INT(s, "can_subscribe_group", system_group(u, "role:nobody"));
+	EXPECT_INT(s, "can_create_topic_group", system_group(u, "role:everyone"));
+	CHECK(strcmp(jtext(jget(s, "can_administer_channel_group")),
+	             fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)u->id)) == 0,
+	      "can_administer_channel_group: %s", jtext(s));
+	/* Without include_subscribers there is no subscribers key. */
+	r = api_get(u, "/users/me/subscriptions");
+	CHECK(!jhas(find_by(jget(r->json, "subscriptions"), "stream_id", id), "subscribers"), "%s", r->body);
+}
+
+static void test_channel_name_errors(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r =
+	    api_post(u, "/users/me/subscriptions", fmt("subscriptions=%s", url_encode("[{\"name\":\"  \"}]")));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel name can't be empty.");
+	r = api_post(u, "/users/me/subscriptions",
+	             fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", repeat('x', 61)))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel name too long (limit: 60 characters).");
+	r = api_post(u, "/users/me/subscriptions", fmt("subscriptions=%s", url_encode("[{\"name\":\"ab\\u0007c\"}]")));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid character in channel name, at position 3.");
+	r = api_post(u, "/users/me/subscriptions", "");
+	EXPECT_ERROR(r, 400, "REQUEST_VARIABLE_MISSING", "Missing 'subscriptions' argument");
+}
+
+static void test_guest_cannot_subscribe(void)
+{
+	struct user *g = new_user("guest");
+	struct resp *r = api_post(g, "/users/me/subscriptions",
+	                          fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("g")))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Not allowed for guest users");
+}
+
+static void test_private_channel_access(void)
+{
+	struct user *owner = new_user("member"), *other = new_user("member"), *admin = new_user("admin");
+	char *name = channel_name("private");
+	int64_t id = create_channel(owner, name, "invite_only=true");
+	/* Not visible to a member who is not subscribed. */
+	struct resp *r = api_get(other, fmt("/streams/%lld", (long long)id));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel ID");
+	r = api_get(other, "/streams");
+	EXPECT_SUCCESS(r);
+	CHECK(find_by(jget(r->json, "streams"), "stream_id", id) == NULL, "private channel listed: %s", r->body);
+	/* Subscribing oneself is refused; not fatal lists it. */
+	const char *sub = fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)));
+	r = api_post(other, "/users/me/subscriptions", sub);
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", fmt("Unable to access channel (%s).", name));
+	r = api_post(other, "/users/me/subscriptions", fmt("%s&authorization_errors_fatal=false", sub));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(r->json, "unauthorized", name);
+	/* Protected history by default; administrators see it with include_all. */
+	r = api_get(owner, fmt("/streams/%lld", (long long)id));
+	EXPECT_SUCCESS(r);
+	EXPECT_BOOL(jget(r->json, "stream"), "history_public_to_subscribers", false);
+	EXPECT_BOOL(jget(r->json, "stream"), "invite_only", true);
+	r = api_get(admin, "/streams?include_all=true");
+	CHECK(find_by(jget(r->json, "streams"), "stream_id", id) != NULL, "admin include_all: %s", r->body);
+	r = api_get(other, fmt("/streams/%lld/members", (long long)id));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel ID");
+}
+
+static void test_subscribe_others(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	char *name = channel_name("others");
+	int64_t id = create_channel(a, name, NULL);
+	struct resp *r = api_post(a, "/users/me/subscriptions",
+	                          fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)),
+	                              url_encode(fmt("[%lld]", (long long)b->id))));
+	EXPECT_SUCCESS(r);
+	CHECK(jget(jget(r->json, "subscribed"), fmt("%lld", (long long)b->id)) != NULL, "%s", r->body);
+	r = api_get(a, fmt("/streams/%lld/members", (long long)id));
+	EXPECT_SUCCESS(r);
+	CHECK(strcmp(jtext(jget(r->json, "subscribers")), fmt("[%lld,%lld]", (long long)a->id, (long long)b->id)) == 0,
+	      "subscribers: %s", r->body);
+	r = api_post(a, "/users/me/subscriptions",
+	             fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)),
+	                 url_encode("[999999999]")));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "No such user");
+}
+
+static void test_creation_permissions(void)
+{
+	struct user *m = new_user("member"), *owner = new_user("owner");
+	const char *sub = fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("perm"))));
+	struct resp *r = api_post(m, "/users/me/subscriptions", fmt("%s&message_retention_days=30", sub));
+	EXPECT_ERROR(r, 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+	r = api_post(owner, "/users/me/subscriptions", fmt("%s&message_retention_days=%s", sub, url_encode("\"x\"")));
+	EXPECT_ERROR(r, 400, "REQUEST_VARIABLE_INVALID", "Bad value for 'message_retention_days': x");
+	r = api_post(m, "/users/me/subscriptions", fmt("%s&is_web_public=true", sub));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Web-public channels are not enabled.");
+	r = api_post(m, "/users/me/subscriptions", fmt("%s&is_default_stream=true", sub));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Insufficient permission");
+	r = api_post(owner, "/users/me/subscriptions", fmt("%s&is_default_stream=true&invite_only=true", sub));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "A default channel cannot be private.");
+	r = api_post(m, "/users/me/subscriptions", fmt("%s&topics_policy=bogus", sub));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid topics_policy");
+	/* Nothing was created by the failures. */
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM channels WHERE name LIKE 'perm-%%-%ld'", (long)getpid()), "0") == 0,
+	      "a failed request created a channel");
+	/* Members may not create channels once the setting is administrators. */
+	psql_ok("UPDATE realms SET can_create_public_channel_group_id = confab_system_group(id, 'role:administrators')"
+	        " WHERE subdomain = ''");
+	r = api_post(m, "/users/me/subscriptions", sub);
+	psql_ok("UPDATE realms SET can_create_public_channel_group_id = confab_system_group(id, 'role:members')"
+	        " WHERE subdomain = ''");
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Insufficient permission");
+	r = api_post(owner, "/users/me/subscriptions",
+	             fmt("%s&message_retention_days=%s", sub, url_encode("\"unlimited\"")));
+	EXPECT_SUCCESS(r);
+}
+
+static void test_group_setting_on_create(void)
+{
+	struct user *u = new_user("member"), *v = new_user("member");
+	char *name = channel_name("settings");
+	int64_t members = system_group(u, "role:members");
+	int64_t id = create_channel(
+	    u, name,
+	    fmt("can_send_message_group=%lld&can_remove_subscribers_group=%s", (long long)members,
+	        url_encode(fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)v->id))));
+	struct resp *r = api_get(u, fmt("/streams/%lld", (long long)id));
+	json_object *s = jget(r->json, "stream");
+	EXPECT_INT(s, "can_send_message_group", members);
+	CHECK(strcmp(jtext(jget(s, "can_remove_subscribers_group")),
+	             fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)v->id)) == 0,
+	      "%s", jtext(s));
+	r = api_post(u, "/users/me/subscriptions",
+	             fmt("subscriptions=%s&can_add_subscribers_group=%lld",
+	                 url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("everyone"))),
+	                 (long long)system_group(u, "role:everyone")));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST",
+	             "'can_add_subscribers_group' setting cannot be set to 'role:everyone' group.");
+}
+
+static void test_unsubscribe(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	char *name = channel_name("unsub");
+	create_channel(a, name,
+	               fmt("principals=%s", url_encode(fmt("[%lld,%lld]", (long long)a->id, (long long)b->id))));
+	const char *subs = fmt("subscriptions=%s", url_encode(fmt("[\"%s\"]", name)));
+	struct resp *r = api_method("DELETE", a, fmt("/users/me/subscriptions?%s", subs));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(r->json, "removed", name);
+	EXPECT_STR_LIST(r->json, "not_removed", NULL);
+	r = api_method("DELETE", a, fmt("/users/me/subscriptions?%s", subs));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(r->json, "removed", NULL);
+	EXPECT_STR_LIST(r->json, "not_removed", name);
+	r = api_method("DELETE", a,
+	               fmt("/users/me/subscriptions?subscriptions=%s", url_encode("[\"no-such-channel-x\"]")));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel(s) (no-such-channel-x) do not exist");
+	/* Removing someone else needs can_remove_subscribers_group (administrators by default). */
+	r = api_method(
+	    "DELETE", a,
+	    fmt("/users/me/subscriptions?%s&principals=%s", subs, url_encode(fmt("[%lld]", (long long)b->id))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Insufficient permission");
+	struct user *admin = new_user("admin");
+	r = api_method(
+	    "DELETE", admin,
+	    fmt("/users/me/subscriptions?%s&principals=%s", subs, url_encode(fmt("[%lld]", (long long)b->id))));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(r->json, "removed", name);
+}
+
+static void test_subscription_properties(void)
+{
+	struct user *u = new_user("member"), *other = new_user("member");
+	int64_t id = create_channel(u, channel_name("props"), NULL);
+	const char *data = url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"color\",\"value\":\"#aabbcc\"},"
+	                                  "{\"stream_id\":%lld,\"property\":\"in_home_view\",\"value\":false},"
+	                                  "{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":true},"
+	                                  "{\"stream_id\":%lld,\"property\":\"desktop_notifications\",\"value\":true}]",
+	                                  (long long)id, (long long)id, (long long)id, (long long)id));
+	struct resp *r = api_post(u, "/users/me/subscriptions/properties", fmt("subscription_data=%s", data));
+	EXPECT_SUCCESS(r);
+	r = api_get(u, "/users/me/subscriptions");
+	json_object *s = find_by(jget(r->json, "subscriptions"), "stream_id", id);
+	EXPECT_STR(s, "color", "#aabbcc");
+	EXPECT_BOOL(s, "is_muted", true);
+	EXPECT_BOOL(s, "in_home_view", false);
+	EXPECT_BOOL(s, "pin_to_top", true);
+	EXPECT_BOOL(s, "desktop_notifications", true);
+	/* PATCH works too. */
+	r = http(&(struct request){
+	    .method = "PATCH",
+	    .path = "/api/v1/users/me/subscriptions/properties",
+	    .user = u,
+	    .form = fmt("subscription_data=%s", url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"is_muted\","
+	                                                       "\"value\":false}]",
+	                                                       (long long)id)))});
+	EXPECT_SUCCESS(r);
+	r = api_post(
+	    u, "/users/me/subscriptions/properties",
+	    fmt("subscription_data=%s",
+	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"color\",\"value\":\"red\"}]", (long long)id))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "color is not a valid hex color code");
+	r = api_post(
+	    u, "/users/me/subscriptions/properties",
+	    fmt("subscription_data=%s",
+	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"bogus\",\"value\":true}]", (long long)id))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Unknown subscription property: bogus");
+	r = api_post(
+	    u, "/users/me/subscriptions/properties",
+	    fmt("subscription_data=%s",
+	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":1}]", (long long)id))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "pin_to_top is not a boolean");
+	r = api_post(
+	    other, "/users/me/subscriptions/properties",
+	    fmt("subscription_data=%s",
+	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":true}]", (long long)id))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", fmt("Not subscribed to channel ID %lld", (long long)id));
+}
+
+static void test_streams_list(void)
+{
+	struct user *u = new_user("member"), *g = new_user("guest");
+	int64_t pub = create_channel(u, channel_name("list"), NULL);
+	struct resp *r = api_get(u, "/streams");
+	EXPECT_SUCCESS(r);
+	json_object *s = find_by(jget(r->json, "streams"), "stream_id", pub);
+	REQUIRE(s != NULL, "public channel missing: %s", r->body);
+	EXPECT_BOOL(s, "is_default", false);
+	CHECK(!jhas(s, "color"), "no subscription fields in /streams: %s", jtext(s));
+	/* Guests only see what they are subscribed to. */
+	r = api_get(g, "/streams");
+	EXPECT_SUCCESS(r);
+	CHECK(find_by(jget(r->json, "streams"), "stream_id", pub) == NULL, "guest sees a public channel: %s", r->body);
+	r = api_get(u, "/streams?include_all_active=true");
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "User not authorized for this query");
+	r = api_get(u, "/streams?include_public=false&include_subscribed=false");
+	EXPECT_SUCCESS(r);
+	CHECK(json_object_array_length(jget(r->json, "streams")) == 0, "%s", r->body);
+	r = api_get(u, "/streams/999999999");
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel ID");
+}
+
+static void test_topics(void)
+{
+	struct user *u = new_user("member");
+	int64_t id = create_channel(u, channel_name("topics"), NULL);
+	psql_ok(
+	    "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content)"
+	    " SELECT realm_id, id, %lld, t, 'x', '<p>x</p>' FROM users, unnest(ARRAY['alpha', 'beta', 'Alpha', '']) t"
+	    " WHERE id = %lld",
+	    (long long)id, (long long)u->id);
+	struct resp *r = api_get(u, fmt("/users/me/%lld/topics", (long long)id));
+	EXPECT_SUCCESS(r);
+	json_object *t = jget(r->json, "topics");
+	REQUIRE(t != NULL && json_object_array_length(t) == 3, "three topics (alpha merged ignoring case): %s",
+	        r->body);
+	EXPECT_STR(json_object_array_get_idx(t, 0), "name", "general chat");
+	EXPECT_STR(json_object_array_get_idx(t, 1), "name", "Alpha");
+	EXPECT_STR(json_object_array_get_idx(t, 2), "name", "beta");
+	r = api_get(u, fmt("/users/me/%lld/topics?allow_empty_topic_name=true", (long long)id));
+	EXPECT_STR(json_object_array_get_idx(jget(r->json, "topics"), 0), "name", "");
+	int64_t max = strtoll(psql_ok("SELECT max(id) FROM messages WHERE channel_id = %lld", (long long)id), NULL, 10);
+	EXPECT_INT(json_object_array_get_idx(jget(r->json, "topics"), 0), "max_id", max);
+}
+
+static void test_channel_folders(void)
+{
+	struct user *admin = new_user("admin"), *m = new_user("member");
+	char *name = channel_name("folder");
+	struct resp *r = api_post(admin, "/channel_folders/create",
+	                          fmt("name=%s&description=%s", url_encode(name), url_encode("Some *words*")));
+	EXPECT_SUCCESS(r);
+	int64_t id = jint(r->json, "channel_folder_id");
+	CHECK(id > 0, "%s", r->body);
+	r = api_post(m, "/channel_folders/create", fmt("name=%s", url_encode(channel_name("folder"))));
+	EXPECT_ERROR(r, 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+	r = api_post(admin, "/channel_folders/create", fmt("name=%s", url_encode(name)));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel folder name already in use");
+	r = api_post(admin, "/channel_folders/create", "name=%20");
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel folder name can't be empty.");
+	r = api_get(m, "/channel_folders");
+	EXPECT_SUCCESS(r);
+	json_object *f = find_by(jget(r->json, "channel_folders"), "id", id);
+	REQUIRE(f != NULL, "%s", r->body);
+	EXPECT_STR(f, "name", name);
+	EXPECT_STR(f, "description", "Some *words*");
+	CHECK(strstr(jstr(f, "rendered_description"), "<em>words</em>") != NULL, "%s", jtext(f));
+	EXPECT_INT(f, "creator_id", admin->id);
+	EXPECT_BOOL(f, "is_archived", false);
+	/* A channel can be created in it. */
+	int64_t c = create_channel(admin, channel_name("infolder"), fmt("folder_id=%lld", (long long)id));
+	r = api_get(admin, fmt("/streams/%lld", (long long)c));
+	EXPECT_INT(jget(r->json, "stream"), "folder_id", id);
+	r = api_post(
+	    admin, "/users/me/subscriptions",
+	    fmt("subscriptions=%s&folder_id=999999999", url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("nf")))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel folder ID");
+}
+
+void register_channels_tests(void)
+{
+	static const struct itest_case cases[] = {
+	    {"create_and_subscribe", test_create_and_subscribe},
+	    {"subscription_object", test_subscription_object},
+	    {"channel_name_errors", test_channel_name_errors},
+	    {"guest_cannot_subscribe", test_guest_cannot_subscribe},
+	    {"private_channel_access", test_private_channel_access},
+	    {"subscribe_others", test_subscribe_others},
+	    {"creation_permissions", test_creation_permissions},
+	    {"group_setting_on_create", test_group_setting_on_create},
+	    {"unsubscribe", test_unsubscribe},
+	    {"subscription_properties", test_subscription_properties},
+	    {"streams_list", test_streams_list},
+	    {"topics", test_topics},
+	    {"channel_folders", test_channel_folders},
+	    {NULL, NULL},
+	};
+	itest_add_suite("channels", cases);
+}

@@ -1,0 +1,594 @@
+/*
+ * Markdown rendering: expected HTML is the reference's (zerver/tests/fixtures/markdown_test_cases.json and
+ * zerver/tests/test_markdown.py), with the ids of the fake realm below.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http/request.h"
+#include "model/markdown.h"
+#include "unit.h"
+
+/* The fake realm: users, groups and channels the lookup knows. */
+struct named {
+	int64_t id;
+	const char *name;
+};
+static const struct named users[] = {
+    {10, "King Hamlet"},
+    {11, "Cordelia, Lear's daughter"},
+    {12, "Othello, the Moor of Venice"},
+    {20, "Mark Twin"},
+    {21, "Mark Twin"},
+    {30, "Atomic #123"},
+    {0, NULL},
+};
+static const struct named groups[] = {{5, "support"}, {6, "support #123"}, {0, NULL}};
+static const struct named channels[] = {{1, "Denmark"}, {2, "social"}, {3, "core team"}, {4, "a>b"}, {0, NULL}};
+
+static int lookups;
+
+/* ctx is the counter of lookups, or NULL (the threads below share no counter). */
+static void count_lookup(void *ctx)
+{
+	if (ctx != NULL)
+		(*(int *)ctx)++;
+}
+
+static const struct named *by_name(const struct named *list, const char *name)
+{
+	for (; list->name != NULL; list++)
+		if (strcasecmp(list->name, name) == 0)
+			return list;
+	return NULL;
+}
+
+static bool fake_user(void *ctx, const char *name, int64_t id, int64_t *out_id, const char **out_name)
+{
+	count_lookup(ctx);
+	const struct named *u = NULL;
+	if (id > 0) {
+		for (const struct named *p = users; p->name != NULL; p++)
+			if (p->id == id && (name == NULL || strcasecmp(p->name, name) == 0))
+				u = p;
+	} else {
+		u = by_name(users, name);
+	}
+	if (u == NULL)
+		return false;
+	*out_id = u->id;
+	*out_name = u->name;
+	return true;
+}
+
+static bool fake_group(void *ctx, const char *name, int64_t *out_id, const char **out_name)
+{
+	count_lookup(ctx);
+	const struct named *g = by_name(groups, name);
+	if (g != NULL) {
+		*out_id = g->id;
+		*out_name = g->name;
+	}
+	return g != NULL;
+}
+
+static bool fake_channel(void *ctx, const char *name, int64_t *out_id, const char **out_name)
+{
+	count_lookup(ctx);
+	const struct named *c = by_name(channels, name);
+	if (c != NULL) {
+		*out_id = c->id;
+		*out_name = c->name;
+	}
+	return c != NULL;
+}
+
+static const struct markdown_lookup realm = {&lookups, fake_user, fake_group, fake_channel};
+static const struct markdown_lookup realm_uncounted = {NULL, fake_user, fake_group, fake_channel};
+
+static struct request req;
+static struct markdown_result res;
+
+static const char *render(const char *content)
+{
+	markdown_render(&req, content, &realm, &res);
+	return res.html;
+}
+
+#define EXPECT_HTML(content, html) CU_ASSERT_STRING_EQUAL(render(content), html)
+
+static void test_markdown_paragraphs_and_breaks(void)
+{
+	EXPECT_HTML("", "");
+	EXPECT_HTML("test_input", "<p>test_input</p>");
+	EXPECT_HTML("it's lunch time", "<p>it's lunch time</p>");
+	EXPECT_HTML("test\nbar", "<p>test<br>\nbar</p>");
+	EXPECT_HTML("one\n\ntwo", "<p>one</p>\n<p>two</p>");
+	EXPECT_HTML("& &amp; &amp;amp;", "<p>&amp; &amp; &amp;amp;</p>");
+	CU_ASSERT_FALSE(res.has_link);
+	CU_ASSERT_FALSE(res.is_me_message);
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+}
+
+static void test_markdown_escapes_raw_html(void)
+{
+	EXPECT_HTML("<h1>stay normal</h1> thanks", "<p>&lt;h1&gt;stay normal&lt;/h1&gt; thanks</p>");
+	EXPECT_HTML("<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
+	EXPECT_HTML("<<script>script>evil()<</script>/script>",
+	            "<p>&lt;&lt;script&gt;script&gt;evil()&lt;&lt;/script&gt;/script&gt;</p>");
+	EXPECT_HTML("<<x>script>evil()<</x>/script>", "<p>&lt;&lt;x&gt;script&gt;evil()&lt;&lt;/x&gt;/script&gt;</p>");
+	EXPECT_HTML("<scr<script></script>ipt type=\"text/javascript\">alert(\"foo\");</<script></script>script<del>"
+	            "</del>>",
+	            "<p>&lt;scr&lt;script&gt;&lt;/script&gt;ipt type=\"text/javascript\"&gt;alert(\"foo\");&lt;/&lt;"
+	            "script&gt;&lt;/script&gt;script&lt;del&gt;&lt;/del&gt;&gt;</p>");
+	EXPECT_HTML("*<h1>Hello world</h1>*", "<p><em>&lt;h1&gt;Hello world&lt;/h1&gt;</em></p>");
+	EXPECT_HTML("**<h1>Hello world</h1>**", "<p><strong>&lt;h1&gt;Hello world&lt;/h1&gt;</strong></p>");
+	EXPECT_HTML("<h1>**<h1>[<h2>Static types in Python</h2>](https://blog.zulip.com/2016/10/13/"
+	            "static-types-in-python-oh-mypy)</h1>**</h1>",
+	            "<p>&lt;h1&gt;<strong>&lt;h1&gt;<a href=\"https://blog.zulip.com/2016/10/13/"
+	            "static-types-in-python-oh-mypy\">&lt;h2&gt;Static types in Python&lt;/h2&gt;</a>&lt;/h1&gt;"
+	            "</strong>&lt;/h1&gt;</p>");
+	/* A block of raw HTML keeps its Markdown, mentions included. */
+	EXPECT_HTML("<div>\n@**King Hamlet**</div>",
+	            "<p>&lt;div&gt;<br>\n<span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span>"
+	            "&lt;/div&gt;</p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+}
+
+static void test_markdown_code_blocks(void)
+{
+	EXPECT_HTML(
+	    "Hamlet once said\n~~~~\ndef func():\n    x = 1\n\n    y = 2\t\t\n\n    z = 3       \n~~~~\n"
+	    "And all was good.",
+	    "<p>Hamlet once said</p>\n<div class=\"codehilite\"><pre><span></span><code>def func():\n    x = 1\n"
+	    "\n    y = 2\n\n    z = 3\n</code></pre></div>\n<p>And all was good.</p>");
+	EXPECT_HTML("& &amp; &amp;amp;\n~~~~\n& &amp; &amp;amp;\n~~~~\n    & &amp; &amp;amp;",
+	            "<p>&amp; &amp; &amp;amp;</p>\n<div class=\"codehilite\"><pre><span></span><code>&amp; &amp;amp; "
+	            "&amp;amp;amp;\n</code></pre></div>\n<div class=\"codehilite\"><pre><span></span><code>&amp; "
+	            "&amp;amp; &amp;amp;amp;\n</code></pre></div>");
+	EXPECT_HTML("\n```\nfenced code\n```\n\n```inline code```\n",
+	            "<div class=\"codehilite\"><pre><span></span><code>fenced code\n</code></pre></div>\n"
+	            "<p><code>inline code</code></p>");
+	EXPECT_HTML("    def foo(): pass", "<div class=\"codehilite\"><pre><span></span><code>def foo(): pass\n"
+	                                   "</code></pre></div>");
+	EXPECT_HTML("``` inventedlanguage\ndef speak(self):\n    x = 1\n```",
+	            "<div class=\"codehilite\" data-code-language=\"inventedlanguage\"><pre><span></span><code>"
+	            "def speak(self):\n    x = 1\n</code></pre></div>");
+	EXPECT_HTML("~~~~.python \nprint(\"hi\")\n~~~~",
+	            "<div class=\"codehilite\" data-code-language=\"Python\"><pre><span></span><code>"
+	            "print(&quot;hi&quot;)\n</code></pre></div>");
+	EXPECT_HTML("~~~\n<h1>stay normal</h1>",
+	            "<div class=\"codehilite\"><pre><span></span><code>&lt;h1&gt;stay normal&lt;/h1&gt;\n"
+	            "</code></pre></div>");
+	EXPECT_HTML("`<&nbsp;>`", "<p><code>&lt;&amp;nbsp;&gt;</code></p>");
+	EXPECT_HTML("Then he mentioned ````y = 4 + x**2```` and",
+	            "<p>Then he mentioned <code>y = 4 + x**2</code> and</p>");
+}
+
+static void test_markdown_code_ignores_chat_syntax(void)
+{
+	EXPECT_HTML("`@**King Hamlet** #**Denmark** @*support*`",
+	            "<p><code>@**King Hamlet** #**Denmark** @*support*</code></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.n_mentioned_groups, 0);
+	CU_ASSERT_FALSE(res.has_link);
+	EXPECT_HTML("```\n@**King Hamlet** @**all**\n#**Denmark**\n```",
+	            "<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet** @**all**\n#**Denmark**\n"
+	            "</code></pre></div>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_FALSE(res.stream_wildcard);
+	CU_ASSERT_FALSE(res.has_link);
+	EXPECT_HTML("    @**King Hamlet**",
+	            "<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet**\n</code></pre></div>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+}
+
+static void test_markdown_user_mention(void)
+{
+	EXPECT_HTML("@**King Hamlet**", "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	CU_ASSERT_EQUAL(res.mentioned_user_ids[0], 10);
+	EXPECT_HTML("@**|10**", "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
+	CU_ASSERT_EQUAL(res.mentioned_user_ids[0], 10);
+	EXPECT_HTML("@**king hamlet**", "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
+	EXPECT_HTML("@**King Hamlet** and @**Cordelia, Lear's daughter**, check this out",
+	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and <span "
+	            "class=\"user-mention\" data-user-id=\"11\">@Cordelia, Lear's daughter</span>, check this out</p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 2);
+	EXPECT_HTML("@**Mark Twin|20**, @**Mark Twin|21** and @**King Hamlet**, hi, @**King Hamlet**.",
+	            "<p><span class=\"user-mention\" data-user-id=\"20\">@Mark Twin</span>, <span "
+	            "class=\"user-mention\" data-user-id=\"21\">@Mark Twin</span> and <span class=\"user-mention\" "
+	            "data-user-id=\"10\">@King Hamlet</span>, hi, <span class=\"user-mention\" data-user-id=\"10\">"
+	            "@King Hamlet</span>.</p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 3); /* distinct */
+	EXPECT_HTML("@**Atomic #123**", "<p><span class=\"user-mention\" data-user-id=\"30\">@Atomic #123</span></p>");
+	EXPECT_HTML("**hi @**King Hamlet** done**", "<p><strong>hi <span class=\"user-mention\" data-user-id=\"10\">"
+	                                            "@King Hamlet</span> done</strong></p>");
+	EXPECT_HTML("x*@**King Hamlet**", "<p>x*@<strong>King Hamlet</strong></p>"); /* "*" is no boundary */
+}
+
+static void test_markdown_unknown_mentions_stay_text(void)
+{
+	EXPECT_HTML("Hey @**Nonexistent User**", "<p>Hey @<strong>Nonexistent User</strong></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	EXPECT_HTML("@**Invalid user** and @**King Hamlet**",
+	            "<p>@<strong>Invalid user</strong> and <span class=\"user-mention\" data-user-id=\"10\">"
+	            "@King Hamlet</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	EXPECT_HTML("@**King Hamlet|10** and @**aaron|10**",
+	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and "
+	            "@<strong>aaron|10</strong></p>");
+	EXPECT_HTML("@aaron test", "<p>@aaron test</p>");
+	EXPECT_HTML("test @alleycat.com test", "<p>test @alleycat.com test</p>");
+	CU_ASSERT_FALSE(res.stream_wildcard);
+}
+
+static void test_markdown_mention_needs_a_boundary(void)
+{
+	static const char *const valid[] = {"(", "{", "[", "/", "'", "\"", " ", NULL};
+	static const char *const invalid[] = {".", ",", ";", ":", "#", "smush", NULL};
+	char in[64], want[160];
+	for (const char *const *c = valid; *c != NULL; c++) {
+		snprintf(in, sizeof(in), "x%s@**King Hamlet**", *c);
+		snprintf(want, sizeof(want),
+		         "<p>x%s<span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>", *c);
+		CU_ASSERT_STRING_EQUAL(render(in), want);
+	}
+	EXPECT_HTML("<@**King Hamlet**",
+	            "<p>&lt;<span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
+	for (const char *const *c = invalid; *c != NULL; c++) {
+		snprintf(in, sizeof(in), "%s@**King Hamlet**", *c);
+		snprintf(want, sizeof(want), "<p>%s@<strong>King Hamlet</strong></p>", *c);
+		CU_ASSERT_STRING_EQUAL(render(in), want);
+		CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	}
+}
+
+static void test_markdown_silent_mentions(void)
+{
+	EXPECT_HTML("@_**King Hamlet**",
+	            "<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	EXPECT_HTML("@_**Invalid user** and @_**King Hamlet**",
+	            "<p>@_<strong>Invalid user</strong> and <span class=\"user-mention silent\" data-user-id=\"10\">"
+	            "King Hamlet</span></p>");
+	EXPECT_HTML("@_**|123456789** and @_**|10**",
+	            "<p>@_<strong>|123456789</strong> and <span class=\"user-mention silent\" data-user-id=\"10\">"
+	            "King Hamlet</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	EXPECT_HTML("@_**King Hamlet** @**Cordelia, Lear's daughter**",
+	            "<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span> <span "
+	            "class=\"user-mention\" data-user-id=\"11\">@Cordelia, Lear's daughter</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	CU_ASSERT_EQUAL(res.mentioned_user_ids[0], 11);
+}
+
+static void test_markdown_wildcard_mentions(void)
+{
+	static const char *const channel_wildcards[] = {"all", "everyone", "channel", "stream", NULL};
+	char in[64], want[192];
+	for (const char *const *w = channel_wildcards; *w != NULL; w++) {
+		snprintf(in, sizeof(in), "@**%s** test", *w);
+		snprintf(want, sizeof(want),
+		         "<p><span class=\"user-mention channel-wildcard-mention\" data-user-id=\"*\">@%s</span> "
+		         "test</p>",
+		         *w);
+		CU_ASSERT_STRING_EQUAL(render(in), want);
+		CU_ASSERT_TRUE(res.stream_wildcard);
+		CU_ASSERT_FALSE(res.topic_wildcard);
+		snprintf(in, sizeof(in), "@_**%s**", *w);
+		snprintf(
+		    want, sizeof(want),
+		    "<p><span class=\"user-mention channel-wildcard-mention silent\" data-user-id=\"*\">%s</span></p>",
+		    *w);
+		CU_ASSERT_STRING_EQUAL(render(in), want);
+		CU_ASSERT_FALSE(res.stream_wildcard);
+	}
+	EXPECT_HTML("@**topic** test", "<p><span class=\"topic-mention\">@topic</span> test</p>");
+	CU_ASSERT_TRUE(res.topic_wildcard);
+	CU_ASSERT_FALSE(res.stream_wildcard);
+	EXPECT_HTML("@_**topic**", "<p><span class=\"topic-mention silent\">topic</span></p>");
+	CU_ASSERT_FALSE(res.topic_wildcard);
+	EXPECT_HTML("@all test", "<p>@all test</p>");
+	CU_ASSERT_FALSE(res.stream_wildcard);
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+}
+
+static void test_markdown_mentions_in_quotes_are_silent(void)
+{
+	EXPECT_HTML("> @**King Hamlet** and @**Othello, the Moor of Venice**\n\n @**King Hamlet** and "
+	            "@**Cordelia, Lear's daughter**",
+	            "<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span> and "
+	            "<span class=\"user-mention silent\" data-user-id=\"12\">Othello, the Moor of Venice</span></p>\n"
+	            "</blockquote>\n<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and "
+	            "<span class=\"user-mention\" data-user-id=\"11\">@Cordelia, Lear's daughter</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 2);
+	const char *quoted =
+	    "<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span>"
+	    "</p>\n</blockquote>";
+	EXPECT_HTML("```quote\n@**King Hamlet**\n```", quoted);
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	EXPECT_HTML("> @_**King Hamlet**", quoted);
+	EXPECT_HTML("> @**all**", "<blockquote>\n<p><span class=\"user-mention channel-wildcard-mention silent\" "
+	                          "data-user-id=\"*\">all</span></p>\n</blockquote>");
+	CU_ASSERT_FALSE(res.stream_wildcard);
+	EXPECT_HTML("```quote\n@**topic**\n```",
+	            "<blockquote>\n<p><span class=\"topic-mention silent\">topic</span></p>\n</blockquote>");
+	CU_ASSERT_FALSE(res.topic_wildcard);
+	EXPECT_HTML("> @*support*", "<blockquote>\n<p><span class=\"user-group-mention silent\" "
+	                            "data-user-group-id=\"5\">support</span></p>\n</blockquote>");
+	CU_ASSERT_EQUAL(res.n_mentioned_groups, 0);
+}
+
+static void test_markdown_group_mentions(void)
+{
+	EXPECT_HTML("@**King Hamlet** @*support*",
+	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> <span "
+	            "class=\"user-group-mention\" data-user-group-id=\"5\">@support</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	CU_ASSERT_EQUAL(res.n_mentioned_groups, 1);
+	CU_ASSERT_EQUAL(res.mentioned_group_ids[0], 5);
+	EXPECT_HTML("@**King Hamlet** @*Invalid user group* @*support*",
+	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> @<em>Invalid user group"
+	            "</em> <span class=\"user-group-mention\" data-user-group-id=\"5\">@support</span></p>");
+	EXPECT_HTML("@*support #123*",
+	            "<p><span class=\"user-group-mention\" data-user-group-id=\"6\">@support #123</span></p>");
+	EXPECT_HTML("@_*support*",
+	            "<p><span class=\"user-group-mention silent\" data-user-group-id=\"5\">support</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_groups, 0);
+	EXPECT_HTML("@*support* @*support* @*support #123*",
+	            "<p><span class=\"user-group-mention\" data-user-group-id=\"5\">@support</span> <span "
+	            "class=\"user-group-mention\" data-user-group-id=\"5\">@support</span> <span "
+	            "class=\"user-group-mention\" data-user-group-id=\"6\">@support #123</span></p>");
+	CU_ASSERT_EQUAL(res.n_mentioned_groups, 2);
+}
+
+static void test_markdown_channel_and_topic_links(void)
+{
+	EXPECT_HTML(
+	    "This is #**Denmark** and #**social** stream links",
+	    "<p>This is <a class=\"stream\" data-stream-id=\"1\" href=\"/#narrow/channel/1-Denmark\">#Denmark</a>"
+	    " and <a class=\"stream\" data-stream-id=\"2\" href=\"/#narrow/channel/2-social\">#social</a> "
+	    "stream links</p>");
+	CU_ASSERT_TRUE(res.has_link);
+	EXPECT_HTML("And this is a #**wrong** stream link", "<p>And this is a #<strong>wrong</strong> stream link</p>");
+	CU_ASSERT_FALSE(res.has_link);
+	EXPECT_HTML("This is a #**Denmark>some topic** stream_topic link",
+	            "<p>This is a <a class=\"stream-topic\" data-stream-id=\"1\" "
+	            "href=\"/#narrow/channel/1-Denmark/topic/some.20topic\">#Denmark &gt; some topic</a> stream_topic "
+	            "link</p>");
+	CU_ASSERT_TRUE(res.has_link);
+	EXPECT_HTML("#**core team>v1.2 100% <b>**",
+	            "<p><a class=\"stream-topic\" data-stream-id=\"3\" "
+	            "href=\"/#narrow/channel/3-core-team/topic/v1.2E2.20100.25.20.3Cb.3E\">#core team &gt; v1.2 100% "
+	            "&lt;b&gt;</a></p>");
+	EXPECT_HTML("#**Denmark>some topic@123**",
+	            "<p><a class=\"message-link\" href=\"/#narrow/channel/1-Denmark/topic/some.20topic/near/123\">"
+	            "#Denmark &gt; some topic @ \xf0\x9f\x92\xac</a></p>");
+	EXPECT_HTML("#**Denmark>**",
+	            "<p><a class=\"stream-topic\" data-stream-id=\"1\" "
+	            "href=\"/#narrow/channel/1-Denmark/topic/\">#Denmark &gt; <em>general chat</em></a></p>");
+	/* No channel "a": the whole text is a channel name. */
+	EXPECT_HTML("#**a>b**",
+	            "<p><a class=\"stream\" data-stream-id=\"4\" href=\"/#narrow/channel/4-a.3Eb\">#a&gt;b</a></p>");
+	EXPECT_HTML("#**Denmark", "<p>#**Denmark</p>");
+	CU_ASSERT_FALSE(res.has_link);
+}
+
+static void test_markdown_me_message(void)
+{
+	EXPECT_HTML("/me takes a walk", "<p>/me takes a walk</p>");
+	CU_ASSERT_TRUE(res.is_me_message);
+	EXPECT_HTML("/me writes a second line\nline", "<p>/me writes a second line<br>\nline</p>");
+	CU_ASSERT_TRUE(res.is_me_message);
+	EXPECT_HTML("/me makes a list\n* one\n* two",
+	            "<p>/me makes a list</p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>");
+	CU_ASSERT_TRUE(res.is_me_message);
+	render("/meh");
+	CU_ASSERT_FALSE(res.is_me_message);
+	render("say /me hi");
+	CU_ASSERT_FALSE(res.is_me_message);
+}
+
+static void test_markdown_links_and_images(void)
+{
+	EXPECT_HTML("[hello](https://github.com)", "<p><a href=\"https://github.com\">hello</a></p>");
+	CU_ASSERT_TRUE(res.has_link);
+	CU_ASSERT_FALSE(res.has_image);
+	EXPECT_HTML("[](https://github.com)", "<p><a href=\"https://github.com\">https://github.com</a></p>");
+	EXPECT_HTML("[  ](https://github.com)", "<p><a href=\"https://github.com\">https://github.com</a></p>");
+	EXPECT_HTML("https://github.com", "<p><a href=\"https://github.com\">https://github.com</a></p>");
+	CU_ASSERT_TRUE(res.has_link);
+	EXPECT_HTML("[call me](tel:+14155551234) [or maybe not](sms:+14155551234)",
+	            "<p><a href=\"tel:+14155551234\">call me</a> <a href=\"sms:+14155551234\">or maybe not</a></p>");
+	EXPECT_HTML("[x](https://a.example/?q=1&r=\"2\" \"T&T\")",
+	            "<p><a href=\"https://a.example/?q=1&amp;r=&quot;2&quot;\" title=\"T&amp;T\">x</a></p>");
+	EXPECT_HTML("[foo](javascript:alert(1))", "<p>[foo](javascript:alert(1))</p>");
+	CU_ASSERT_FALSE(res.has_link);
+	EXPECT_HTML("[foo](javascript://foo.com)", "<p>[foo](javascript://foo.com)</p>");
+	EXPECT_HTML("[foo](/user_uploads/1/ab/file.pdf)", "<p><a href=\"/user_uploads/1/ab/file.pdf\">foo</a></p>");
+	EXPECT_HTML("[foo](example.com)", "<p><a href=\"http://example.com\">foo</a></p>");
+	EXPECT_HTML("[mail](a@b.com)", "<p><a href=\"mailto:a@b.com\">mail</a></p>");
+	EXPECT_HTML("a@b.com", "<p><a href=\"mailto:a@b.com\">a@b.com</a></p>");
+
+	EXPECT_HTML("[Google link](https://www.google.com/images/srpr/logo4w.png)",
+	            "<p><a href=\"https://www.google.com/images/srpr/logo4w.png\">Google link</a></p>");
+	CU_ASSERT_TRUE(res.has_image);
+	render("Google logo today: https://www.google.com/images/srpr/logo4w.png\nKinda boring");
+	CU_ASSERT_TRUE(res.has_image);
+	render("see https://example.com/a.PNG?size=2");
+	CU_ASSERT_TRUE(res.has_image);
+	render("https://example.com/png");
+	CU_ASSERT_FALSE(res.has_image);
+	/* The reference has no image syntax: "!" and a link. */
+	EXPECT_HTML("![x](https://example.com/a)", "<p>!<a href=\"https://example.com/a\">x</a></p>");
+	CU_ASSERT_TRUE(res.has_image);
+	CU_ASSERT_TRUE(res.has_link);
+	/* No previews inside quotes. */
+	render("> https://example.com/a.png");
+	CU_ASSERT_TRUE(res.has_link);
+	CU_ASSERT_FALSE(res.has_image);
+	EXPECT_HTML("~~test http://xx.xx link~~",
+	            "<p><del>test <a href=\"http://xx.xx\">http://xx.xx</a> link</del></p>");
+}
+
+static void test_markdown_emphasis_and_strikethrough(void)
+{
+	EXPECT_HTML("*foo*", "<p><em>foo</em></p>");
+	EXPECT_HTML("**foo**", "<p><strong>foo</strong></p>");
+	EXPECT_HTML("A *foo bar* is a *baz quux*", "<p>A <em>foo bar</em> is a <em>baz quux</em></p>");
+	EXPECT_HTML("***foo***", "<p><strong><em>foo</em></strong></p>");
+	EXPECT_HTML("***foo** bar*", "<p><em><strong>foo</strong> bar</em></p>");
+	EXPECT_HTML("const char *x = (char *)y", "<p>const char *x = (char *)y</p>");
+	/* No "_" emphasis in the reference. */
+	EXPECT_HTML("_foo_", "<p>_foo_</p>");
+	EXPECT_HTML("__foo__", "<p>__foo__</p>");
+	EXPECT_HTML("see __init__.py and *this*", "<p>see __init__.py and <em>this</em></p>");
+	EXPECT_HTML("* a _b_\n  and __c__ *d*\n lazy _e_",
+	            "<ul>\n<li>a _b_<br>\nand __c__ <em>d</em><br>\nlazy _e_</li>\n</ul>");
+	EXPECT_HTML("> x\n> _y_ **z**", "<blockquote>\n<p>x<br>\n_y_ <strong>z</strong></p>\n</blockquote>");
+	EXPECT_HTML("I like ~~software~~ hardware", "<p>I like <del>software</del> hardware</p>");
+	EXPECT_HTML("I ~~like software~~ love hardware", "<p>I <del>like software</del> love hardware</p>");
+	EXPECT_HTML("a ~b~ c", "<p>a ~b~ c</p>");
+}
+
+static void test_markdown_blocks(void)
+{
+	EXPECT_HTML("# Hello world", "<h1>Hello world</h1>");
+	EXPECT_HTML("#Hello world", "<p>#Hello world</p>");
+	EXPECT_HTML("###### Hello world", "<h6>Hello world</h6>");
+	EXPECT_HTML("####### Hello world", "<p>####### Hello world</p>");
+	EXPECT_HTML("Some text with a list:\n\n* One item\n* Two items\n* Three items",
+	            "<p>Some text with a list:</p>\n<ul>\n<li>One item</li>\n<li>Two items</li>\n<li>Three items</li>\n"
+	            "</ul>");
+	EXPECT_HTML("Plain list\n\n* Alpha\n\n* Beta\n\nThen hang it off:\n* Ypsilon\n* Zeta",
+	            "<p>Plain list</p>\n<ul>\n<li>\n<p>Alpha</p>\n</li>\n<li>\n<p>Beta</p>\n</li>\n</ul>\n<p>Then hang "
+	            "it off:</p>\n<ul>\n<li>Ypsilon</li>\n<li>Zeta</li>\n</ul>");
+	EXPECT_HTML("Nested list\n* I am outer list\n  * I am inner nested list first item\n  * I am inner nested list "
+	            "second item",
+	            "<p>Nested list</p>\n<ul>\n<li>I am outer list<ul>\n<li>I am inner nested list first item</li>\n"
+	            "<li>I am inner nested list second item</li>\n</ul>\n</li>\n</ul>");
+	EXPECT_HTML("3. A\n3. B\n3. C\n3. D",
+	            "<ol start=\"3\">\n<li>A</li>\n<li>B</li>\n<li>C</li>\n<li>D</li>\n</ol>");
+	EXPECT_HTML("> Hello World!\n\n> Hello Universe!",
+	            "<blockquote>\n<p>Hello World!</p>\n</blockquote>\n<blockquote>\n<p>Hello Universe!</p>\n"
+	            "</blockquote>");
+	EXPECT_HTML(">", "<p>&gt;</p>");
+	EXPECT_HTML(">>>>>", "<blockquote>\n<blockquote>\n<blockquote>\n<blockquote>\n<p>&gt;</p>\n</blockquote>\n"
+	                     "</blockquote>\n</blockquote>\n</blockquote>");
+	EXPECT_HTML("Hamlet said:\n~~~ quote\nTo be or **not** to be.\n\nThat is the question\n~~~",
+	            "<p>Hamlet said:</p>\n<blockquote>\n<p>To be or <strong>not</strong> to be.</p>\n<p>That is the "
+	            "question</p>\n</blockquote>");
+	EXPECT_HTML("```quote\nText in\nmultiple lines.\n```\n\n> Text in a single line.",
+	            "<blockquote>\n<p>Text in<br>\nmultiple lines.</p>\n</blockquote>\n<blockquote>\n<p>Text in a "
+	            "single line.</p>\n</blockquote>");
+	EXPECT_HTML("```quote\n# line 1\n#line 2\n```", "<blockquote>\n<h1>line 1</h1>\n<p>#line 2</p>\n</blockquote>");
+	EXPECT_HTML("```spoiler header\ncontent\n```\noutside spoiler\n",
+	            "<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n<p>header</p>\n</div><div "
+	            "class=\"spoiler-content\" aria-hidden=\"true\">\n<p>content</p>\n</div></div>\n<p>outside "
+	            "spoiler</p>");
+	EXPECT_HTML("```spoiler\ncontent\n```\noutside spoiler\n",
+	            "<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n</div><div class=\"spoiler-content\" "
+	            "aria-hidden=\"true\">\n<p>content</p>\n</div></div>\n<p>outside spoiler</p>");
+	EXPECT_HTML("a\n\n---\n\nb", "<p>a</p>\n<hr>\n<p>b</p>");
+}
+
+static void test_markdown_tables(void)
+{
+	EXPECT_HTML("This is a table:\n\nFirst header  | Second header\n------------- | -------------\nContent cell  | "
+	            "Content cell\nContent cell  | Content cell\n",
+	            "<p>This is a table:</p>\n<table>\n<thead>\n<tr>\n<th>First header</th>\n<th>Second header</th>\n"
+	            "</tr>\n</thead>\n<tbody>\n<tr>\n<td>Content cell</td>\n<td>Content cell</td>\n</tr>\n<tr>\n"
+	            "<td>Content cell</td>\n<td>Content cell</td>\n</tr>\n</tbody>\n</table>");
+	EXPECT_HTML(
+	    "| a | b |\n|:-|-:|\n| @**King Hamlet** | `x` |",
+	    "<table>\n<thead>\n<tr>\n<th style=\"text-align: left;\">a</th>\n<th style=\"text-align: right;\">"
+	    "b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td style=\"text-align: left;\"><span class=\"user-mention\""
+	    " data-user-id=\"10\">@King Hamlet</span></td>\n<td style=\"text-align: right;\"><code>x</code>"
+	    "</td>\n</tr>\n</tbody>\n</table>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+}
+
+static void test_markdown_looks_up_each_name_once(void)
+{
+	lookups = 0;
+	render("@**King Hamlet** @_**King Hamlet** @**King Hamlet** #**Denmark** #**Denmark>x** @*support* @*support*");
+	CU_ASSERT_EQUAL(lookups, 4); /* King Hamlet, Denmark, Denmark>x (a channel could be named so), support */
+	lookups = 0;
+	render("plain text, no chat syntax: a@b.com #1 @x");
+	CU_ASSERT_EQUAL(lookups, 0);
+	/* Without lookups nothing resolves, but wildcards still do. */
+	struct markdown_lookup none = {0};
+	markdown_render(&req, "@**King Hamlet** @**all** #**Denmark**", &none, &res);
+	CU_ASSERT_STRING_EQUAL(res.html, "<p>@<strong>King Hamlet</strong> <span class=\"user-mention "
+	                                 "channel-wildcard-mention\" data-user-id=\"*\">@all</span> "
+	                                 "#<strong>Denmark</strong></p>");
+	markdown_render(&req, NULL, NULL, &res);
+	CU_ASSERT_STRING_EQUAL(res.html, "");
+}
+
+/* Renders concurrently: cmark's parser has process-wide state, so this checks our locking holds. */
+static const char *const thread_input = "~~gone~~ @**King Hamlet** and www.example.com #**Denmark**";
+static const char *const thread_output =
+    "<p><del>gone</del> <span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and <a "
+    "href=\"http://www.example.com\">www.example.com</a> <a class=\"stream\" data-stream-id=\"1\" "
+    "href=\"/#narrow/channel/1-Denmark\">#Denmark</a></p>";
+
+static void *render_many(void *arg)
+{
+	int *failures = arg;
+	struct request r;
+	request_init(&r, NULL, 2);
+	for (int i = 0; i < 2000; i++) {
+		struct markdown_result out;
+		markdown_render(&r, thread_input, &realm_uncounted, &out);
+		*failures += strcmp(out.html, thread_output) != 0;
+		arena_reset(&r.arena);
+	}
+	request_finish(&r);
+	return NULL;
+}
+
+static void test_markdown_threads(void)
+{
+	pthread_t threads[4];
+	int failures[4] = {0};
+	for (int i = 0; i < 4; i++)
+		pthread_create(&threads[i], NULL, render_many, &failures[i]);
+	for (int i = 0; i < 4; i++)
+		pthread_join(threads[i], NULL);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(failures[i], 0);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+	    {"test_markdown_paragraphs_and_breaks", test_markdown_paragraphs_and_breaks},
+	    {"test_markdown_escapes_raw_html", test_markdown_escapes_raw_html},
+	    {"test_markdown_code_blocks", test_markdown_code_blocks},
+	    {"test_markdown_code_ignores_chat_syntax", test_markdown_code_ignores_chat_syntax},
+	    {"test_markdown_user_mention", test_markdown_user_mention},
+	    {"test_markdown_unknown_mentions_stay_text", test_markdown_unknown_mentions_stay_text},
+	    {"test_markdown_mention_needs_a_boundary", test_markdown_mention_needs_a_boundary},
+	    {"test_markdown_silent_mentions", test_markdown_silent_mentions},
+	    {"test_markdown_wildcard_mentions", test_markdown_wildcard_mentions},
+	    {"test_markdown_mentions_in_quotes_are_silent", test_markdown_mentions_in_quotes_are_silent},
+	    {"test_markdown_group_mentions", test_markdown_group_mentions},
+	    {"test_markdown_channel_and_topic_links", test_markdown_channel_and_topic_links},
+	    {"test_markdown_me_message", test_markdown_me_message},
+	    {"test_markdown_links_and_images", test_markdown_links_and_images},
+	    {"test_markdown_emphasis_and_strikethrough", test_markdown_emphasis_and_strikethrough},
+	    {"test_markdown_blocks", test_markdown_blocks},
+	    {"test_markdown_tables", test_markdown_tables},
+	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
+	    {"test_markdown_threads", test_markdown_threads},
+	    {NULL, NULL},
+	};
+	request_init(&req, NULL, 1);
+	int rc = unit_run("markdown", tests);
+	request_finish(&req);
+	return rc;
+}
