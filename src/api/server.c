@@ -1,5 +1,6 @@
 /* Server settings and health: what a client or an operator asks before logging in. */
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "api/api.h"
@@ -44,6 +45,9 @@ static const char *description_html(struct request *req, const char *text)
 	return out;
 }
 
+static struct db_stmt st_web_public =
+    DB_STMT("SELECT 1 FROM channels WHERE realm_id = $1 AND is_web_public AND NOT is_archived LIMIT 1");
+
 /* GET /api/v1/server_settings */
 int server_settings_get(struct request *req)
 {
@@ -70,8 +74,15 @@ int server_settings_get(struct request *req)
 	        arena_printf(&req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon", realm->subdomain_md5)));
 	json_object_object_add(out, "realm_description",
 	                       json_object_new_string(description_html(req, realm->description)));
-	/* Spectators need both the setting and a web-public channel; channels arrive with the core chat model. */
-	json_object_object_add(out, "realm_web_public_access_enabled", json_object_new_boolean(0));
+	/* Spectators need both the setting and a web-public channel to look at. */
+	bool web_public = false;
+	if (realm->enable_spectator_access) {
+		struct db_res *res = DB_EXEC(req, &st_web_public, db_arg_int(req, realm->id));
+		if (res == NULL)
+			return -1;
+		web_public = db_rows(res) > 0;
+	}
+	json_object_object_add(out, "realm_web_public_access_enabled", json_object_new_boolean(web_public));
 	return 0;
 }
 

@@ -399,6 +399,26 @@ static void test_channel_folders(void)
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel folder ID");
 }
 
+/* A web-public channel, once spectators are allowed, makes server_settings report web-public access. */
+static void test_web_public_channel(void)
+{
+	struct user *owner = new_realm();
+	struct resp *r = http(&(struct request){.path = "/api/v1/server_settings", .host = realm_host(owner->realm)});
+	EXPECT_BOOL(r->json, "realm_web_public_access_enabled", false);
+	psql_ok("UPDATE realms SET enable_spectator_access = true WHERE subdomain = '%s'", owner->realm);
+	r = http(&(struct request){.path = "/api/v1/server_settings", .host = realm_host(owner->realm)});
+	EXPECT_BOOL(r->json, "realm_web_public_access_enabled", false);
+	struct user *member = new_user_in(owner->realm, "member", NULL);
+	const char *sub = fmt("subscriptions=%s&is_web_public=true",
+	                      url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("web"))));
+	r = api_post(member, "/users/me/subscriptions", sub);
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Insufficient permission");
+	r = api_post(owner, "/users/me/subscriptions", sub);
+	EXPECT_SUCCESS(r);
+	r = http(&(struct request){.path = "/api/v1/server_settings", .host = realm_host(owner->realm)});
+	EXPECT_BOOL(r->json, "realm_web_public_access_enabled", true);
+}
+
 void register_channels_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -415,6 +435,7 @@ void register_channels_tests(void)
 	    {"streams_list", test_streams_list},
 	    {"topics", test_topics},
 	    {"channel_folders", test_channel_folders},
+	    {"web_public_channel", test_web_public_channel},
 	    {NULL, NULL},
 	};
 	itest_add_suite("channels", cases);
