@@ -1,5 +1,4 @@
 /* Messages: sending, fetching by narrow, one message, deleting, and the user's message flags. */
-#include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +115,6 @@ static int parse_anchor(struct request *req, int64_t *anchor)
 		return api_error(req, ERR_BAD_REQUEST, "Missing 'anchor' argument.");
 	const char *a = param_str(req, "anchor");
 	char *end;
-	errno = 0;
 	long long v = strtoll(a, &end, 10);
 	while (*end == ' ' || *end == '\t' || *end == '\n')
 		end++;

@@ -182,9 +182,9 @@ static const struct param_spec user_upload_params[] = {
     END,
 };
 
+/* content, topic and subject are read raw by the handler (see src/api/messages.c). */
 static const struct param_spec messages_send_params[] = {
-    /* content, topic and subject are read raw by the handler (see src/api/messages.c). */
-    {"type", PT_STR, P_REQUIRED, 0, NULL},
+    {"type", PT_STR, P_REQUIRED, 0, NULL}, /* stream, channel, private or direct */
     {"to", PT_STR, 0, 0, NULL},
     {"queue_id", PT_STR, 0, 0, NULL},
     {"local_id", PT_STR, 0, 0, NULL},

@@ -28,10 +28,12 @@ static const struct err_info table[ERR_COUNT] = {
     [ERR_GROUP_IN_USE] = {400, "CANNOT_DEACTIVATE_GROUP_IN_USE", "Cannot deactivate user group in use."},
     [ERR_BAD_NARROW] = {400, "BAD_NARROW", "Invalid narrow operator"},
     [ERR_STREAM_DOES_NOT_EXIST] = {400, "STREAM_DOES_NOT_EXIST", "Channel does not exist"},
-    [ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED] = {400, "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
-                                                 "You do not have permission to use channel wildcard mentions in this channel."},
-    [ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED] = {400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
-                                                "You do not have permission to use topic wildcard mentions in this topic."},
+    [ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED] =
+        {400, "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+         "You do not have permission to use channel wildcard mentions in this channel."},
+    [ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED] =
+        {400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+         "You do not have permission to use topic wildcard mentions in this topic."},
 };
 
 const struct err_info *err_info(enum err e)

@@ -767,7 +767,7 @@ int message_send(struct request *req, const struct message_draft *d, struct mess
 	memset(out, 0, sizeof(*out));
 	out->id = insert_message(req, d, &md);
 	if (out->id == 0)
-		return -1;
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
 	int attached = attachments_link_message(req, out->id, d->sender->id, d->content);
 	if (attached < 0)
 		return -1;
@@ -820,8 +820,10 @@ struct message_ref *message_access(struct request *req, int64_t id, bool modifyi
 		m->has_user_message = db_bool(res, 0, 6);
 		m->flags = (int)db_int(res, 0, 7);
 		if (m->channel_id && (m->channel = channel_by_id(req, m->channel_id)) == NULL)
-			return NULL;
+			m = NULL;
 	}
+	if (req->error)
+		return NULL;
 	if (m == NULL || !may_read(req, m, modifying)) {
 		api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
 		return NULL;
@@ -939,7 +941,7 @@ static int check_historical_access(struct request *req, const struct ids *ids)
 	for (int r = 0; r < db_rows(res) && ok; r++) {
 		struct message_ref m = {.id = db_int(res, r, 0), .channel_id = db_int(res, r, 1)};
 		if (m.channel_id && (m.channel = channel_by_id(req, m.channel_id)) == NULL)
-			return -1;
+			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
 		ok = may_read(req, &m, false);
 	}
 	return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
@@ -1273,6 +1275,18 @@ static int narrow_id(struct request *req, struct narrow *nw, json_object *operan
 	return 0;
 }
 
+static int narrow_channels(struct request *req, struct narrow *nw, const char *operand, bool negated)
+{
+	if (mark_kind(req, nw, negated, false) < 0)
+		return -1;
+	bool pub = strcmp(operand, "public") == 0;
+	if (!pub && strcmp(operand, "web-public") != 0)
+		return bad_narrow(req, "unknown channels operand %s", operand);
+	tri(nw, pub ? &nw->public_only : &nw->web_public_only, !negated);
+	nw->public_history = nw->public_history || (pub && !negated && !user_is_guest(req->user));
+	return 0;
+}
+
 static int narrow_simple(struct request *req, struct narrow *nw, const char *op, const char *operand, bool negated)
 {
 	if (strcmp(op, "is") == 0)
@@ -1295,16 +1309,8 @@ static int narrow_simple(struct request *req, struct narrow *nw, const char *op,
 		strs_push(req, negated ? &nw->topic_neg : &nw->topic_pos, operand);
 		return 0;
 	}
-	if (strcmp(op, "channels") == 0 || strcmp(op, "streams") == 0) {
-		if (mark_kind(req, nw, negated, false) < 0)
-			return -1;
-		bool pub = strcmp(operand, "public") == 0;
-		if (!pub && strcmp(operand, "web-public") != 0)
-			return bad_narrow(req, "unknown channels operand %s", operand);
-		tri(nw, pub ? &nw->public_only : &nw->web_public_only, !negated);
-		nw->public_history = nw->public_history || (pub && !negated && !user_is_guest(req->user));
-		return 0;
-	}
+	if (strcmp(op, "channels") == 0 || strcmp(op, "streams") == 0)
+		return narrow_channels(req, nw, operand, negated);
 	if (strcmp(op, "search") == 0)
 		narrow_search(req, nw, operand);
 	else if (strcmp(op, "near") != 0)
@@ -1409,46 +1415,32 @@ static int64_t with_id(json_object *operand)
 	return *s && *end == '\0' ? v : 0;
 }
 
-/*
- * The reference's `with` operator: the terms naming a conversation are replaced by the conversation of the
- * message it names, when the user can read that message. *t and *n are updated. Returns 0 or -1.
- */
-static int apply_with(struct request *req, struct term **t, int *n)
+/* Sets *at to the index of the only `with` term (-1: none); two are an error. Returns 0 or -1. */
+static int find_with(struct request *req, const struct term *t, int n, int *at)
 {
-	int at = -1;
-	for (int i = 0; i < *n; i++) {
-		if (strcmp((*t)[i].op, "with") != 0)
+	*at = -1;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(t[i].op, "with") != 0)
 			continue;
-		if (at >= 0) {
+		if (*at >= 0) {
 			api_error(req, ERR_BAD_NARROW,
 			          "Invalid narrow operator combination: Duplicate 'with' operators.");
 			api_error_field(req, "desc", json_object_new_string("Duplicate 'with' operators."));
 			return -1;
 		}
-		at = i;
+		*at = i;
 	}
-	if (at < 0)
-		return 0;
-	int64_t id = with_id((*t)[at].operand);
-	struct term *rest = arena_alloc(&req->arena, (size_t)(*n + 2) * sizeof(*rest));
-	int k = 0;
-	for (int i = 0; i < *n; i++)
-		if (i != at)
-			rest[k++] = (*t)[i];
-	struct message_ref *m = id > 0 ? message_access(req, id, false) : NULL;
-	if (m == NULL) {
-		if (req->error != ERR_NONE && req->error != ERR_BAD_REQUEST)
-			return -1;
-		req->error = ERR_NONE;
-		if (id <= 0 || !defines_conversation(rest, k))
-			return bad_narrow(req, "Invalid 'with' operator");
-		*t = rest;
-		*n = k;
-		return 0;
-	}
+	return 0;
+}
+
+/* The conversation of message id (channel and topic, or dm) followed by the terms of rest that name no
+ * conversation. */
+static int conversation_terms(struct request *req, int64_t id, const struct term *rest, int k, struct term **t, int *n)
+{
+	static const char *const conversation_ops[] = {"stream", "channel", "topic", "dm", "pm-with", NULL};
 	struct db_res *res = DB_EXEC(req, &st_with_target, db_arg_int(req, id));
 	if (res == NULL || db_rows(res) == 0)
-		return -1;
+		return req->error ? -1 : bad_narrow(req, "Invalid 'with' operator");
 	struct term *out = arena_alloc(&req->arena, (size_t)(k + 2) * sizeof(*out));
 	int o = 0;
 	if (db_int(res, 0, 0)) {
@@ -1461,7 +1453,6 @@ static int apply_with(struct request *req, struct term **t, int *n)
 		jsonx_parse(db_val(res, 0, 2), strlen(db_val(res, 0, 2)), &users);
 		out[o++] = (struct term){"dm", request_own_json(req, users), false};
 	}
-	static const char *const conversation_ops[] = {"stream", "channel", "topic", "dm", "pm-with", NULL};
 	for (int i = 0; i < k; i++) {
 		bool drop = false;
 		for (int c = 0; conversation_ops[c] && !drop; c++)
@@ -1471,6 +1462,35 @@ static int apply_with(struct request *req, struct term **t, int *n)
 	}
 	*t = out;
 	*n = o;
+	return 0;
+}
+
+/*
+ * The reference's `with` operator: the terms naming a conversation are replaced by the conversation of the
+ * message it names, when the user can read that message. *t and *n are updated. Returns 0 or -1.
+ */
+static int apply_with(struct request *req, struct term **t, int *n)
+{
+	int at;
+	if (find_with(req, *t, *n, &at) < 0)
+		return -1;
+	if (at < 0)
+		return 0;
+	int64_t id = with_id((*t)[at].operand);
+	struct term *rest = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*rest));
+	int k = 0;
+	for (int i = 0; i < *n; i++)
+		if (i != at)
+			rest[k++] = (*t)[i];
+	if (id > 0 && message_access(req, id, false) != NULL)
+		return conversation_terms(req, id, rest, k, t, n);
+	if (req->error != ERR_NONE && req->error != ERR_BAD_REQUEST)
+		return -1;
+	req->error = ERR_NONE;
+	if (id <= 0 || !defines_conversation(rest, k))
+		return bad_narrow(req, "Invalid 'with' operator");
+	*t = rest;
+	*n = k;
 	return 0;
 }
 

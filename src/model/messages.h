@@ -131,7 +131,8 @@ struct message_sent {
 };
 
 /*
- * Renders and stores a message: Markdown with the sender's mentions, channel wildcard mention permission
+ * Renders and stores a message as d->sender (who need not be the requesting user; the caller has made the checks
+ * above as it sees fit): Markdown with the sender's mentions, channel wildcard mention permission
  * (STREAM_WILDCARD_MENTION_NOT_ALLOWED above 15 subscribers), topic wildcard permission (above 15 topic
  * participants), group mention permission ("You are not allowed to mention user group 'x'."), the messages row,
  * attachment links, and one INSERT ... SELECT of the recipients' user_messages rows with their flags (read for the
@@ -186,7 +187,7 @@ int message_update_flags(struct request *req, const char *op, const char *flag, 
 
 /* ---- narrows and fetching ------------------------------------------------------------------------------------ */
 
-/* A parsed narrow: the terms of GET /messages resolved to ids and bound as SQL parameters. Opaque. */
+/* A parsed narrow: the terms of GET /messages resolved to ids, later bound as SQL parameters. Opaque (arena). */
 struct narrow;
 
 /*
@@ -194,8 +195,9 @@ struct narrow;
  * narrow) for the requesting user: channel/stream (id or name), topic, dm/pm-with (ids or e-mails), dm-including,
  * group-pm-with, sender, id, is:(dm|private|starred|unread|mentioned|alerted|resolved|followed),
  * has:(attachment|image|link|reaction), in:(home|all), channels:(public|web-public), near, with, and search
- * (case-insensitive substring match of every word). allow_empty_topic_name: "general chat" is not mapped to the
- * empty topic. Errors are BAD_NARROW "Invalid narrow operator: ..." as the reference words them. Returns NULL
+ * (case-insensitive substring match of every word). The first topic term's "general chat" is the empty topic.
+ * The narrow and its operands are also validated ("element is not a string pair", "operand is not a string", ...).
+ * Errors are BAD_NARROW "Invalid narrow operator: ..." as the reference words them. Returns NULL
  * with the error recorded.
  */
 struct narrow *narrow_parse(struct request *req, json_object *narrow);

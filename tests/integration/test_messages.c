@@ -17,7 +17,7 @@ static unsigned counter;
 
 static char *name_of(const char *tag)
 {
-	return fmt("%s-%u-%ld", tag, ++counter, (long)getpid());
+	return fmt("msg-%s-%u-%ld", tag, ++counter, (long)getpid());
 }
 
 static const char *id_text(int64_t id)
@@ -556,6 +556,10 @@ static void test_fetch_narrows(void)
 	CHECK(strcmp(ids_of(r), id_text(c1)) == 0, "id: %s", ids_of(r));
 	r = fetch(a, fmt("[{\"operator\":\"dm-including\",\"operand\":%lld}]", (long long)b->id), q);
 	CHECK(strcmp(ids_of(r), fmt("%lld,%lld", (long long)d1, (long long)d2)) == 0, "dm-including: %s", ids_of(r));
+	r = fetch(a, fmt("[[\"with\",\"%lld\"]]", (long long)c1), q);
+	CHECK(strcmp(ids_of(r), fmt("%lld,%lld", (long long)c1, (long long)c2)) == 0, "with: %s", ids_of(r));
+	r = fetch(a, fmt("[{\"operator\":\"with\",\"operand\":%lld},[\"is\",\"dm\"]]", (long long)d1), q);
+	CHECK(strcmp(ids_of(r), fmt("%lld,%lld", (long long)d1, (long long)d2)) == 0, "with dm: %s", ids_of(r));
 	r = fetch(a, fmt("[[\"search\",\"SEE\"],[\"channel\",\"%s\"]]", ch), q);
 	CHECK(strcmp(ids_of(r), id_text(c2)) == 0, "search: %s", ids_of(r));
 	EXPECT_SUCCESS(api_post(a, "/messages/flags",
