@@ -11,29 +11,11 @@
 #include "model/permissions.h"
 #include "model/user.h"
 
-/*
- * content, topic and subject are read as sent, not through the route's parameter table: the reference reports
- * NUL bytes and control characters in them with its own words ("Message must not contain null bytes", "Invalid
- * character in topic, at position N!"), which the generic string check would pre-empt. Every occurrence counts as
- * consumed. Returns the value (*len bytes, NUL bytes possible) or NULL when absent.
- */
-static const char *raw_param(struct request *req, const char *name, size_t *len)
-{
-	for (size_t i = 0; i < req->nraw; i++)
-		if (strcmp(req->raw[i].name, name) == 0)
-			req->raw[i].used = true;
-	struct raw_param *p = request_find_param(req, name);
-	if (p == NULL)
-		return NULL;
-	*len = p->len;
-	return p->value;
-}
-
 /* The channel and topic of a channel message, as far as the reference checks them before the content. */
 static int channel_target(struct request *req, int64_t *id, const char **name, const char **topic)
 {
 	size_t len = 0, sublen = 0;
-	const char *raw = raw_param(req, "topic", &len), *subject = raw_param(req, "subject", &sublen);
+	const char *raw = param_str_len(req, "topic", &len), *subject = param_str_len(req, "subject", &sublen);
 	if (param_present(req, "to") && message_channel_indicator(req, param_str(req, "to"), id, name) < 0)
 		return -1;
 	if (!param_present(req, "to"))
@@ -49,9 +31,7 @@ static int channel_target(struct request *req, int64_t *id, const char **name, c
 /* The recipients of a direct message ("to" is optional in the reference: none means no recipients). */
 static int direct_target(struct request *req, struct message_user **users, int *n)
 {
-	size_t len;
-	raw_param(req, "topic", &len); /* ignored for direct messages */
-	raw_param(req, "subject", &len);
+	/* topic is ignored for direct messages. */
 	return message_resolve_direct(req, param_present(req, "to") ? param_str(req, "to") : "", users, n);
 }
 
@@ -69,13 +49,9 @@ static int channel_draft(struct request *req, struct message_draft *d, int64_t i
 /* POST /api/v1/messages */
 int messages_send(struct request *req)
 {
+	/* content, topic and subject may hold NUL bytes (P_RAW): the reference reports them in its own words. */
 	size_t len;
-	const char *content = raw_param(req, "content", &len);
-	if (content == NULL) {
-		api_error(req, ERR_MISSING, "Missing 'content' argument");
-		api_error_field(req, "var_name", json_object_new_string("content"));
-		return -1;
-	}
+	const char *content = param_str_len(req, "content", &len);
 	const char *type = param_str(req, "type");
 	bool to_channel = strcmp(type, "stream") == 0 || strcmp(type, "channel") == 0;
 	if (!to_channel && strcmp(type, "direct") != 0 && strcmp(type, "private") != 0)

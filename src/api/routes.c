@@ -158,12 +158,9 @@ static const struct param_spec user_group_id_params[] = {
 };
 
 static const struct param_spec user_group_members_params[] = {
-    {"user_group_id", PT_INT, P_PATH, 0, NULL},
-    {"add", PT_INT_LIST, 0, 0, NULL},
-    {"add_subgroups", PT_INT_LIST, 0, 0, NULL},
-    {"delete", PT_INT_LIST, 0, 0, NULL},
-    {"delete_subgroups", PT_INT_LIST, 0, 0, NULL},
-    END,
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},    {"add", PT_INT_LIST, 0, 0, NULL},
+    {"add_subgroups", PT_INT_LIST, 0, 0, NULL},    {"delete", PT_INT_LIST, 0, 0, NULL},
+    {"delete_subgroups", PT_INT_LIST, 0, 0, NULL}, END,
 };
 
 static const struct param_spec user_group_subgroups_params[] = {
@@ -186,6 +183,9 @@ static const struct param_spec user_upload_params[] = {
 static const struct param_spec messages_send_params[] = {
     {"type", PT_STR, P_REQUIRED, 0, NULL}, /* stream, channel, private or direct */
     {"to", PT_STR, 0, 0, NULL},
+    {"topic", PT_STR, P_RAW, 0, NULL},
+    {"subject", PT_STR, P_RAW, 0, NULL},
+    {"content", PT_STR, P_RAW | P_REQUIRED, 0, NULL},
     {"queue_id", PT_STR, 0, 0, NULL},
     {"local_id", PT_STR, 0, 0, NULL},
     {"read_by_sender", PT_BOOL, 0, 0, "false"},

@@ -89,23 +89,11 @@ int users_get_by_id(struct request *req)
 	return reply_user(req, target);
 }
 
-/* The id in a placeholder address user<ID>@<the organization's fake e-mail domain>, or 0. */
-static int64_t placeholder_email_id(struct request *req, const char *email)
-{
-	if (strncasecmp(email, "user", 4) != 0 || !isdigit((unsigned char)email[4]))
-		return 0;
-	char *end;
-	long long id = strtoll(email + 4, &end, 10);
-	if (*end != '@' || strcasecmp(end + 1, realm_fake_email_domain(req, req->realm)) != 0)
-		return 0;
-	return id;
-}
-
 /* GET /api/v1/users/{email} */
 int users_get_by_email(struct request *req)
 {
 	const char *email = param_str(req, "email");
-	int64_t id = placeholder_email_id(req, email);
+	int64_t id = user_placeholder_email_id(req, email);
 	struct user *target = id ? user_by_id(req, req->realm->id, id) : user_by_email(req, req->realm->id, email);
 	if (target == NULL)
 		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "No such user");

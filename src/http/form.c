@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/utf8.h"
 #include "http/request.h"
 
 static int hexval(char c)
@@ -18,34 +19,6 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if it is not valid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned int cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 char *form_repair_utf8(struct request *req, const char *data, size_t len, size_t *outlen)
 {
 	const unsigned char *s = (const unsigned char *)data;
@@ -53,7 +26,8 @@ char *form_repair_utf8(struct request *req, const char *data, size_t len, size_t
 	char *out = req ? arena_alloc(&req->arena, len * 3 + 1) : NULL;
 	size_t m = 0;
 	for (size_t i = 0; i < len;) {
-		size_t l = utf8_seq_len(s + i, len - i);
+		uint32_t cp;
+		size_t l = utf8_decode(s + i, len - i, &cp);
 		const void *src = l ? (const void *)(s + i) : "\xef\xbf\xbd";
 		size_t n = l ? l : 3;
 		if (out != NULL)

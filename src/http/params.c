@@ -10,15 +10,6 @@
 #include "http/request.h"
 #include "http/router.h"
 
-size_t utf8_length(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
 static int type_error(struct request *req, const char *name, const char *what)
 {
 	return api_error(req, ERR_BAD_REQUEST, "%s is not %s", name, what);
@@ -43,7 +34,7 @@ static int convert(struct request *req, const struct param_spec *spec, const cha
                    struct param_value *v)
 {
 	if (spec->type == PT_STR) {
-		if (memchr(text, '\0', len) != NULL)
+		if (!(spec->flags & P_RAW) && memchr(text, '\0', len) != NULL)
 			return api_error(req, ERR_BAD_REQUEST, "%s must not contain null bytes", spec->name);
 		if (spec->max_len > 0 && utf8_length(text) > (size_t)spec->max_len)
 			return api_error(req, ERR_BAD_REQUEST, "%s is too long (limit: %d characters)", spec->name,
@@ -154,6 +145,13 @@ bool param_bool(struct request *req, const char *name)
 const char *param_str(struct request *req, const char *name)
 {
 	return lookup(req, name)->s;
+}
+
+const char *param_str_len(struct request *req, const char *name, size_t *len)
+{
+	struct param_value *v = lookup(req, name);
+	*len = v->slen;
+	return v->s;
 }
 
 json_object *param_json(struct request *req, const char *name)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/utf8.h" /* utf8_length(), for the string rules of handlers */
+
 struct request;
 
 enum param_type {
@@ -25,6 +27,7 @@ enum param_type {
 #define P_REQUIRED 0x1u /* missing -> REQUEST_VARIABLE_MISSING */
 #define P_PATH     0x2u /* taken from the path pattern's {name} */
 #define P_NONBLANK 0x4u /* "x cannot be blank" */
+#define P_RAW      0x8u /* PT_STR: NUL bytes allowed (the handler reports them in its own words) */
 
 struct param_spec {
 	const char *name;
@@ -53,9 +56,8 @@ bool param_set(struct request *req, const char *name);
 int64_t param_int(struct request *req, const char *name);
 bool param_bool(struct request *req, const char *name);
 const char *param_str(struct request *req, const char *name);
+/* The string and its length in bytes (for P_RAW parameters, which may hold NUL bytes). */
+const char *param_str_len(struct request *req, const char *name, size_t *len);
 json_object *param_json(struct request *req, const char *name);
-
-/* Number of Unicode code points in the UTF-8 string s. */
-size_t utf8_length(const char *s);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <wctype.h>
 
+#include "core/utf8.h"
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -35,44 +36,13 @@ struct cps {
 	size_t n;
 };
 
-/* Decodes one UTF-8 sequence of s (n > 0 bytes); an invalid byte becomes U+FFFD. Returns the bytes used. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t v;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, v = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, v = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, v = c & 0x07;
-	else
-		len = 0, v = 0;
-	for (size_t i = 1; len > 0 && i < len; i++) {
-		if (i >= n || (s[i] & 0xc0) != 0x80)
-			len = 0;
-		else
-			v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (len == 0 || (len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-	    (v >= 0xd800 && v <= 0xdfff)) {
-		*cp = 0xfffd;
-		return 1;
-	}
-	*cp = v;
-	return len;
-}
-
 static struct cps cps_decode(struct arena *a, const char *s, size_t len)
 {
 	struct cps out = {arena_alloc(a, (len + 1) * sizeof(uint32_t)), 0};
-	for (size_t i = 0; i < len;)
-		i += utf8_decode((const unsigned char *)s + i, len - i, &out.v[out.n++]);
+	for (size_t i = 0; i < len;) {
+		size_t l = utf8_decode((const unsigned char *)s + i, len - i, &out.v[out.n++]);
+		i += l ? l : 1; /* an invalid byte counts as one U+FFFD */
+	}
 	return out;
 }
 
@@ -535,7 +505,7 @@ static const char *detect_charset(const char *data, size_t len)
 	for (size_t i = 0; i < len;) {
 		uint32_t cp;
 		size_t n = utf8_decode((const unsigned char *)data + i, len - i, &cp);
-		if (cp == 0xfffd && n == 1 && (unsigned char)data[i] >= 0x80)
+		if (n == 0)
 			return NULL; /* not UTF-8: chardet's guess between legacy encodings is not reproduced */
 		multibyte += n > 1;
 		i += n;

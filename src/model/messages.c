@@ -379,24 +379,12 @@ static void user_from_res(const struct db_res *res, int row, struct message_user
 	u->role = (int)db_int(res, row, 5);
 }
 
-/* The id in a placeholder address user<ID>@<the organization's placeholder domain>, or 0. */
-static int64_t placeholder_id(struct request *req, const char *email)
-{
-	if (strncasecmp(email, "user", 4) != 0 || !isdigit((unsigned char)email[4]))
-		return 0;
-	char *end;
-	long long id = strtoll(email + 4, &end, 10);
-	if (*end != '@' || strcasecmp(end + 1, realm_fake_email_domain(req, req->realm)) != 0)
-		return 0;
-	return id;
-}
-
 /* Looks up users by their API e-mail addresses, in order: "Invalid email 'x'" for the first unknown one. */
 static int users_by_emails(struct request *req, const char *const *emails, int n, struct message_user *out)
 {
 	const char *domain = realm_fake_email_domain(req, req->realm);
 	for (int i = 0; i < n; i++) {
-		int64_t pid = placeholder_id(req, emails[i]);
+		int64_t pid = user_placeholder_email_id(req, emails[i]);
 		struct db_res *res =
 		    pid ? DB_EXEC(req, &st_user_by_placeholder, db_arg_int(req, req->realm->id), domain,
 		                  db_arg_int(req, pid))

@@ -74,10 +74,8 @@ static bool guests_may_hold(enum realm_setting s)
 	case RS_MOVE_BETWEEN_TOPICS:
 	case RS_RESOLVE_TOPICS:
 	case RS_DM_INITIATOR:
-	case RS_DM_PERMISSION:
-		return true;
-	default:
-		return false;
+	case RS_DM_PERMISSION: return true;
+	default: return false;
 	}
 }
 

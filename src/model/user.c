@@ -244,6 +244,17 @@ const char *user_reset_api_key(struct request *req, int64_t user_id)
 	return user_issue_api_key(req, user_id);
 }
 
+int64_t user_placeholder_email_id(struct request *req, const char *email)
+{
+	if (strncasecmp(email, "user", 4) != 0 || !isdigit((unsigned char)email[4]))
+		return 0;
+	char *end;
+	long long id = strtoll(email + 4, &end, 10);
+	if (*end != '@' || strcasecmp(end + 1, realm_fake_email_domain(req, req->realm)) != 0)
+		return 0;
+	return id;
+}
+
 bool user_can_see_email(const struct user *acting, const struct user *target)
 {
 	if (acting == NULL)

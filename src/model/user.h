@@ -112,6 +112,8 @@ const char *user_issue_api_key(struct request *req, int64_t user_id);
 /* Revokes all API keys of the user and issues a new one. */
 const char *user_reset_api_key(struct request *req, int64_t user_id);
 
+/* The id in a placeholder address user<ID>@<the organization's placeholder domain>, or 0. */
+int64_t user_placeholder_email_id(struct request *req, const char *email);
 /* The reference's can_access_delivery_email: may acting (NULL: a spectator) see target's real address? */
 bool user_can_see_email(const struct user *acting, const struct user *target);
 /*

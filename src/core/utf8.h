@@ -1,0 +1,16 @@
+/* UTF-8: decoding one character and counting characters (code points). */
+#ifndef CONFAB_UTF8_H
+#define CONFAB_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Decodes the character at s (n > 0 bytes available) into *cp. Returns the bytes it takes, or 0 if they are not
+ * valid UTF-8 (overlong forms, surrogates and values past U+10FFFF included); *cp is then U+FFFD.
+ */
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+/* Number of code points in the NUL-terminated UTF-8 string s. */
+size_t utf8_length(const char *s);
+
+#endif
