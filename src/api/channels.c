@@ -64,7 +64,7 @@ int channels_members(struct request *req)
 	struct channel *c = channel_access_by_id(req, param_int(req, "stream_id"), false);
 	if (c == NULL)
 		return -1;
-	if (c->invite_only && !c->is_subscribed && !user_is_admin(req->user) && !c->content_access)
+	if (!perm_channel_see_subscribers(req, c))
 		return api_error(req, ERR_BAD_REQUEST, "Unable to retrieve subscribers for private channel");
 	json_object *ids = channel_subscriber_ids(req, c->id);
 	if (ids == NULL)

@@ -194,13 +194,13 @@ int messages_get(struct request *req)
 static int check_delete(struct request *req, const struct message_ref *m)
 {
 	const struct channel *c = m->channel;
-	if (perm_realm(req, RS_DELETE_ANY_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_ANY]))
+	if (perm_delete_any_message(req, c))
 		return req->error ? -1 : 0;
 	if (req->error)
 		return -1;
 	if (m->sender_id != req->user->id && m->sender_bot_owner_id != req->user->id)
 		return api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
-	if (!perm_realm(req, RS_DELETE_OWN_MESSAGE) && (c == NULL || !c->in_setting[CS_DELETE_OWN]))
+	if (!perm_delete_own_message(req, c))
 		return req->error ? -1
 		                  : api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
 	if (message_delete_time_passed(req, m))

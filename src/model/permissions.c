@@ -139,6 +139,22 @@ bool perm_channel_subscribe_self(struct request *req, const struct channel *c)
 	return c->in_setting[CS_SUBSCRIBE] || c->in_setting[CS_ADD_SUBSCRIBERS];
 }
 
+bool perm_channel_see_subscribers(struct request *req, const struct channel *c)
+{
+	return !c->invite_only || c->is_subscribed || user_is_admin(req->user) || c->content_access;
+}
+
+bool perm_delete_any_message(struct request *req, const struct channel *c)
+{
+	return perm_realm(req, RS_DELETE_ANY_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_ANY]);
+}
+
+bool perm_delete_own_message(struct request *req, const struct channel *c)
+{
+	return perm_realm(req, RS_DELETE_OWN_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_OWN]) ||
+	       perm_delete_any_message(req, c);
+}
+
 bool perm_create_channel(struct request *req, bool invite_only, bool web_public)
 {
 	if (web_public)

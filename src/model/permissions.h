@@ -55,6 +55,11 @@ bool perm_channel_add_subscribers(struct request *req, const struct channel *c);
 bool perm_channel_remove_subscribers(struct request *req, const struct channel *c);
 /* Subscribe oneself. */
 bool perm_channel_subscribe_self(struct request *req, const struct channel *c);
+/* See who is subscribed to c (private channels: subscribers, administrators, those with content access). */
+bool perm_channel_see_subscribers(struct request *req, const struct channel *c);
+/* Delete any message of channel c (NULL: a direct message), or one's own. */
+bool perm_delete_any_message(struct request *req, const struct channel *c);
+bool perm_delete_own_message(struct request *req, const struct channel *c);
 /* Create a channel of the given kind. */
 bool perm_create_channel(struct request *req, bool invite_only, bool web_public);
 
