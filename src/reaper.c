@@ -1,7 +1,8 @@
 /*
- * confab-reaper: the periodic work no request triggers. For now it only runs its one-second loop and logs;
- * heartbeats, idle queue expiry, scheduled messages and invitation expiry join it with their features.
- * Two reapers running at once must stay harmless.
+ * confab-reaper: the periodic work no request triggers, about once a second: heartbeats to long-polls that have
+ * waited 45-55 s and deletion of event queues idle past their timeout (events_reap). Scheduled messages and
+ * invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL,
+ * so two reapers running at once are harmless.
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,7 +11,24 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "core/crypto.h"
 #include "core/log.h"
+#include "db/db.h"
+#include "events/events.h"
+#include "http/request.h"
+#include "redis/redis.h"
+
+static void tick(struct worker *w, unsigned long long n)
+{
+	struct request req;
+	request_init(&req, w, n);
+	int touched = events_reap(&req);
+	if (touched < 0)
+		log_msg(LOG_WARNING, "event queue maintenance failed: %s", req.error_msg ? req.error_msg : "?");
+	else if (touched > 0)
+		log_msg(LOG_DEBUG, "event queue maintenance: %d queues", touched);
+	request_finish(&req);
+}
 
 int main(int argc, char **argv)
 {
@@ -25,19 +43,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "confab-reaper: could not open log file \"%s\": %s\n", cfg.log_file, strerror(errno));
 		return 1;
 	}
+	if (crypto_init() < 0) {
+		log_msg(LOG_FATAL, "could not initialize libsodium");
+		return 1;
+	}
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
 	log_msg(LOG_INFO, "started");
-	struct timespec tick = {1, 0};
-	for (;;) {
-		int sig = sigtimedwait(&set, NULL, &tick);
+	struct timespec second = {1, 0};
+	for (unsigned long long n = 1;; n++) {
+		int sig = sigtimedwait(&set, NULL, &second);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_msg(LOG_INFO, "received signal %d, shutting down", sig);
-			config_free(&cfg);
-			return 0;
+			break;
 		}
+		tick(&w, n);
 	}
+	db_pool_free(w.db);
+	redis_pool_free(w.redis);
+	config_free(&cfg);
+	return 0;
 }

@@ -20,6 +20,28 @@ void crypto_new_api_key(char out[API_KEY_LEN + 1])
 	out[API_KEY_LEN] = '\0';
 }
 
+void crypto_uuid4(char out[37])
+{
+	unsigned char b[16];
+	randombytes_buf(b, sizeof(b));
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	static const char hex[] = "0123456789abcdef";
+	int o = 0;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[b[i] >> 4];
+		out[o++] = hex[b[i] & 15];
+	}
+	out[o] = '\0';
+}
+
+unsigned crypto_random_below(unsigned n)
+{
+	return randombytes_uniform(n);
+}
+
 void crypto_key_hash(const char *key, char out[65])
 {
 	unsigned char digest[crypto_hash_sha256_BYTES];

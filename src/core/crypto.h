@@ -11,6 +11,10 @@
 int crypto_init(void);
 /* Writes a new key of API_KEY_LEN random alphanumeric characters and a NUL to out. */
 void crypto_new_api_key(char out[API_KEY_LEN + 1]);
+/* Writes a random (version 4) UUID, 36 characters and a NUL, to out. */
+void crypto_uuid4(char out[37]);
+/* A uniformly random number below n. */
+unsigned crypto_random_below(unsigned n);
 /* Writes the lowercase hex SHA-256 of key (64 characters and a NUL) to out. */
 void crypto_key_hash(const char *key, char out[65]);
 /* Hashes password with Argon2id; returns a malloc'ed string (caller frees) or NULL on failure. */

@@ -34,6 +34,7 @@ static const struct err_info table[ERR_COUNT] = {
     [ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED] =
         {400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
          "You do not have permission to use topic wildcard mentions in this topic."},
+    [ERR_BAD_EVENT_QUEUE_ID] = {400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID"},
 };
 
 const struct err_info *err_info(enum err e)

@@ -69,6 +69,13 @@ static int convert(struct request *req, const struct param_spec *spec, const cha
 	return 0;
 }
 
+int param_missing(struct request *req, const char *name)
+{
+	api_error(req, ERR_MISSING, "Missing '%s' argument", name);
+	api_error_field(req, "var_name", json_object_new_string(name));
+	return -1;
+}
+
 int param_validate(struct request *req, const struct param_spec *specs)
 {
 	size_t n = 0;
@@ -100,9 +107,7 @@ int param_validate(struct request *req, const struct param_spec *specs)
 			if (convert(req, spec, text, len, v) < 0)
 				return -1;
 		} else if (spec->flags & P_REQUIRED) {
-			api_error(req, ERR_MISSING, "Missing '%s' argument", spec->name);
-			api_error_field(req, "var_name", json_object_new_string(spec->name));
-			return -1;
+			return param_missing(req, spec->name);
 		} else if (spec->def != NULL) {
 			v->set = true;
 			if (convert(req, spec, spec->def, strlen(spec->def), v) < 0)

@@ -50,6 +50,9 @@ struct param_value {
 /* Validates req's parameters against specs (terminated by a {NULL} entry). Returns 0 or -1 (error recorded). */
 int param_validate(struct request *req, const struct param_spec *specs);
 
+/* Records the reference's REQUEST_VARIABLE_MISSING for name (for parameters required only in some cases); -1. */
+int param_missing(struct request *req, const char *name);
+
 /* Getters by declared name; a name the route does not declare is a programming error (aborts). */
 bool param_present(struct request *req, const char *name);
 bool param_set(struct request *req, const char *name);

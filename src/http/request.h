@@ -20,6 +20,7 @@ struct redis_pool;
 struct redis_conn;
 struct route;
 struct param_value;
+struct pending_event;
 struct realm;
 struct user;
 
@@ -90,6 +91,11 @@ struct request {
 	struct db_conn *db;
 	bool in_txn;
 	struct redis_conn *redis;
+
+	/* Events produced by the handler, published after COMMIT (events/events.c). */
+	struct pending_event *events;
+	int nevents, capevents;
+	const char *txid; /* of the request's transaction, read when the first event is added */
 };
 
 /* Prepares req for a new request of worker w. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "events/events.h"
 #include "http/auth.h"
 #include "http/form.h"
 #include "http/ratelimit.h"
@@ -147,9 +148,10 @@ static int run(struct request *req)
 		return -1;
 	if ((r->flags & R_TXN) && db_begin(req) < 0)
 		return -1;
-	if (r->handler(req) < 0)
+	if (r->handler(req) < 0 || db_commit(req) < 0)
 		return -1;
-	return db_commit(req);
+	events_publish(req);
+	return 0;
 }
 
 void router_handle(struct request *req)

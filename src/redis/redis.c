@@ -3,6 +3,7 @@
 
 #include <hiredis/hiredis.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -174,6 +175,45 @@ struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const
 	if (run(req, 1, &argc, cmds, lens, &reply) < 0)
 		return NULL;
 	return reply;
+}
+
+/* The calling thread's connection for blocking commands; its read timeout follows each command's own. */
+static __thread redisContext *blocking_ctx;
+
+const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
+{
+	struct redis_pool *pool = req->worker->redis;
+	char secs[16];
+	snprintf(secs, sizeof(secs), "%d", timeout_secs);
+	const char *argv[] = {"BLPOP", key, secs};
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (blocking_ctx == NULL || blocking_ctx->err) {
+			struct redis_conn c = {blocking_ctx};
+			if (conn_open(pool, &c) < 0) {
+				blocking_ctx = NULL;
+				api_error(req, ERR_UNAVAILABLE, NULL);
+				return NULL;
+			}
+			blocking_ctx = c.ctx;
+		}
+		/* The read must outlast the BLPOP timeout, or hiredis gives up first (stack-notes 12). */
+		redisSetTimeout(blocking_ctx, (struct timeval){timeout_secs + 5, 0});
+		redisReply *r = redisCommandArgv(blocking_ctx, 3, argv, NULL);
+		redisSetTimeout(blocking_ctx, (struct timeval){5, 0});
+		if (r == NULL) {
+			log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", req->id, blocking_ctx->errstr);
+			redisFree(blocking_ctx);
+			blocking_ctx = NULL;
+			continue;
+		}
+		const char *out = "";
+		if (r->type == REDIS_REPLY_ARRAY && r->elements == 2)
+			out = arena_strndup(&req->arena, r->element[1]->str, r->element[1]->len);
+		freeReplyObject(r);
+		return out;
+	}
+	api_error(req, ERR_UNAVAILABLE, NULL);
+	return NULL;
 }
 
 int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,

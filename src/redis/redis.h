@@ -45,6 +45,13 @@ struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const
 int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
                    struct rreply **replies);
 
+/*
+ * BLPOP key with a timeout in seconds, on a connection of the calling thread's own (not the pool's: a waiting
+ * long-poll must not hold a pooled connection). Returns the popped value (arena string), "" on timeout, or NULL
+ * with the error recorded.
+ */
+const char *redis_blpop(struct request *req, const char *key, int timeout_secs);
+
 /* Gives the request's connection back to the pool; called by request_finish(). */
 void redis_release(struct request *req);
 

@@ -1,0 +1,41 @@
+/* The event queue: fetching events (long-polling) and deleting a queue. Registering is in register.c. */
+#include <json-c/json.h>
+
+#include "api/api.h"
+#include "events/events.h"
+#include "http/params.h"
+#include "http/request.h"
+
+#define DEFAULT_QUEUE_TIMEOUT_SECS 600
+
+/* GET /api/v1/events */
+int events_get(struct request *req)
+{
+	bool dont_block = param_bool(req, "dont_block");
+	const char *queue_id = param_str(req, "queue_id");
+	if (queue_id == NULL && !dont_block)
+		return param_missing(req, "queue_id");
+	if (queue_id == NULL) {
+		/* The legacy form: a non-blocking call without a queue makes one. */
+		struct queue_spec spec = {.apply_markdown = true, .timeout_secs = DEFAULT_QUEUE_TIMEOUT_SECS};
+		if ((queue_id = events_queue_create(req, &spec)) == NULL)
+			return -1;
+		json_object_object_add(request_result(req), "events", json_object_new_array());
+		json_object_object_add(request_result(req), "queue_id", json_object_new_string(queue_id));
+		return 0;
+	}
+	if (!param_present(req, "last_event_id"))
+		return param_missing(req, "last_event_id");
+	json_object *events = events_fetch(req, queue_id, param_int(req, "last_event_id"), dont_block);
+	if (events == NULL)
+		return -1;
+	json_object_object_add(request_result(req), "events", events);
+	json_object_object_add(request_result(req), "queue_id", json_object_new_string(queue_id));
+	return 0;
+}
+
+/* DELETE /api/v1/events */
+int events_delete(struct request *req)
+{
+	return events_queue_delete(req, param_str(req, "queue_id"));
+}

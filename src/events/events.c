@@ -1,0 +1,610 @@
+/*
+ * Event queues in Redis; see events.h.
+ *
+ * Private keys an event may carry for routing (stripped before a client sees the event):
+ *   _raw_content   message events: the Markdown source, served instead of the HTML to apply_markdown=false queues
+ *   _channel_id    message events: the channel, for narrows ("channel"/"stream" operators)
+ *   _topic         message events: the topic, for narrows ("topic")
+ *   _dm_user_ids   message events: the participants of a direct message, for narrows ("dm", "is:dm")
+ */
+#include "events/events.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/crypto.h"
+#include "core/jsonx.h"
+#include "core/log.h"
+#include "db/db.h"
+#include "http/request.h"
+#include "model/realm.h"
+#include "model/user.h"
+#include "redis/redis.h"
+
+#define HEARTBEAT_MIN_SECS    45
+#define HEARTBEAT_SPREAD_SECS 10
+#define POLL_MAX_SECS         60 /* a poll ends by itself if no heartbeat came (no reaper running) */
+
+struct pending_event {
+	const char *json;
+	int64_t *user_ids;
+	int n;
+	unsigned flags;
+};
+
+static long long now_secs(void)
+{
+	return (long long)time(NULL);
+}
+
+static const char *key(struct request *req, const char *qid, const char *what)
+{
+	return arena_printf(&req->arena, "confab:q:{%s}:%s", qid, what);
+}
+
+/* ---- producing ----------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_txid = DB_STMT("SELECT pg_current_xact_id()::text");
+
+int events_add(struct request *req, json_object *event, const int64_t *user_ids, int n, unsigned flags)
+{
+	if (req->txid == NULL) {
+		/* Outside a transaction nothing can be in a register snapshot: "0" is visible in none. */
+		req->txid = "0";
+		if (req->in_txn) {
+			struct db_res *res = DB_EXEC(req, &st_txid);
+			if (res == NULL)
+				return -1;
+			req->txid = db_val(res, 0, 0);
+		}
+	}
+	if (req->nevents == req->capevents) {
+		int cap = req->capevents ? req->capevents * 2 : 8;
+		struct pending_event *e = arena_alloc(&req->arena, (size_t)cap * sizeof(*e));
+		if (req->nevents)
+			memcpy(e, req->events, (size_t)req->nevents * sizeof(*e));
+		req->events = e;
+		req->capevents = cap;
+	}
+	struct pending_event *e = &req->events[req->nevents++];
+	e->json = arena_strdup(&req->arena, jsonx_string(event));
+	e->user_ids = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*e->user_ids));
+	memcpy(e->user_ids, user_ids, (size_t)n * sizeof(*user_ids));
+	e->n = n;
+	e->flags = flags;
+	return 0;
+}
+
+/* Appends an event to a queue that still exists and wakes its waiting poll. Returns the new id or -1. */
+static const char push_script[] =
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end "
+    "local id = redis.call('HINCRBY', KEYS[1], 'next_id', 1) - 1 "
+    "redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1] .. ' ' .. ARGV[2]) "
+    "local w = redis.call('HGET', KEYS[1], 'waiter') "
+    "if w then redis.call('RPUSH', ARGV[3] .. w, 'event') redis.call('EXPIRE', ARGV[3] .. w, 120) end "
+    "return id";
+
+/* The queues of the users (and of all_public_streams registrations when asked), without duplicates. */
+static int candidate_queues(struct request *req, const struct pending_event *e, const char ***out, int *nout)
+{
+	int ncmds = e->n + ((e->flags & EV_ALL_PUBLIC) && req->realm ? 1 : 0);
+	if (ncmds == 0)
+		return *nout = 0;
+	const char *const **cmds = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*cmds));
+	int *argcs = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*replies));
+	for (int i = 0; i < ncmds; i++) {
+		const char **argv = arena_alloc(&req->arena, 2 * sizeof(*argv));
+		argv[0] = "SMEMBERS";
+		argv[1] = i < e->n ? arena_printf(&req->arena, "confab:u:{%lld}:queues", (long long)e->user_ids[i])
+		                   : arena_printf(&req->arena, "confab:r:{%lld}:allpublic", (long long)req->realm->id);
+		cmds[i] = argv;
+		argcs[i] = 2;
+	}
+	if (redis_pipeline(req, ncmds, argcs, cmds, replies) < 0)
+		return -1;
+	size_t total = 0;
+	for (int i = 0; i < ncmds; i++)
+		total += replies[i]->n;
+	const char **q = arena_alloc(&req->arena, (total + 1) * sizeof(*q));
+	int nq = 0;
+	for (int i = 0; i < ncmds; i++) {
+		for (size_t k = 0; k < replies[i]->n; k++) {
+			const char *id = replies[i]->elem[k]->str;
+			bool seen = false;
+			for (int j = 0; j < nq && !seen; j++)
+				seen = strcmp(q[j], id) == 0;
+			if (!seen)
+				q[nq++] = id;
+		}
+	}
+	*out = q;
+	*nout = nq;
+	return 0;
+}
+
+static bool capability(json_object *caps, const char *name)
+{
+	json_object *v;
+	return caps && json_object_object_get_ex(caps, name, &v) && json_object_get_boolean(v);
+}
+
+/* Whether a message event matches one [operator, operand] narrow term. */
+static bool narrow_term_matches(json_object *event, const char *op, const char *operand)
+{
+	json_object *v;
+	if (strcmp(op, "channel") == 0 || strcmp(op, "stream") == 0) {
+		if (!json_object_object_get_ex(event, "_channel_id", &v))
+			return false;
+		json_object *msg, *name;
+		bool by_name = json_object_object_get_ex(event, "message", &msg) &&
+		               json_object_object_get_ex(msg, "display_recipient", &name) &&
+		               json_object_is_type(name, json_type_string) &&
+		               strcasecmp(json_object_get_string(name), operand) == 0;
+		return by_name || json_object_get_int64(v) == strtoll(operand, NULL, 10);
+	}
+	if (strcmp(op, "topic") == 0)
+		return json_object_object_get_ex(event, "_topic", &v) &&
+		       strcasecmp(json_object_get_string(v), operand) == 0;
+	if (strcmp(op, "is") == 0 && (strcmp(operand, "dm") == 0 || strcmp(operand, "private") == 0))
+		return json_object_object_get_ex(event, "_dm_user_ids", &v);
+	/* Other operators are not applied to the live stream (as the reference, which filters only these). */
+	return true;
+}
+
+static bool narrow_matches(json_object *event, json_object *narrow)
+{
+	for (size_t i = 0; narrow && i < json_object_array_length(narrow); i++) {
+		json_object *term = json_object_array_get_idx(narrow, i);
+		if (json_object_array_length(term) != 2)
+			continue;
+		const char *op = json_object_get_string(json_object_array_get_idx(term, 0));
+		const char *operand = json_object_get_string(json_object_array_get_idx(term, 1));
+		if (!narrow_term_matches(event, op, operand))
+			return false;
+	}
+	return true;
+}
+
+/* The reference's accepts_event: event_types, narrow, and the capability-dependent kinds. */
+static bool accepts(json_object *event, const char *types_json, const char *narrow_json, const char *caps_json)
+{
+	const char *type = json_object_get_string(json_object_object_get(event, "type"));
+	json_object *types = NULL, *narrow = NULL, *caps = NULL;
+	bool ok = true;
+	if (*types_json && jsonx_parse(types_json, strlen(types_json), &types) == 0 && types != NULL) {
+		ok = false;
+		for (size_t i = 0; i < json_object_array_length(types) && !ok; i++)
+			ok = strcmp(json_object_get_string(json_object_array_get_idx(types, i)), type) == 0;
+	}
+	if (*caps_json)
+		jsonx_parse(caps_json, strlen(caps_json), &caps);
+	json_object *v;
+	if (ok && strcmp(type, "message") == 0 && *narrow_json &&
+	    jsonx_parse(narrow_json, strlen(narrow_json), &narrow) == 0)
+		ok = narrow_matches(event, narrow);
+	if (ok && strcmp(type, "typing") == 0 && json_object_object_get_ex(event, "stream_id", &v))
+		ok = capability(caps, "stream_typing_notifications");
+	if (ok && strcmp(type, "realm_linkifiers") == 0)
+		ok = capability(caps, "linkifier_url_template");
+	if (ok && strcmp(type, "user_group") == 0) {
+		const char *op = json_object_get_string(json_object_object_get(event, "op"));
+		json_object *data;
+		if (strcmp(op, "remove") == 0)
+			ok = !capability(caps, "include_deactivated_groups");
+		else if (strcmp(op, "update") == 0 && json_object_object_get_ex(event, "data", &data) &&
+		         json_object_object_get_ex(data, "deactivated", &v))
+			ok = capability(caps, "include_deactivated_groups");
+	}
+	json_object_put(types);
+	json_object_put(narrow);
+	json_object_put(caps);
+	return ok;
+}
+
+/* Pushes one event to the queues that accept it (two round trips: their settings, then the pushes). */
+static int publish_one(struct request *req, const struct pending_event *e)
+{
+	const char **queues = NULL;
+	int nq = 0;
+	if (candidate_queues(req, e, &queues, &nq) < 0)
+		return -1;
+	if (nq == 0)
+		return 0;
+	const char *const **cmds = arena_alloc(&req->arena, (size_t)nq * sizeof(*cmds));
+	int *argcs = arena_alloc(&req->arena, (size_t)nq * sizeof(*argcs));
+	struct rreply **meta = arena_alloc(&req->arena, (size_t)nq * sizeof(*meta));
+	for (int i = 0; i < nq; i++) {
+		const char **argv = arena_alloc(&req->arena, 5 * sizeof(*argv));
+		argv[0] = "HMGET";
+		argv[1] = key(req, queues[i], "meta");
+		argv[2] = "event_types";
+		argv[3] = "narrow";
+		argv[4] = "capabilities";
+		cmds[i] = argv;
+		argcs[i] = 5;
+	}
+	if (redis_pipeline(req, nq, argcs, cmds, meta) < 0)
+		return -1;
+	json_object *event = NULL;
+	jsonx_parse(e->json, strlen(e->json), &event);
+	request_own_json(req, event);
+	int npush = 0;
+	for (int i = 0; i < nq; i++) {
+		struct rreply *m = meta[i];
+		if (m->n != 3 || m->elem[0]->type == RR_NIL)
+			continue; /* the queue was deleted meanwhile (every queue has event_types, "" for all) */
+		const char *types = m->elem[0]->str ? m->elem[0]->str : "";
+		const char *narrow = m->elem[1]->str ? m->elem[1]->str : "";
+		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
+		if (!accepts(event, types, narrow, caps))
+			continue;
+		const char **argv = arena_alloc(&req->arena, 9 * sizeof(*argv));
+		argv[0] = "EVAL";
+		argv[1] = push_script;
+		argv[2] = "2";
+		argv[3] = key(req, queues[i], "meta");
+		argv[4] = key(req, queues[i], "events");
+		argv[5] = req->txid;
+		argv[6] = e->json;
+		argv[7] = arena_printf(&req->arena, "confab:q:{%s}:wake:", queues[i]);
+		cmds[npush] = argv;
+		argcs[npush] = 8;
+		npush++;
+	}
+	return npush ? redis_pipeline(req, npush, argcs, cmds, meta) : 0;
+}
+
+void events_publish(struct request *req)
+{
+	for (int i = 0; i < req->nevents; i++) {
+		if (publish_one(req, &req->events[i]) < 0) {
+			log_msg(LOG_ERROR, "request %llu: could not publish an event: %s", req->id, req->error_msg);
+			/* The change is committed: answer success all the same. */
+			req->error = ERR_NONE;
+			req->error_msg = NULL;
+			req->error_fields = NULL;
+		}
+	}
+	req->nevents = 0;
+}
+
+/* ---- queues -------------------------------------------------------------------------------------------- */
+
+const char *events_queue_create(struct request *req, const struct queue_spec *spec)
+{
+	char qid[37];
+	crypto_uuid4(qid);
+	const char *id = arena_strdup(&req->arena, qid);
+	long long now = now_secs();
+	const char *meta[] = {"HSET",
+	                      key(req, id, "meta"),
+	                      "user",
+	                      db_arg_int(req, req->user->id),
+	                      "realm",
+	                      db_arg_int(req, req->realm->id),
+	                      "event_types",
+	                      spec->event_types ? jsonx_string(spec->event_types) : "",
+	                      "narrow",
+	                      spec->narrow ? jsonx_string(spec->narrow) : "",
+	                      "capabilities",
+	                      spec->capabilities ? jsonx_string(spec->capabilities) : "",
+	                      "apply_markdown",
+	                      spec->apply_markdown ? "1" : "0",
+	                      "client_gravatar",
+	                      spec->client_gravatar ? "1" : "0",
+	                      "timeout",
+	                      arena_printf(&req->arena, "%d", spec->timeout_secs),
+	                      "last_access",
+	                      arena_printf(&req->arena, "%lld", now),
+	                      "next_id",
+	                      "0",
+	                      "pruned",
+	                      "-1",
+	                      "snapshot",
+	                      ""};
+	const char *user_set[] = {"SADD", arena_printf(&req->arena, "confab:u:{%lld}:queues", (long long)req->user->id),
+	                          id};
+	const char *expiry[] = {"ZADD", "confab:expiry", arena_printf(&req->arena, "%lld", now + spec->timeout_secs),
+	                        id};
+	const char *allpublic[] = {
+	    "SADD", arena_printf(&req->arena, "confab:r:{%lld}:allpublic", (long long)req->realm->id), id};
+	const char *const *cmds[] = {meta, user_set, expiry, allpublic};
+	int argcs[] = {(int)(sizeof(meta) / sizeof(*meta)), 3, 4, 3};
+	struct rreply *replies[4];
+	if (redis_pipeline(req, spec->all_public_streams ? 4 : 3, argcs, cmds, replies) < 0)
+		return NULL;
+	return id;
+}
+
+int events_queue_set_snapshot(struct request *req, const char *queue_id, const char *snapshot)
+{
+	return REDIS_CMD(req, "HSET", key(req, queue_id, "meta"), "snapshot", snapshot) ? 0 : -1;
+}
+
+bool events_txid_visible(const char *snapshot, uint64_t txid)
+{
+	char *end;
+	if (snapshot == NULL || *snapshot == '\0' || txid == 0)
+		return false;
+	unsigned long long xmin = strtoull(snapshot, &end, 10);
+	if (*end != ':')
+		return false;
+	unsigned long long xmax = strtoull(end + 1, &end, 10);
+	if (*end != ':')
+		return false;
+	if (txid < xmin)
+		return true;
+	if (txid >= xmax)
+		return false;
+	/* In progress when the snapshot was taken: not visible. */
+	for (const char *p = end + 1; *p;) {
+		unsigned long long x = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		if (x == txid)
+			return false;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return true;
+}
+
+/* The queue's settings, or NULL with BAD_EVENT_QUEUE_ID recorded when it does not exist or is someone else's. */
+static struct rreply *load_meta(struct request *req, const char *qid)
+{
+	struct rreply *r = REDIS_CMD(req, "HMGET", key(req, qid, "meta"), "user", "capabilities", "apply_markdown",
+	                             "snapshot", "waiter");
+	if (r == NULL)
+		return NULL;
+	if (r->n != 5 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != req->user->id) {
+		api_error(req, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
+		api_error_field(req, "queue_id", json_object_new_string(qid));
+		return NULL;
+	}
+	return r;
+}
+
+/* Acknowledges through last (atomically) and returns the remaining entries: {"ok", entries...}, or
+ * {"newer", pruned} / {"notin", pruned} for the reference's two errors. */
+static const char prune_script[] =
+    "local pruned = tonumber(redis.call('HGET', KEYS[1], 'pruned')) "
+    "local last = tonumber(ARGV[1]) "
+    "if last < pruned then return {'newer', tostring(pruned)} end "
+    "local items = redis.call('LRANGE', KEYS[2], 0, -1) "
+    "local n = 0 "
+    "for i, item in ipairs(items) do "
+    "  local id = tonumber(string.match(item, '^(%d+)')) "
+    "  if id <= last then n = i pruned = id else break end "
+    "end "
+    "if n > 0 then redis.call('LTRIM', KEYS[2], n, -1) redis.call('HSET', KEYS[1], 'pruned', pruned) end "
+    "if pruned ~= last then return {'notin', tostring(pruned)} end "
+    "local out = {'ok'} "
+    "for i = n + 1, #items do out[#out + 1] = items[i] end "
+    "return out";
+
+/* Removes the private keys and applies what the client declared (apply_markdown, empty_topic_name, ...). */
+static void render(json_object *event, json_object *caps, bool apply_markdown)
+{
+	const char *type = json_object_get_string(json_object_object_get(event, "type"));
+	json_object *msg, *raw, *v;
+	if (strcmp(type, "message") == 0 && json_object_object_get_ex(event, "message", &msg)) {
+		if (!apply_markdown && json_object_object_get_ex(event, "_raw_content", &raw)) {
+			json_object_object_add(msg, "content", json_object_get(raw));
+			json_object_object_add(msg, "content_type", json_object_new_string("text/x-markdown"));
+		}
+		if (!capability(caps, "empty_topic_name") && json_object_object_get_ex(msg, "subject", &v) &&
+		    json_object_is_type(v, json_type_string) && *json_object_get_string(v) == '\0' &&
+		    json_object_object_get_ex(msg, "stream_id", &v))
+			json_object_object_add(msg, "subject", json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+	}
+	if ((strcmp(type, "delete_message") == 0 || strcmp(type, "typing") == 0) &&
+	    !capability(caps, "empty_topic_name") && json_object_object_get_ex(event, "topic", &v) &&
+	    *json_object_get_string(v) == '\0')
+		json_object_object_add(event, "topic", json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+	if (strcmp(type, "delete_message") == 0 && !capability(caps, "bulk_message_deletion") &&
+	    json_object_object_get_ex(event, "message_ids", &v) && json_object_array_length(v) > 0) {
+		json_object_object_add(event, "message_id", json_object_get(json_object_array_get_idx(v, 0)));
+		json_object_object_del(event, "message_ids");
+	}
+	/* Private keys never leave the server. */
+	const char *drop[8];
+	int ndrop = 0;
+	json_object_object_foreach (event, k, val) {
+		(void)val;
+		if (k[0] == '_' && ndrop < 8)
+			drop[ndrop++] = k;
+	}
+	for (int i = 0; i < ndrop; i++)
+		json_object_object_del(event, drop[i]);
+}
+
+/* Parses "<id> <txid> <json>" entries into rendered events, leaving out those already in the snapshot. */
+static json_object *render_entries(struct request *req, struct rreply *r, size_t from, const struct rreply *meta)
+{
+	json_object *caps = NULL;
+	const char *caps_json = meta->elem[1]->str ? meta->elem[1]->str : "";
+	if (*caps_json)
+		jsonx_parse(caps_json, strlen(caps_json), &caps);
+	request_own_json(req, caps);
+	bool apply_markdown = meta->elem[2]->str && meta->elem[2]->str[0] == '1';
+	const char *snapshot = meta->elem[3]->str;
+	json_object *events = json_object_new_array();
+	for (size_t i = from; i < r->n; i++) {
+		char *end;
+		const char *s = r->elem[i]->str;
+		long long id = strtoll(s, &end, 10);
+		unsigned long long txid = strtoull(end + 1, &end, 10);
+		json_object *event;
+		if (events_txid_visible(snapshot, txid) || jsonx_parse(end + 1, strlen(end + 1), &event) < 0 ||
+		    event == NULL)
+			continue;
+		render(event, caps, apply_markdown);
+		json_object_object_add(event, "id", json_object_new_int64(id));
+		json_object_array_add(events, event);
+	}
+	return events;
+}
+
+/* Marks this poll as the queue's waiter (ending the previous one) and refreshes the idle clock. */
+static const char wait_script[] =
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+    "local old = redis.call('HGET', KEYS[1], 'waiter') "
+    "if old then redis.call('RPUSH', ARGV[1] .. old, 'superseded') redis.call('EXPIRE', ARGV[1] .. old, 120) end "
+    "redis.call('HSET', KEYS[1], 'waiter', ARGV[2], 'last_access', ARGV[3]) "
+    "local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
+    "redis.call('ZADD', 'confab:expiry', tonumber(ARGV[3]) + t, ARGV[4]) "
+    "redis.call('ZADD', 'confab:waiting', ARGV[5], ARGV[4]) "
+    "return 1";
+/* Clears the waiter if it is still this poll. */
+static const char unwait_script[] =
+    "if redis.call('HGET', KEYS[1], 'waiter') == ARGV[1] then redis.call('HDEL', KEYS[1], 'waiter') "
+    "redis.call('ZREM', 'confab:waiting', ARGV[2]) end "
+    "redis.call('DEL', KEYS[2]) return 1";
+
+/* Waits for an event: returns "event", "superseded", "" on timeout, or NULL on error. */
+static const char *wait_for_event(struct request *req, const char *qid, const char *poll)
+{
+	long long now = now_secs();
+	long long beat = now + HEARTBEAT_MIN_SECS + crypto_random_below(HEARTBEAT_SPREAD_SECS + 1);
+	const char *wake = arena_printf(&req->arena, "confab:q:{%s}:wake:%s", qid, poll);
+	struct rreply *r = REDIS_CMD(
+	    req, "EVAL", wait_script, "1", key(req, qid, "meta"), arena_printf(&req->arena, "confab:q:{%s}:wake:", qid),
+	    poll, arena_printf(&req->arena, "%lld", now), qid, arena_printf(&req->arena, "%lld", beat));
+	if (r == NULL)
+		return NULL;
+	if (r->integer == 0)
+		return "superseded"; /* deleted meanwhile */
+	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
+	db_release(req);
+	redis_release(req);
+	const char *woken = redis_blpop(req, wake, POLL_MAX_SECS);
+	REDIS_CMD(req, "EVAL", unwait_script, "2", key(req, qid, "meta"), wake, poll, qid);
+	return woken;
+}
+
+json_object *events_fetch(struct request *req, const char *queue_id, int64_t last_event_id, bool dont_block)
+{
+	struct rreply *meta = load_meta(req, queue_id);
+	if (meta == NULL)
+		return NULL;
+	struct rreply *r = REDIS_CMD(req, "EVAL", prune_script, "2", key(req, queue_id, "meta"),
+	                             key(req, queue_id, "events"), db_arg_int(req, last_event_id));
+	if (r == NULL)
+		return NULL;
+	if (strcmp(r->elem[0]->str, "newer") == 0) {
+		api_error(req, ERR_BAD_REQUEST, "An event newer than %lld has already been pruned!",
+		          (long long)last_event_id);
+		return NULL;
+	}
+	if (strcmp(r->elem[0]->str, "notin") == 0) {
+		api_error(req, ERR_BAD_REQUEST, "Event %lld was not in this queue", (long long)last_event_id);
+		return NULL;
+	}
+	json_object *events = render_entries(req, r, 1, meta);
+	char poll[37];
+	crypto_uuid4(poll);
+	long long deadline = now_secs() + POLL_MAX_SECS;
+	while (json_object_array_length(events) == 0 && !dont_block && now_secs() < deadline) {
+		const char *woken = wait_for_event(req, queue_id, poll);
+		if (woken == NULL) {
+			json_object_put(events);
+			return NULL;
+		}
+		r = REDIS_CMD(req, "LRANGE", key(req, queue_id, "events"), "0", "-1");
+		if (r == NULL || (meta = load_meta(req, queue_id)) == NULL) {
+			json_object_put(events);
+			return NULL;
+		}
+		json_object_put(events);
+		events = render_entries(req, r, 0, meta);
+		if (strcmp(woken, "superseded") == 0)
+			break;
+	}
+	return events;
+}
+
+static const char delete_script[] =
+    "local w = redis.call('HGET', KEYS[1], 'waiter') "
+    "if w then redis.call('RPUSH', ARGV[1] .. w, 'superseded') redis.call('EXPIRE', ARGV[1] .. w, 120) end "
+    "local user = redis.call('HGET', KEYS[1], 'user') "
+    "local realm = redis.call('HGET', KEYS[1], 'realm') "
+    "redis.call('DEL', KEYS[1], KEYS[2]) "
+    "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[2]) end "
+    "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[2]) end "
+    "redis.call('ZREM', 'confab:expiry', ARGV[2]) "
+    "redis.call('ZREM', 'confab:waiting', ARGV[2]) "
+    "return 1";
+
+static int delete_queue(struct request *req, const char *qid)
+{
+	return REDIS_CMD(req, "EVAL", delete_script, "2", key(req, qid, "meta"), key(req, qid, "events"),
+	                 arena_printf(&req->arena, "confab:q:{%s}:wake:", qid), qid)
+	           ? 0
+	           : -1;
+}
+
+int events_queue_delete(struct request *req, const char *queue_id)
+{
+	if (load_meta(req, queue_id) == NULL)
+		return -1;
+	return delete_queue(req, queue_id);
+}
+
+/* ---- reaping ------------------------------------------------------------------------------------------- */
+
+/* Claims a poll due for a heartbeat (only one reaper wins it) and pushes the heartbeat. */
+static const char heartbeat_script[] =
+    "if redis.call('ZREM', 'confab:waiting', ARGV[1]) == 0 then return 0 end "
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+    "local id = redis.call('HINCRBY', KEYS[1], 'next_id', 1) - 1 "
+    "redis.call('RPUSH', KEYS[2], id .. ' 0 {\"type\":\"heartbeat\"}') "
+    "local w = redis.call('HGET', KEYS[1], 'waiter') "
+    "if w then redis.call('RPUSH', ARGV[2] .. w, 'event') redis.call('EXPIRE', ARGV[2] .. w, 120) end "
+    "return 1";
+/* Deletes a queue whose idle time ran out, unless a poll is waiting on it (then its clock restarts). */
+static const char expire_script[] =
+    "local score = redis.call('ZSCORE', 'confab:expiry', ARGV[1]) "
+    "if not score or tonumber(score) > tonumber(ARGV[2]) then return 0 end "
+    "if redis.call('HEXISTS', KEYS[1], 'waiter') == 1 then "
+    "  local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
+    "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
+    "local user = redis.call('HGET', KEYS[1], 'user') "
+    "local realm = redis.call('HGET', KEYS[1], 'realm') "
+    "redis.call('DEL', KEYS[1], KEYS[2]) "
+    "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[1]) end "
+    "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[1]) end "
+    "redis.call('ZREM', 'confab:expiry', ARGV[1]) "
+    "return 1";
+
+int events_reap(struct request *req)
+{
+	const char *now = arena_printf(&req->arena, "%lld", now_secs());
+	int touched = 0;
+	struct rreply *due = REDIS_CMD(req, "ZRANGEBYSCORE", "confab:waiting", "-inf", now, "LIMIT", "0", "1000");
+	if (due == NULL)
+		return -1;
+	for (size_t i = 0; i < due->n; i++) {
+		const char *qid = due->elem[i]->str;
+		struct rreply *r =
+		    REDIS_CMD(req, "EVAL", heartbeat_script, "2", key(req, qid, "meta"), key(req, qid, "events"), qid,
+		              arena_printf(&req->arena, "confab:q:{%s}:wake:", qid));
+		if (r == NULL)
+			return -1;
+		touched += (int)r->integer;
+	}
+	struct rreply *expired = REDIS_CMD(req, "ZRANGEBYSCORE", "confab:expiry", "-inf", now, "LIMIT", "0", "1000");
+	if (expired == NULL)
+		return -1;
+	for (size_t i = 0; i < expired->n; i++) {
+		const char *qid = expired->elem[i]->str;
+		struct rreply *r = REDIS_CMD(req, "EVAL", expire_script, "2", key(req, qid, "meta"),
+		                             key(req, qid, "events"), qid, now);
+		if (r == NULL)
+			return -1;
+		touched += (int)r->integer;
+	}
+	return touched;
+}

@@ -1,0 +1,74 @@
+/*
+ * Event queues (see DESIGN.md "Events"). A queue lives in Redis under keys sharing the hash tag {QID}:
+ *   confab:q:{QID}:events   list of "<id> <txid> <event JSON>" entries, oldest first
+ *   confab:q:{QID}:meta     hash: user, realm, event_types, narrow, all_public_streams, capabilities, apply_markdown,
+ *                           client_gravatar, snapshot, timeout, last_access, next_id, pruned, waiter
+ *   confab:q:{QID}:wake:{P} list a waiting poll P blocks on
+ * plus, per user, the set confab:u:{UID}:queues, per organization the set confab:r:{RID}:allpublic of queues
+ * registered with all_public_streams, and the sorted set confab:expiry of queues by expiry time.
+ *
+ * Handlers produce events with events_add() while they run; the router publishes them after COMMIT. Each event is
+ * stored once in its modern form and rendered per client when served (capabilities, apply_markdown, empty topic).
+ */
+#ifndef CONFAB_EVENTS_H
+#define CONFAB_EVENTS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct request;
+
+/* Flags for events_add(). */
+#define EV_ALL_PUBLIC 0x1u /* also to the organization's queues registered with all_public_streams */
+
+/*
+ * Records event (a JSON object with at least "type"; the function takes a reference of its own) for the queues of
+ * users user_ids (n of them), to be published when the request's transaction has committed. Events of one request
+ * are published in the order they were added. Returns 0, or -1 with the error recorded (a database failure while
+ * reading the transaction id).
+ */
+int events_add(struct request *req, json_object *event, const int64_t *user_ids, int n, unsigned flags);
+/* Publishes the request's recorded events (the router calls it after COMMIT). Failures are logged, not fatal:
+ * the change is already committed. */
+void events_publish(struct request *req);
+
+/* What POST /register asked for, stored with the queue. */
+struct queue_spec {
+	json_object *event_types;  /* array of strings, or NULL for all */
+	json_object *narrow;       /* array of [operator, operand] pairs, or NULL */
+	json_object *capabilities; /* client_capabilities object, or NULL */
+	bool all_public_streams;
+	bool apply_markdown;
+	bool client_gravatar;
+	int timeout_secs; /* idle expiry */
+};
+
+/*
+ * Creates a queue for the requesting user; returns its id (an arena string, a UUID) or NULL with the error
+ * recorded. Call before reading the initial state.
+ */
+const char *events_queue_create(struct request *req, const struct queue_spec *spec);
+/*
+ * Records the snapshot (pg_current_snapshot() text) of the transaction that read the initial state: events of
+ * transactions visible in it are already part of that state and are never served from this queue.
+ */
+int events_queue_set_snapshot(struct request *req, const char *queue_id, const char *snapshot);
+
+/*
+ * GET /events semantics: acknowledges events up to last_event_id, then returns the remaining events rendered for
+ * the client (a new array), waiting up to the heartbeat period for one unless dont_block. Records
+ * BAD_EVENT_QUEUE_ID, "An event newer than N has already been pruned!" or "Event N was not in this queue".
+ */
+json_object *events_fetch(struct request *req, const char *queue_id, int64_t last_event_id, bool dont_block);
+/* DELETE /events: ends a waiting poll and removes the queue. */
+int events_queue_delete(struct request *req, const char *queue_id);
+
+/* For the reaper: pushes a heartbeat to every queue whose poll has waited 45-55 s, and deletes queues idle past
+ * their timeout. Returns the number of queues touched, or -1. Safe with several reapers at once. */
+int events_reap(struct request *req);
+
+/* Whether transaction txid is visible in snapshot ("xmin:xmax:xip,..." as pg_current_snapshot() prints it). */
+bool events_txid_visible(const char *snapshot, uint64_t txid);
+
+#endif
