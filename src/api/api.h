@@ -50,6 +50,10 @@ int messages_get(struct request *req);
 int messages_delete(struct request *req);
 int messages_flags_update(struct request *req);
 
+/* events.c */
+int events_get(struct request *req);
+int events_delete(struct request *req);
+
 /* GET /health (outside /api/v1): PostgreSQL and Redis answer. */
 int health_get(struct request *req);
 

@@ -225,9 +225,23 @@ static const struct param_spec messages_flags_params[] = {
     END,
 };
 
+static const struct param_spec events_get_params[] = {
+    {"queue_id", PT_STR, 0, 0, NULL},
+    {"last_event_id", PT_INT, 0, 0, NULL},
+    {"dont_block", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec events_delete_params[] = {
+    {"queue_id", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
+    {"GET", "/events", events_get, 0, events_get_params},
+    {"DELETE", "/events", events_delete, 0, events_delete_params},
     {"GET", "/users/me", users_me_get, 0, no_params},
     {"GET", "/users", users_list, 0, users_list_params},
     {"POST", "/users", users_create, R_ADMIN | R_TXN, users_create_params},
