@@ -923,6 +923,7 @@ int main(int argc, char **argv)
 	register_user_groups_tests();
 	register_uploads_tests();
 	register_messages_tests();
+	register_event_queue_tests();
 	register_restart_tests();
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);

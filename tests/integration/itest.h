@@ -184,6 +184,7 @@ void register_channels_tests(void);
 void register_user_groups_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
+void register_event_queue_tests(void);
 void register_restart_tests(void); /* last: restarts PostgreSQL and Redis */
 
 #endif
