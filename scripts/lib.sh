@@ -184,7 +184,7 @@ cf_init() {
     CF_API_PROCS=${CF_API_PROCS:-2}
     CF_API_THREADS=${CF_API_THREADS:-${CONFAB_THREADS:-16}}
     CF_EVENTS_PROCS=${CF_EVENTS_PROCS:-1}
-    CF_EVENTS_THREADS=${CF_EVENTS_THREADS:-64}
+    CF_EVENTS_THREADS=${CF_EVENTS_THREADS:-1000}
 }
 
 # postgres must traverse the state dir, www-data must traverse it and write its logs and uploads.
@@ -357,11 +357,13 @@ cf_reaper_stop() { cf_stop_pidfile confab-reaper TERM 5 "$CF_RUN/reaper.pid"; }
 
 # cf_worker_group NAME SOCKET PROCESSES THREADS: spawn-fcgi PROCESSES x THREADS workers on SOCKET.
 cf_worker_group() {
-    local name=$1 sock=$2 procs=$3 threads=$4 log=$CF_LOG/worker-$1.log
+    local name=$1 sock=$2 procs=$3 threads=$4 log=$CF_LOG/worker-$1.log stack=512
+    # Long-poll threads only wait: small stacks let one process hold thousands (ASan needs more).
+    [ "$name" = events ] && stack=${CF_EVENTS_STACK_KB:-256}
     cf_touch_www "$log"
     rm -f "$sock" "$CF_RUN/$name.pid"
     cf_log "workers '$name': $procs x $threads threads on $sock"
-    env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_LOG_FILE="$log" \
+    env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" CONFAB_LOG_FILE="$log" \
         spawn-fcgi -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
         -u "$CF_WWW_USER" -g "$CF_WWW_USER" -F "$procs" -b 1024 -P "$CF_RUN/$name.pid" \
         -- "$CF_BIN_DIR/confab-worker" >>"$CF_LOG/spawn-fcgi.log" 2>&1 ||

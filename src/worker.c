@@ -23,7 +23,6 @@
 #include "redis/redis.h"
 
 #define API_PREFIX         "/api/v1"
-#define THREAD_STACK_BYTES (512 * 1024)
 
 static volatile int stopping;
 
@@ -94,7 +93,7 @@ int main(int argc, char **argv)
 	struct thread_arg ta = {&w, fd};
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
+	pthread_attr_setstacksize(&attr, (size_t)cfg.thread_stack_kb * 1024);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	for (int i = 0; i < cfg.threads; i++) {
 		pthread_t t;

@@ -31,6 +31,7 @@ static const struct key keys[] = {
     KEY(redis_socket, K_STR, ""),
     KEY(redis_pool_size, K_INT, "4"),
     KEY(threads, K_INT, "16"),
+    KEY(thread_stack_kb, K_INT, "512"),
     KEY(listen, K_STR, ""),
     KEY(max_body_bytes, K_SIZE, "26214400"),
     KEY(log_file, K_STR, ""),

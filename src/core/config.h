@@ -16,6 +16,7 @@ struct config {
 	char *redis_socket;
 	int redis_pool_size;
 	int threads;
+	int thread_stack_kb;
 	char *listen;
 	size_t max_body_bytes;
 	char *log_file;
