@@ -53,6 +53,8 @@ int messages_flags_update(struct request *req);
 /* events.c */
 int events_get(struct request *req);
 int events_delete(struct request *req);
+/* register.c */
+int events_register(struct request *req);
 
 /* GET /health (outside /api/v1): PostgreSQL and Redis answer. */
 int health_get(struct request *req);

@@ -38,6 +38,8 @@ int channel_folders_create(struct request *req)
 		return -1;
 	if (db_rows(res) == 0)
 		return api_error(req, ERR_BAD_REQUEST, "Channel folder name already in use");
+	if (channel_folder_events_created(req, db_int(res, 0, 0)) < 0)
+		return -1;
 	json_object_object_add(request_result(req), "channel_folder_id", json_object_new_int64(db_int(res, 0, 0)));
 	return 0;
 }

@@ -74,7 +74,8 @@ int messages_send(struct request *req)
 		return -1;
 	d.participants = participants;
 	struct message_sent sent;
-	if (message_send(req, &d, &sent) < 0)
+	if (message_send(req, &d, &sent) < 0 ||
+	    message_events_send(req, &d, &sent, param_str(req, "queue_id"), param_str(req, "local_id")) < 0)
 		return -1;
 	json_object_object_add(request_result(req), "id", json_object_new_int64(sent.id));
 	return 0;
@@ -212,7 +213,7 @@ static int check_delete(struct request *req, const struct message_ref *m)
 int messages_delete(struct request *req)
 {
 	struct message_ref *m = message_access(req, param_int(req, "message_id"), true);
-	if (m == NULL || check_delete(req, m) < 0)
+	if (m == NULL || check_delete(req, m) < 0 || message_events_delete(req, m) < 0)
 		return -1;
 	return message_delete(req, m->id);
 }
@@ -220,10 +221,12 @@ int messages_delete(struct request *req)
 /* POST /api/v1/messages/flags */
 int messages_flags_update(struct request *req)
 {
-	int n;
-	int64_t *ids = list_ids(req, "messages", &n);
+	int n, nchanged;
+	int64_t *ids = list_ids(req, "messages", &n), *changed;
 	json_object *ignored;
-	if (message_update_flags(req, param_str(req, "op"), param_str(req, "flag"), ids, n, &ignored) < 0)
+	const char *op = param_str(req, "op"), *flag = param_str(req, "flag");
+	if (message_update_flags(req, op, flag, ids, n, &ignored, &changed, &nchanged) < 0 ||
+	    message_events_flags(req, op, flag, changed, nchanged) < 0)
 		return -1;
 	json_object *out = request_result(req);
 	/* The reference returns the ids as requested, whatever changed. */

@@ -232,6 +232,24 @@ static const struct param_spec events_get_params[] = {
     END,
 };
 
+/* JSON parameters that may also be null, narrow, include_subscribers and idle_queue_timeout are checked by the
+ * handler (src/api/register.c). */
+static const struct param_spec register_params[] = {
+    {"all_public_streams", PT_JSON, 0, 0, NULL},
+    {"apply_markdown", PT_BOOL, 0, 0, "false"},
+    {"client_capabilities", PT_DICT, 0, 0, NULL},
+    {"client_gravatar", PT_JSON, 0, 0, NULL},
+    {"event_types", PT_JSON, 0, 0, NULL},
+    {"fetch_event_types", PT_JSON, 0, 0, NULL},
+    {"idle_queue_timeout", PT_STR, 0, 0, NULL},
+    {"include_subscribers", PT_STR, 0, 0, "false"},
+    {"narrow", PT_JSON, 0, 0, NULL},
+    {"presence_history_limit_days", PT_JSON, 0, 0, NULL},
+    {"queue_lifespan_secs", PT_INT, 0, 0, "0"},
+    {"slim_presence", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
 static const struct param_spec events_delete_params[] = {
     {"queue_id", PT_STR, P_REQUIRED, 0, NULL},
     END,
@@ -240,6 +258,8 @@ static const struct param_spec events_delete_params[] = {
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
+    /* Public: spectators may register; the handler authenticates requests that carry credentials. */
+    {"POST", "/register", events_register, R_PUBLIC, register_params},
     {"GET", "/events", events_get, 0, events_get_params},
     {"DELETE", "/events", events_delete, 0, events_delete_params},
     {"GET", "/users/me", users_me_get, 0, no_params},

@@ -4,14 +4,11 @@
 #include <stdio.h>
 
 #include "api/api.h"
+#include "api/version.h"
 #include "db/db.h"
 #include "http/request.h"
 #include "model/realm.h"
 #include "redis/redis.h"
-
-#define ZULIP_FEATURE_LEVEL 496
-#define ZULIP_VERSION       "12.0-confab-" PACKAGE_VERSION
-#define ZULIP_MERGE_BASE    "12.0"
 
 static json_object *auth_methods(void)
 {

@@ -327,8 +327,15 @@ static void add_name(json_object *obj, int64_t user_id, const char *name)
 	json_object_array_add(list, json_object_new_string(name));
 }
 
-static int subscribe_all(struct request *req, const struct wanted *w, size_t n, const int64_t *users, size_t nusers)
+/* Subscribes users to the channels of w; *ch receives what changed (for the events). */
+static int subscribe_all(struct request *req, const struct wanted *w, size_t n, const int64_t *users, size_t nusers,
+                         struct channel_changes *ch)
 {
+	ch->created = arena_alloc(&req->arena, (n + 1) * sizeof(*ch->created));
+	ch->subs = arena_alloc(&req->arena, (n * nusers + 1) * sizeof(*ch->subs));
+	for (size_t i = 0; i < n; i++)
+		if (w[i].channel->is_new)
+			ch->created[ch->ncreated++] = w[i].channel;
 	json_object *subscribed = json_object_new_object(), *already = json_object_new_object();
 	json_object_object_add(request_result(req), "subscribed", subscribed);
 	json_object_object_add(request_result(req), "already_subscribed", already);
@@ -341,6 +348,8 @@ static int subscribe_all(struct request *req, const struct wanted *w, size_t n, 
 			    DB_EXEC(req, &st_subscribe, db_arg_int(req, users[u]), db_arg_int(req, c->id), color);
 			if (res == NULL)
 				return -1;
+			if (db_rows(res))
+				ch->subs[ch->nsubs++] = (struct channel_sub){users[u], c};
 			add_name(db_rows(res) ? subscribed : already, users[u], c->name);
 		}
 	}
@@ -381,9 +390,10 @@ int subscriptions_add(struct request *req)
 	    parse_principals(req, &users, &nusers) < 0 || find_existing(req, w, n) < 0 || create_missing(req, w, n) < 0)
 		return -1;
 	bool others = others_among(req, users, nusers);
-	if (authorize(req, w, &n, others) < 0)
+	struct channel_changes changes = {0};
+	if (authorize(req, w, &n, others) < 0 || subscribe_all(req, w, n, users, nusers, &changes) < 0)
 		return -1;
-	return subscribe_all(req, w, n, users, nusers);
+	return channel_events_subscribe(req, &changes);
 }
 
 static struct db_stmt st_unsubscribe =
@@ -419,16 +429,20 @@ int subscriptions_remove(struct request *req)
 	json_object *removed = json_object_new_array(), *not_removed = json_object_new_array();
 	json_object_object_add(request_result(req), "removed", removed);
 	json_object_object_add(request_result(req), "not_removed", not_removed);
+	struct channel_sub *gone = arena_alloc(&req->arena, (n * nusers + 1) * sizeof(*gone));
+	int ngone = 0;
 	for (size_t u = 0; u < nusers; u++) {
 		for (size_t i = 0; i < n; i++) {
 			struct db_res *res =
 			    DB_EXEC(req, &st_unsubscribe, db_arg_int(req, users[u]), db_arg_int(req, w[i].channel->id));
 			if (res == NULL)
 				return -1;
+			if (db_rows(res))
+				gone[ngone++] = (struct channel_sub){users[u], w[i].channel};
 			json_object_array_add(db_rows(res) ? removed : not_removed, json_object_new_string(w[i].name));
 		}
 	}
-	return 0;
+	return channel_events_unsubscribe(req, gone, ngone);
 }
 
 static bool is_hex_color(const char *s)
@@ -494,7 +508,7 @@ static int change_property(struct request *req, json_object *change, size_t i)
 	struct db_res *res =
 	    is_flag ? DB_EXEC(req, &st_set_flag, uid, cid, property, json_object_get_boolean(value) ? "true" : "false")
 	            : DB_EXEC(req, &st_set_color, uid, cid, json_object_get_string(value));
-	return res == NULL ? -1 : 0;
+	return res == NULL ? -1 : channel_events_property(req, c->id, property, value);
 }
 
 /* PATCH (and POST) /api/v1/users/me/subscriptions/properties */

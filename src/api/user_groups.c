@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "core/jsonx.h"
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
@@ -107,61 +106,20 @@ int user_groups_create(struct request *req)
 	int64_t id = group_create(req, name, param_str(req, "description"), settings);
 	if (id == 0 || group_add_members(req, id, members) < 0)
 		return -1;
-	if (add_initial_subgroups(req, id, param_json(req, "subgroups")) < 0)
+	if (add_initial_subgroups(req, id, param_json(req, "subgroups")) < 0 ||
+	    group_events_created(req, id, param_json(req, "subgroups")) < 0)
 		return -1;
 	json_object_object_add(request_result(req), "group_id", json_object_new_int64(id));
 	return 0;
 }
 
-static struct db_stmt st_list = DB_STMT(
-    "SELECT g.id, g.name, g.description, g.is_system_group, floor(extract(epoch FROM g.date_created))::bigint,"
-    "  g.creator_id, g.deactivated,"
-    "  COALESCE((SELECT json_agg(m.user_id ORDER BY m.user_id) FROM user_group_members m"
-    "    JOIN users u ON u.id = m.user_id AND u.is_active WHERE m.group_id = g.id), '[]')::text,"
-    "  COALESCE((SELECT json_agg(s.subgroup_id ORDER BY s.subgroup_id) FROM user_group_subgroups s"
-    "    WHERE s.group_id = g.id), '[]')::text,"
-    "  confab_group_setting_api(g.can_add_members_group_id)::text, confab_group_setting_api(g.can_join_group_id)::text,"
-    "  confab_group_setting_api(g.can_leave_group_id)::text, confab_group_setting_api(g.can_manage_group_id)::text,"
-    "  confab_group_setting_api(g.can_mention_group_id)::text,"
-    "  confab_group_setting_api(g.can_remove_members_group_id)::text"
-    " FROM user_groups g WHERE g.realm_id = $1 AND g.name IS NOT NULL AND ($2 OR NOT g.deactivated) ORDER BY g.id");
-
-/* Column col of row as parsed JSON (the query builds it), added to o as key. */
-static void add_json_column(json_object *o, const char *key, const struct db_res *res, int row, int col)
-{
-	json_object *value = NULL;
-	jsonx_parse(db_val(res, row, col), strlen(db_val(res, row, col)), &value);
-	json_object_object_add(o, key, value);
-}
-
-static json_object *group_row_json(const struct db_res *res, int i)
-{
-	json_object *g = json_object_new_object();
-	json_object_object_add(g, "id", json_object_new_int64(db_int(res, i, 0)));
-	json_object_object_add(g, "name", json_object_new_string(db_val(res, i, 1)));
-	json_object_object_add(g, "description", json_object_new_string(db_val(res, i, 2)));
-	add_json_column(g, "members", res, i, 7);
-	add_json_column(g, "direct_subgroup_ids", res, i, 8);
-	json_object_object_add(g, "is_system_group", json_object_new_boolean(db_bool(res, i, 3)));
-	json_object_object_add(g, "date_created", db_null(res, i, 4) ? NULL : json_object_new_int64(db_int(res, i, 4)));
-	json_object_object_add(g, "creator_id", db_null(res, i, 5) ? NULL : json_object_new_int64(db_int(res, i, 5)));
-	for (int p = 0; p < GP_COUNT; p++)
-		add_json_column(g, group_permission_names[p], res, i, 9 + p);
-	json_object_object_add(g, "deactivated", json_object_new_boolean(db_bool(res, i, 6)));
-	return g;
-}
-
 /* GET /api/v1/user_groups */
 int user_groups_list(struct request *req)
 {
-	struct db_res *res = DB_EXEC(req, &st_list, db_arg_int(req, req->realm->id),
-	                             param_bool(req, "include_deactivated_groups") ? "true" : "false");
-	if (res == NULL)
+	json_object *groups = group_list_json(req, param_bool(req, "include_deactivated_groups"));
+	if (groups == NULL)
 		return -1;
-	json_object *groups = json_object_new_array_ext(db_rows(res));
 	json_object_object_add(request_result(req), "user_groups", groups);
-	for (int i = 0; i < db_rows(res); i++)
-		json_object_array_add(groups, group_row_json(res, i));
 	return 0;
 }
 
@@ -186,9 +144,9 @@ static int update_permission(struct request *req, const struct group *g, enum gr
 	if (group_setting_equals(req, g->setting[p], new_value))
 		return req->error ? -1 : 0;
 	int64_t id = group_setting_update(req, name, new_value, group_permission_flags[p], g->setting[p]);
-	if (id == 0)
+	if (id == 0 || (id != g->setting[p] && group_set_permission(req, g->id, p, id) < 0))
 		return -1;
-	return id == g->setting[p] ? 0 : group_set_permission(req, g->id, p, id);
+	return group_events_setting(req, g, p);
 }
 
 /* True if the PATCH names something to change (a JSON null counts as not sent, as in the reference). */
@@ -212,15 +170,17 @@ int user_groups_update(struct request *req)
 		return -1;
 	const char *name = param_str(req, "name");
 	if (name != NULL && strcmp(name, g->name) != 0 &&
-	    (group_check_name(req, name) < 0 || group_rename(req, g->id, name) < 0))
+	    (group_check_name(req, name) < 0 || group_rename(req, g->id, name) < 0 ||
+	     group_events_update(req, g, "name", json_object_new_string(name)) < 0))
 		return -1;
 	const char *description = param_str(req, "description");
 	if (description != NULL && strcmp(description, g->description) != 0 &&
-	    group_set_description(req, g->id, description) < 0)
+	    (group_set_description(req, g->id, description) < 0 ||
+	     group_events_update(req, g, "description", json_object_new_string(description)) < 0))
 		return -1;
 	/* deactivated=false reactivates; true is accepted and ignored (deactivation has its own endpoint). */
 	if (param_present(req, "deactivated") && !param_bool(req, "deactivated") && g->deactivated &&
-	    group_set_deactivated(req, g->id, false) < 0)
+	    (group_set_deactivated(req, g->id, false) < 0 || group_events_deactivated(req, g, false) < 0))
 		return -1;
 	for (int p = 0; p < GP_COUNT; p++)
 		if (update_permission(req, g, p) < 0)
@@ -243,7 +203,9 @@ int user_groups_deactivate(struct request *req)
 		return -1;
 	}
 	json_object_put(objections);
-	return group_set_deactivated(req, g->id, true);
+	if (group_set_deactivated(req, g->id, true) < 0)
+		return -1;
+	return group_events_deactivated(req, g, true);
 }
 
 /* Adds users to group id: oneself alone needs can_join_group (or can_add_members_group), others the latter. */
@@ -258,7 +220,10 @@ static int add_members(struct request *req, int64_t id, json_object *ids)
 		return member < 0 ? -1
 		                  : api_error(req, ERR_BAD_REQUEST, "User %lld is already a member of this group",
 		                              (long long)member);
-	return group_add_members(req, g->id, ids);
+	struct group_access *before = group_access_before(req, g->id);
+	if (before == NULL || group_add_members(req, g->id, ids) < 0)
+		return -1;
+	return group_events_members(req, g->id, "add_members", ids, before);
 }
 
 /* Removes users: oneself alone needs can_leave_group (or can_remove_members_group), others the latter. */
@@ -275,7 +240,10 @@ static int remove_members(struct request *req, int64_t id, json_object *ids)
 		return stranger < 0 ? -1
 		                    : api_error(req, ERR_BAD_REQUEST, "There is no member '%lld' in this user group",
 		                                (long long)stranger);
-	return group_remove_members(req, g->id, ids);
+	struct group_access *before = group_access_before(req, g->id);
+	if (before == NULL || group_remove_members(req, g->id, ids) < 0)
+		return -1;
+	return group_events_members(req, g->id, "remove_members", ids, before);
 }
 
 /* Adds subgroups (can_add_members_group); the caller holds group_lock_subgroups(). */
@@ -293,7 +261,10 @@ static int add_subgroups(struct request *req, int64_t id, json_object *ids)
 	int cycle = group_reaches(req, ids, g->id);
 	if (cycle != 0)
 		return cycle < 0 ? -1 : cycle_error(req, g->id);
-	return group_add_subgroups(req, g->id, ids);
+	struct group_access *before = group_access_before(req, g->id);
+	if (before == NULL || group_add_subgroups(req, g->id, ids) < 0)
+		return -1;
+	return group_events_members(req, g->id, "add_subgroups", ids, before);
 }
 
 /* Removes subgroups (can_manage_group). */
@@ -307,7 +278,10 @@ static int remove_subgroups(struct request *req, int64_t id, json_object *ids)
 		return absent < 0 ? -1
 		                  : api_error(req, ERR_BAD_REQUEST, "User group %lld is not a subgroup of this group.",
 		                              (long long)absent);
-	return group_remove_subgroups(req, g->id, ids);
+	struct group_access *before = group_access_before(req, g->id);
+	if (before == NULL || group_remove_subgroups(req, g->id, ids) < 0)
+		return -1;
+	return group_events_members(req, g->id, "remove_subgroups", ids, before);
 }
 
 /* POST /api/v1/user_groups/{user_group_id}/members */

@@ -232,6 +232,7 @@ bool db_bool(const struct db_res *res, int row, int col)
 }
 
 static struct db_stmt st_begin = DB_STMT("BEGIN");
+static struct db_stmt st_begin_rr = DB_STMT("BEGIN ISOLATION LEVEL REPEATABLE READ");
 static struct db_stmt st_commit = DB_STMT("COMMIT");
 static struct db_stmt st_ping = DB_STMT("SELECT 1");
 
@@ -240,6 +241,18 @@ int db_begin(struct request *req)
 	if (req->in_txn)
 		return 0;
 	if (db_exec(req, &st_begin, NULL, 0) == NULL)
+		return -1;
+	req->in_txn = true;
+	return 0;
+}
+
+int db_begin_repeatable_read(struct request *req)
+{
+	if (req->in_txn) {
+		log_msg(LOG_ERROR, "request %llu: repeatable read asked inside an open transaction", req->id);
+		return api_error(req, ERR_INTERNAL, NULL);
+	}
+	if (db_exec(req, &st_begin_rr, NULL, 0) == NULL)
 		return -1;
 	req->in_txn = true;
 	return 0;

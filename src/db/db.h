@@ -55,6 +55,11 @@ bool db_bool(const struct db_res *res, int row, int col);
 
 /* Starts the request's transaction (one per request). Returns 0 or -1. */
 int db_begin(struct request *req);
+/*
+ * Starts the request's transaction at REPEATABLE READ: every statement of it sees the snapshot taken by its first
+ * statement. Must be the request's first transaction (an open one is an internal error). Returns 0 or -1.
+ */
+int db_begin_repeatable_read(struct request *req);
 /* Commits it. Returns 0 or -1 (error recorded). */
 int db_commit(struct request *req);
 /* Rolls back an open transaction and returns the connection to the pool; called by request_finish(). */

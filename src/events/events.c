@@ -6,6 +6,11 @@
  *   _channel_id    message events: the channel, for narrows ("channel"/"stream" operators)
  *   _topic         message events: the topic, for narrows ("topic")
  *   _dm_user_ids   message events: the participants of a direct message, for narrows ("dm", "is:dm")
+ *   _exclude_user_ids  all_public_streams copies: users who get their own copy (so no queue gets two)
+ *   _sender_queue_id, _local_id  the sending client's queue gets "local_message_id" (local echo)
+ *   _gravatar      message events: the sender uses Gravatar, so client_gravatar queues get avatar_url null
+ *   _group_deactivated  user_group update of a deactivated group: only for include_deactivated_groups clients
+ *   _inaccessible_user  realm_user add of a placeholder user: not for user_list_incomplete clients
  */
 #include "events/events.h"
 
@@ -169,6 +174,14 @@ static bool narrow_matches(json_object *event, json_object *narrow)
 	return true;
 }
 
+static bool in_id_list(json_object *list, int64_t id)
+{
+	for (size_t i = 0; list && i < json_object_array_length(list); i++)
+		if (json_object_get_int64(json_object_array_get_idx(list, i)) == id)
+			return true;
+	return false;
+}
+
 /* The reference's accepts_event: event_types, narrow, and the capability-dependent kinds. */
 static bool accepts(json_object *event, const char *types_json, const char *narrow_json, const char *caps_json)
 {
@@ -195,10 +208,13 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 		json_object *data;
 		if (strcmp(op, "remove") == 0)
 			ok = !capability(caps, "include_deactivated_groups");
-		else if (strcmp(op, "update") == 0 && json_object_object_get_ex(event, "data", &data) &&
-		         json_object_object_get_ex(data, "deactivated", &v))
+		else if (strcmp(op, "update") == 0 && ((json_object_object_get_ex(event, "data", &data) &&
+		                                        json_object_object_get_ex(data, "deactivated", &v)) ||
+		                                       json_object_object_get_ex(event, "_group_deactivated", &v)))
 			ok = capability(caps, "include_deactivated_groups");
 	}
+	if (ok && strcmp(type, "realm_user") == 0 && json_object_object_get_ex(event, "_inaccessible_user", &v))
+		ok = !capability(caps, "user_list_incomplete");
 	json_object_put(types);
 	json_object_put(narrow);
 	json_object_put(caps);
@@ -218,25 +234,29 @@ static int publish_one(struct request *req, const struct pending_event *e)
 	int *argcs = arena_alloc(&req->arena, (size_t)nq * sizeof(*argcs));
 	struct rreply **meta = arena_alloc(&req->arena, (size_t)nq * sizeof(*meta));
 	for (int i = 0; i < nq; i++) {
-		const char **argv = arena_alloc(&req->arena, 5 * sizeof(*argv));
+		const char **argv = arena_alloc(&req->arena, 6 * sizeof(*argv));
 		argv[0] = "HMGET";
 		argv[1] = key(req, queues[i], "meta");
 		argv[2] = "event_types";
 		argv[3] = "narrow";
 		argv[4] = "capabilities";
+		argv[5] = "user";
 		cmds[i] = argv;
-		argcs[i] = 5;
+		argcs[i] = 6;
 	}
 	if (redis_pipeline(req, nq, argcs, cmds, meta) < 0)
 		return -1;
-	json_object *event = NULL;
+	json_object *event = NULL, *exclude = NULL;
 	jsonx_parse(e->json, strlen(e->json), &event);
 	request_own_json(req, event);
+	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
 	int npush = 0;
 	for (int i = 0; i < nq; i++) {
 		struct rreply *m = meta[i];
-		if (m->n != 3 || m->elem[0]->type == RR_NIL)
+		if (m->n != 4 || m->elem[0]->type == RR_NIL)
 			continue; /* the queue was deleted meanwhile (every queue has event_types, "" for all) */
+		if (exclude != NULL && m->elem[3]->str && in_id_list(exclude, strtoll(m->elem[3]->str, NULL, 10)))
+			continue; /* that user's queues get the user's own copy */
 		const char *types = m->elem[0]->str ? m->elem[0]->str : "";
 		const char *narrow = m->elem[1]->str ? m->elem[1]->str : "";
 		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
@@ -356,10 +376,10 @@ bool events_txid_visible(const char *snapshot, uint64_t txid)
 static struct rreply *load_meta(struct request *req, const char *qid)
 {
 	struct rreply *r = REDIS_CMD(req, "HMGET", key(req, qid, "meta"), "user", "capabilities", "apply_markdown",
-	                             "snapshot", "waiter");
+	                             "snapshot", "waiter", "client_gravatar");
 	if (r == NULL)
 		return NULL;
-	if (r->n != 5 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != req->user->id) {
+	if (r->n != 6 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != req->user->id) {
 		api_error(req, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
 		api_error_field(req, "queue_id", json_object_new_string(qid));
 		return NULL;
@@ -385,9 +405,27 @@ static const char prune_script[] =
     "for i = n + 1, #items do out[#out + 1] = items[i] end "
     "return out";
 
-/* Removes the private keys and applies what the client declared (apply_markdown, empty_topic_name, ...). */
-static void render(json_object *event, json_object *caps, bool apply_markdown)
+struct client {
+	const char *queue_id;
+	json_object *caps;
+	bool apply_markdown;
+	bool client_gravatar;
+};
+
+/* Shows an empty topic as the display name to clients without the empty_topic_name capability. */
+static void topic_for_client(json_object *o, const char *key_name, const struct client *c)
 {
+	json_object *v;
+	if (!capability(c->caps, "empty_topic_name") && json_object_object_get_ex(o, key_name, &v) &&
+	    json_object_is_type(v, json_type_string) && *json_object_get_string(v) == '\0')
+		json_object_object_add(o, key_name, json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+}
+
+/* Removes the private keys and applies what the client declared (apply_markdown, empty_topic_name, ...). */
+static void render(json_object *event, const struct client *c)
+{
+	json_object *caps = c->caps;
+	bool apply_markdown = c->apply_markdown;
 	const char *type = json_object_get_string(json_object_object_get(event, "type"));
 	json_object *msg, *raw, *v;
 	if (strcmp(type, "message") == 0 && json_object_object_get_ex(event, "message", &msg)) {
@@ -395,15 +433,27 @@ static void render(json_object *event, json_object *caps, bool apply_markdown)
 			json_object_object_add(msg, "content", json_object_get(raw));
 			json_object_object_add(msg, "content_type", json_object_new_string("text/x-markdown"));
 		}
-		if (!capability(caps, "empty_topic_name") && json_object_object_get_ex(msg, "subject", &v) &&
-		    json_object_is_type(v, json_type_string) && *json_object_get_string(v) == '\0' &&
-		    json_object_object_get_ex(msg, "stream_id", &v))
-			json_object_object_add(msg, "subject", json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+		if (json_object_object_get_ex(msg, "stream_id", &v))
+			topic_for_client(msg, "subject", c);
+		if (c->client_gravatar && json_object_object_get_ex(event, "_gravatar", &v) &&
+		    json_object_get_boolean(v))
+			json_object_object_add(msg, "avatar_url", NULL);
+		json_object *sender_queue, *local_id;
+		if (json_object_object_get_ex(event, "_sender_queue_id", &sender_queue) &&
+		    json_object_object_get_ex(event, "_local_id", &local_id) &&
+		    strcmp(json_object_get_string(sender_queue), c->queue_id) == 0)
+			json_object_object_add(event, "local_message_id", json_object_get(local_id));
 	}
-	if ((strcmp(type, "delete_message") == 0 || strcmp(type, "typing") == 0) &&
-	    !capability(caps, "empty_topic_name") && json_object_object_get_ex(event, "topic", &v) &&
-	    *json_object_get_string(v) == '\0')
-		json_object_object_add(event, "topic", json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+	if (strcmp(type, "delete_message") == 0 || strcmp(type, "typing") == 0)
+		topic_for_client(event, "topic", c);
+	json_object *details;
+	if (strcmp(type, "update_message_flags") == 0 &&
+	    json_object_object_get_ex(event, "message_details", &details)) {
+		json_object_object_foreach (details, id, detail) {
+			(void)id;
+			topic_for_client(detail, "topic", c);
+		}
+	}
 	if (strcmp(type, "delete_message") == 0 && !capability(caps, "bulk_message_deletion") &&
 	    json_object_object_get_ex(event, "message_ids", &v) && json_object_array_length(v) > 0) {
 		json_object_object_add(event, "message_id", json_object_get(json_object_array_get_idx(v, 0)));
@@ -422,14 +472,16 @@ static void render(json_object *event, json_object *caps, bool apply_markdown)
 }
 
 /* Parses "<id> <txid> <json>" entries into rendered events, leaving out those already in the snapshot. */
-static json_object *render_entries(struct request *req, struct rreply *r, size_t from, const struct rreply *meta)
+static json_object *render_entries(struct request *req, const char *qid, struct rreply *r, size_t from,
+                                   const struct rreply *meta)
 {
-	json_object *caps = NULL;
+	struct client c = {.queue_id = qid};
 	const char *caps_json = meta->elem[1]->str ? meta->elem[1]->str : "";
 	if (*caps_json)
-		jsonx_parse(caps_json, strlen(caps_json), &caps);
-	request_own_json(req, caps);
-	bool apply_markdown = meta->elem[2]->str && meta->elem[2]->str[0] == '1';
+		jsonx_parse(caps_json, strlen(caps_json), &c.caps);
+	request_own_json(req, c.caps);
+	c.apply_markdown = meta->elem[2]->str && meta->elem[2]->str[0] == '1';
+	c.client_gravatar = meta->elem[5]->str && meta->elem[5]->str[0] == '1';
 	const char *snapshot = meta->elem[3]->str;
 	json_object *events = json_object_new_array();
 	for (size_t i = from; i < r->n; i++) {
@@ -441,7 +493,7 @@ static json_object *render_entries(struct request *req, struct rreply *r, size_t
 		if (events_txid_visible(snapshot, txid) || jsonx_parse(end + 1, strlen(end + 1), &event) < 0 ||
 		    event == NULL)
 			continue;
-		render(event, caps, apply_markdown);
+		render(event, &c);
 		json_object_object_add(event, "id", json_object_new_int64(id));
 		json_object_array_add(events, event);
 	}
@@ -503,7 +555,7 @@ json_object *events_fetch(struct request *req, const char *queue_id, int64_t las
 		api_error(req, ERR_BAD_REQUEST, "Event %lld was not in this queue", (long long)last_event_id);
 		return NULL;
 	}
-	json_object *events = render_entries(req, r, 1, meta);
+	json_object *events = render_entries(req, queue_id, r, 1, meta);
 	char poll[37];
 	crypto_uuid4(poll);
 	long long deadline = now_secs() + POLL_MAX_SECS;
@@ -519,7 +571,7 @@ json_object *events_fetch(struct request *req, const char *queue_id, int64_t las
 			return NULL;
 		}
 		json_object_put(events);
-		events = render_entries(req, r, 0, meta);
+		events = render_entries(req, queue_id, r, 0, meta);
 		if (strcmp(woken, "superseded") == 0)
 			break;
 	}

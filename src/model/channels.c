@@ -1,10 +1,12 @@
 /* Channels with the requesting user's access, and the Channel object; see channels.h. */
 #include "model/channels.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/jsonx.h"
 #include "db/db.h"
+#include "events/events.h"
 #include "http/request.h"
 #include "model/markdown.h"
 #include "model/realm.h"
@@ -189,4 +191,392 @@ json_object *channel_subscriber_ids(struct request *req, int64_t channel_id)
 	if (res == NULL || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &ids) < 0)
 		return NULL;
 	return ids;
+}
+
+/* ---- events ------------------------------------------------------------------------------------------------- */
+
+/* The reference's can_access_stream_metadata_user_ids: web-public channels everyone; public channels non-guests
+ * and subscribed guests; private channels subscribers, administrators and the non-guest members of the groups
+ * granting metadata access. $2 false leaves subscriptions out (a channel nobody has subscribed to yet). */
+static struct db_stmt st_metadata_users = DB_STMT(
+    "SELECT u.id FROM users u JOIN channels c ON c.id = $1 AND u.realm_id = c.realm_id"
+    " WHERE u.is_active AND (c.is_web_public OR (NOT c.invite_only AND u.role <> 600)"
+    "   OR ($2 AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = u.id AND s.active))"
+    "   OR (c.invite_only AND u.role <= 200)"
+    "   OR (c.invite_only AND u.role <> 600 AND u.id IN (SELECT user_id FROM"
+    "        confab_group_members(c.can_administer_channel_group_id) UNION SELECT user_id FROM"
+    "        confab_group_members(c.can_add_subscribers_group_id) UNION SELECT user_id FROM"
+    "        confab_group_members(c.can_subscribe_group_id))))"
+    " ORDER BY u.id");
+
+int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool with_subscribers, int *n)
+{
+	struct db_res *res =
+	    DB_EXEC(req, &st_metadata_users, db_arg_int(req, channel_id), with_subscribers ? "true" : "false");
+	if (res == NULL)
+		return NULL;
+	*n = db_rows(res);
+	int64_t *ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*ids));
+	for (int i = 0; i < *n; i++)
+		ids[i] = db_int(res, i, 0);
+	return ids;
+}
+
+static json_object *ids_json(const int64_t *ids, int n)
+{
+	json_object *a = json_object_new_array_ext(n);
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
+/* The ids of a (n) not in b (m); both ascending. An arena array. */
+static int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
+{
+	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	*out = 0;
+	for (int i = 0, j = 0; i < n; i++) {
+		while (j < m && b[j] < a[i])
+			j++;
+		if (j >= m || b[j] != a[i])
+			r[(*out)++] = a[i];
+	}
+	return r;
+}
+
+static bool ids_contain(const int64_t *a, int n, int64_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i] == id)
+			return true;
+	return false;
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static json_object *new_event(struct request *req, const char *type, const char *op)
+{
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string(type));
+	json_object_object_add(event, "op", json_object_new_string(op));
+	return event;
+}
+
+static int emit(struct request *req, json_object *event, const int64_t *users, int n)
+{
+	return n > 0 ? events_add(req, event, users, n, 0) : 0;
+}
+
+/* stream create with c as it is in memory (the reference's stream_to_dict of the object it holds). */
+static int create_event(struct request *req, const struct channel *c, const int64_t *users, int n)
+{
+	json_object *event = new_event(req, "stream", "create"), *streams = json_object_new_array();
+	json_object_array_add(streams, channel_to_json(req, c));
+	json_object_object_add(event, "streams", streams);
+	json_object_object_add(event, "for_unarchiving", json_object_new_boolean(false));
+	return emit(req, event, users, n);
+}
+
+static int delete_event(struct request *req, const int64_t *channel_ids, int nchannels, const int64_t *users, int n)
+{
+	json_object *event = new_event(req, "stream", "delete"), *streams = json_object_new_array();
+	for (int i = 0; i < nchannels; i++) {
+		json_object *s = json_object_new_object();
+		json_object_object_add(s, "stream_id", json_object_new_int64(channel_ids[i]));
+		json_object_array_add(streams, s);
+	}
+	json_object_object_add(event, "streams", streams);
+	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
+	json_object_object_add(event, "for_archiving", json_object_new_boolean(false));
+	return emit(req, event, users, n);
+}
+
+static int peer_event(struct request *req, const char *op, const int64_t *channel_ids, int nchannels,
+                      const int64_t *altered, int naltered, const int64_t *users, int n)
+{
+	json_object *event = new_event(req, "subscription", op);
+	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
+	json_object_object_add(event, "user_ids", ids_json(altered, naltered));
+	return emit(req, event, users, n);
+}
+
+int channel_events_update(struct request *req, const struct channel *c, const char *property, json_object *value,
+                          const int64_t *users, int n)
+{
+	json_object *event = new_event(req, "stream", "update");
+	json_object_object_add(event, "property", json_object_new_string(property));
+	json_object_object_add(event, "value", value);
+	json_object_object_add(event, "stream_id", json_object_new_int64(c->id));
+	json_object_object_add(event, "name", json_object_new_string(c->name));
+	return emit(req, event, users, n);
+}
+
+int channel_events_gained(struct request *req, int64_t channel_id, const int64_t *users, int n)
+{
+	struct channel *c = channel_by_id(req, channel_id);
+	json_object *subscribers = c ? request_own_json(req, channel_subscriber_ids(req, channel_id)) : NULL;
+	if (subscribers == NULL)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	if (create_event(req, c, users, n) < 0)
+		return -1;
+	json_object *event = new_event(req, "subscription", "peer_add"), *ids = json_object_new_array();
+	json_object_array_add(ids, json_object_new_int64(channel_id));
+	json_object_object_add(event, "stream_ids", ids);
+	json_object_object_add(event, "user_ids", json_object_get(subscribers));
+	return emit(req, event, users, n);
+}
+
+int channel_events_lost(struct request *req, int64_t channel_id, const int64_t *users, int n)
+{
+	return delete_event(req, &channel_id, 1, users, n);
+}
+
+/* The users of one channel whose subscription changed, ascending. */
+struct altered {
+	const struct channel *c;
+	int64_t *users;
+	int n;
+};
+
+/* Groups changes by channel, in the order the channels first appear. */
+static struct altered *by_channel(struct request *req, const struct channel_sub *subs, int n, int *na)
+{
+	struct altered *a = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*a));
+	*na = 0;
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+		while (k < *na && a[k].c->id != subs[i].channel->id)
+			k++;
+		if (k == *na) {
+			a[k].c = subs[i].channel;
+			a[k].users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+			(*na)++;
+		}
+		if (!ids_contain(a[k].users, a[k].n, subs[i].user_id))
+			a[k].users[a[k].n++] = subs[i].user_id;
+	}
+	for (int k = 0; k < *na; k++)
+		qsort(a[k].users, (size_t)a[k].n, sizeof(int64_t), cmp_int64);
+	return a;
+}
+
+static bool same_users(const struct altered *x, const struct altered *y)
+{
+	return x->n == y->n && memcmp(x->users, y->users, (size_t)x->n * sizeof(int64_t)) == 0;
+}
+
+static struct db_stmt st_guest_subscribed =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            "  WHERE s.channel_id = $1 AND s.active AND u.is_active AND u.role = 600)");
+
+/* The peers of a channel: who sees it now, except the users whose subscription changed. */
+static int64_t *peers(struct request *req, const struct altered *a, int *n)
+{
+	int nall;
+	int64_t *all = channel_metadata_user_ids(req, a->c->id, true, &nall);
+	return all ? ids_minus(req, all, nall, a->users, a->n, n) : NULL;
+}
+
+/* One batch of public channels with the same changed users and the same peers. */
+static int peer_batch(struct request *req, const char *op, const struct altered *first, const int64_t *ids, int n)
+{
+	if (n == 0)
+		return 0;
+	int np;
+	int64_t *p = peers(req, first, &np);
+	int64_t *sorted = arena_alloc(&req->arena, (size_t)n * sizeof(*sorted));
+	memcpy(sorted, ids, (size_t)n * sizeof(*sorted));
+	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_int64);
+	return p ? peer_event(req, op, sorted, n, first->users, first->n, p, np) : -1;
+}
+
+/*
+ * The reference's send_peer_subscriber_events: a private channel's peers get one event per channel; public
+ * channels with the same changed users are batched, web-public ones together and those without guest
+ * subscribers together (their peers are the same: everyone, or every non-guest), the rest one by one.
+ */
+static int peer_events(struct request *req, const char *op, struct altered *a, int na)
+{
+	for (int i = 0; i < na; i++) {
+		int np;
+		int64_t *p = a[i].c->invite_only ? peers(req, &a[i], &np) : NULL;
+		if (a[i].c->invite_only &&
+		    (p == NULL || peer_event(req, op, &a[i].c->id, 1, a[i].users, a[i].n, p, np) < 0))
+			return -1;
+	}
+	bool *done = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*done));
+	for (int i = 0; i < na; i++) {
+		if (a[i].c->invite_only || done[i])
+			continue;
+		int nweb = 0, npub = 0, iweb = -1, ipub = -1;
+		int64_t *web = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*web));
+		int64_t *pub = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*pub));
+		for (int j = i; j < na; j++) {
+			if (a[j].c->invite_only || done[j] || !same_users(&a[i], &a[j]))
+				continue;
+			done[j] = true;
+			struct db_res *res = a[j].c->is_web_public
+			                         ? NULL
+			                         : DB_EXEC(req, &st_guest_subscribed, db_arg_int(req, a[j].c->id));
+			if (!a[j].c->is_web_public && res == NULL)
+				return -1;
+			if (a[j].c->is_web_public) {
+				iweb = iweb < 0 ? j : iweb;
+				web[nweb++] = a[j].c->id;
+			} else if (!db_bool(res, 0, 0)) {
+				ipub = ipub < 0 ? j : ipub;
+				pub[npub++] = a[j].c->id;
+			} else {
+				int np;
+				int64_t *p = peers(req, &a[j], &np);
+				if (p == NULL || peer_event(req, op, &a[j].c->id, 1, a[j].users, a[j].n, p, np) < 0)
+					return -1;
+			}
+		}
+		if ((nweb && peer_batch(req, op, &a[iweb], web, nweb) < 0) ||
+		    (npub && peer_batch(req, op, &a[ipub], pub, npub) < 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* The distinct users of subs, in the order they first appear. */
+static int64_t *users_of(struct request *req, const struct channel_sub *subs, int n, int *nu)
+{
+	int64_t *u = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*u));
+	*nu = 0;
+	for (int i = 0; i < n; i++)
+		if (!ids_contain(u, *nu, subs[i].user_id))
+			u[(*nu)++] = subs[i].user_id;
+	return u;
+}
+
+/* The subscription object user_id now has for c: the user's settings and the subscribers as they are now, the
+ * channel's fields as the request loaded them (the reference's in-memory channel). */
+static json_object *subscription_of(struct request *req, const struct channel *c, int64_t user_id)
+{
+	struct db_res *res =
+	    DB_EXEC(req, &st_by_id, db_arg_int(req, req->realm->id), db_arg_int(req, user_id), db_arg_int(req, c->id));
+	if (res == NULL || db_rows(res) != 1)
+		return NULL;
+	struct channel *now = channel_from_row(req, res, 0, 0), *sub = arena_alloc(&req->arena, sizeof(*sub));
+	*sub = *c;
+	sub->color = now->color;
+	sub->pin_to_top = now->pin_to_top;
+	sub->is_muted = now->is_muted;
+	memcpy(sub->notifications, now->notifications, sizeof(sub->notifications));
+	return channel_subscription_json(req, sub, true);
+}
+
+int channel_events_subscribe(struct request *req, const struct channel_changes *ch)
+{
+	for (int i = 0; i < ch->ncreated; i++) {
+		int n;
+		int64_t *users = channel_metadata_user_ids(req, ch->created[i]->id, false, &n);
+		if (users == NULL || create_event(req, ch->created[i], users, n) < 0)
+			return -1;
+	}
+	int na, nu;
+	struct altered *a = by_channel(req, ch->subs, ch->nsubs, &na);
+	/* Subscribers who could not see the channel before learn of it first (private channels, and guests). */
+	for (int i = 0; i < na; i++) {
+		int nseen, nnew;
+		int64_t *seen = channel_metadata_user_ids(req, a[i].c->id, false, &nseen);
+		int64_t *fresh = seen ? ids_minus(req, a[i].users, a[i].n, seen, nseen, &nnew) : NULL;
+		if (fresh == NULL || create_event(req, a[i].c, fresh, nnew) < 0)
+			return -1;
+	}
+	int64_t *users = users_of(req, ch->subs, ch->nsubs, &nu);
+	for (int u = 0; u < nu; u++) {
+		json_object *event = new_event(req, "subscription", "add"), *list = json_object_new_array();
+		json_object_object_add(event, "subscriptions", list);
+		for (int i = 0; i < ch->nsubs; i++) {
+			json_object *sub = ch->subs[i].user_id == users[u]
+			                       ? subscription_of(req, ch->subs[i].channel, users[u])
+			                       : NULL;
+			if (req->error)
+				return -1;
+			if (sub != NULL)
+				json_object_array_add(list, sub);
+		}
+		if (emit(req, event, &users[u], 1) < 0)
+			return -1;
+	}
+	return peer_events(req, "peer_add", a, na);
+}
+
+int channel_events_unsubscribe(struct request *req, const struct channel_sub *removed, int n)
+{
+	int nu, na;
+	int64_t *users = users_of(req, removed, n, &nu);
+	int64_t *lost = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*lost));
+	for (int u = 0; u < nu; u++) {
+		json_object *event = new_event(req, "subscription", "remove"), *list = json_object_new_array();
+		json_object_object_add(event, "subscriptions", list);
+		int nlost = 0;
+		for (int i = 0; i < n; i++) {
+			if (removed[i].user_id != users[u])
+				continue;
+			const struct channel *c = removed[i].channel;
+			json_object *s = json_object_new_object();
+			json_object_object_add(s, "name", json_object_new_string(c->name));
+			json_object_object_add(s, "stream_id", json_object_new_int64(c->id));
+			json_object_array_add(list, s);
+			int nseen;
+			int64_t *seen = channel_metadata_user_ids(req, c->id, true, &nseen);
+			if (seen == NULL)
+				return -1;
+			if (!ids_contain(seen, nseen, users[u]))
+				lost[nlost++] = c->id;
+		}
+		/* Unsubscribing from a channel one may not otherwise see removes it (the reference's stream delete). */
+		if (emit(req, event, &users[u], 1) < 0 || (nlost && delete_event(req, lost, nlost, &users[u], 1) < 0))
+			return -1;
+	}
+	struct altered *a = by_channel(req, removed, n, &na);
+	return peer_events(req, "peer_remove", a, na);
+}
+
+int channel_events_property(struct request *req, int64_t channel_id, const char *property, json_object *value)
+{
+	/* is_muted and its legacy inverse in_home_view: the reference sends in_home_view first, then is_muted. */
+	bool muting = strcmp(property, "is_muted") == 0 || strcmp(property, "in_home_view") == 0;
+	bool muted = muting && json_object_get_boolean(value) == (strcmp(property, "is_muted") == 0);
+	for (int k = muting ? 0 : 1; k < 2; k++) {
+		json_object *event = new_event(req, "subscription", "update");
+		json_object_object_add(event, "property",
+		                       json_object_new_string(!muting  ? property
+		                                              : k == 0 ? "in_home_view"
+		                                                       : "is_muted"));
+		json_object_object_add(event, "value",
+		                       !muting  ? json_object_get(value)
+		                       : k == 0 ? json_object_new_boolean(!muted)
+		                                : json_object_new_boolean(muted));
+		json_object_object_add(event, "stream_id", json_object_new_int64(channel_id));
+		if (emit(req, event, &req->user->id, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static struct db_stmt st_folder_json =
+    DB_STMT("SELECT jsonb_build_object('id', id, 'name', name, 'description', description, 'rendered_description',"
+            "  rendered_description, 'order', \"order\", 'date_created', extract(epoch FROM date_created)::bigint,"
+            "  'creator_id', creator_id, 'is_archived', is_archived)::text FROM channel_folders WHERE id = $1");
+
+int channel_folder_events_created(struct request *req, int64_t folder_id)
+{
+	struct db_res *res = DB_EXEC(req, &st_folder_json, db_arg_int(req, folder_id));
+	json_object *folder = NULL;
+	if (res == NULL || db_rows(res) != 1 || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &folder) < 0)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	json_object *event = new_event(req, "channel_folder", "add");
+	json_object_object_add(event, "channel_folder", folder);
+	int n;
+	int64_t *users = user_active_ids(req, req->realm->id, &n);
+	return users ? emit(req, event, users, n) : -1;
 }

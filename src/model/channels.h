@@ -139,4 +139,50 @@ json_object *channel_subscription_json(struct request *req, const struct channel
 /* The active subscribers of a channel (active users), sorted by id; a new array. */
 json_object *channel_subscriber_ids(struct request *req, int64_t channel_id);
 
+/* ---- events (zerver/actions/streams.py, zerver/lib/streams.py, zerver/actions/channel_folders.py) ---------- */
+
+/*
+ * Who may see the channel (the reference's can_access_stream_metadata_user_ids): everyone for web-public channels,
+ * non-guests and subscribed guests for public ones, subscribers, administrators and the non-guest members of
+ * can_administer_channel_group, can_add_subscribers_group and can_subscribe_group for private ones. Active users,
+ * ascending, in the arena; with_subscribers false leaves subscriptions out. NULL on error.
+ */
+int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool with_subscribers, int *n);
+
+/* A subscription that changed. */
+struct channel_sub {
+	int64_t user_id;
+	const struct channel *channel; /* as loaded before the change */
+};
+
+/* What POST /users/me/subscriptions changed. */
+struct channel_changes {
+	const struct channel **created; /* channels created by the request, as loaded before anyone subscribed */
+	int ncreated;
+	struct channel_sub *subs; /* subscriptions added or reactivated, in the order made */
+	int nsubs;
+};
+
+/*
+ * The events of POST /users/me/subscriptions, in the reference's order: stream create for each new channel (to
+ * who may see it), stream create for subscribers who could not see their channel before, subscription add to each
+ * subscriber (their subscription objects), then peer_add to the channels' other viewers. 0 or -1.
+ */
+int channel_events_subscribe(struct request *req, const struct channel_changes *ch);
+/* The events of DELETE /users/me/subscriptions: subscription remove to each user (and stream delete for channels
+ * they no longer see), then peer_remove to the channels' remaining viewers. 0 or -1. */
+int channel_events_unsubscribe(struct request *req, const struct channel_sub *removed, int n);
+/* subscription update {stream_id, property, value} to the requesting user; is_muted and in_home_view send both
+ * (in_home_view first). value is borrowed. 0 or -1. */
+int channel_events_property(struct request *req, int64_t channel_id, const char *property, json_object *value);
+/* stream update {property, value (taken), stream_id, name} to users. 0 or -1. */
+int channel_events_update(struct request *req, const struct channel *c, const char *property, json_object *value,
+                          const int64_t *users, int n);
+/* Users who now see a private channel: stream create, then peer_add with its subscribers. 0 or -1. */
+int channel_events_gained(struct request *req, int64_t channel_id, const int64_t *users, int n);
+/* Users who no longer see a channel: stream delete. 0 or -1. */
+int channel_events_lost(struct request *req, int64_t channel_id, const int64_t *users, int n);
+/* channel_folder add with the folder to every active user. 0 or -1. */
+int channel_folder_events_created(struct request *req, int64_t folder_id);
+
 #endif

@@ -8,8 +8,10 @@
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "db/db.h"
+#include "events/events.h"
 #include "http/params.h"
 #include "http/request.h"
+#include "model/channels.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -507,4 +509,222 @@ json_object *group_objections(struct request *req, int64_t id)
 		return NULL;
 	}
 	return list;
+}
+
+/* ---- the group list ---------------------------------------------------------------------------------------- */
+
+/* The columns group_row_json() reads. */
+#define GROUP_ROW_SELECT                                                                                               \
+	"SELECT g.id, g.name, g.description, g.is_system_group, floor(extract(epoch FROM g.date_created))::bigint,"    \
+	"  g.creator_id, g.deactivated,"                                                                               \
+	"  COALESCE((SELECT json_agg(m.user_id ORDER BY m.user_id) FROM user_group_members m"                          \
+	"    JOIN users u ON u.id = m.user_id AND u.is_active WHERE m.group_id = g.id), '[]')::text,"                  \
+	"  COALESCE((SELECT json_agg(s.subgroup_id ORDER BY s.subgroup_id) FROM user_group_subgroups s"                \
+	"    WHERE s.group_id = g.id), '[]')::text,"                                                                   \
+	"  confab_group_setting_api(g.can_add_members_group_id)::text, "                                               \
+	"confab_group_setting_api(g.can_join_group_id)::text,"                                                         \
+	"  confab_group_setting_api(g.can_leave_group_id)::text, "                                                     \
+	"confab_group_setting_api(g.can_manage_group_id)::text,"                                                       \
+	"  confab_group_setting_api(g.can_mention_group_id)::text,"                                                    \
+	"  confab_group_setting_api(g.can_remove_members_group_id)::text FROM user_groups g "
+static struct db_stmt st_named_groups = DB_STMT(
+    GROUP_ROW_SELECT "WHERE g.realm_id = $1 AND g.name IS NOT NULL AND ($2 OR NOT g.deactivated) ORDER BY g.id");
+
+/* Column col of row as parsed JSON (the query builds it), added to o as key. */
+static void add_json_column(json_object *o, const char *key, const struct db_res *res, int row, int col)
+{
+	json_object *value = NULL;
+	jsonx_parse(db_val(res, row, col), strlen(db_val(res, row, col)), &value);
+	json_object_object_add(o, key, value);
+}
+
+static json_object *group_row_json(const struct db_res *res, int i)
+{
+	json_object *g = json_object_new_object();
+	json_object_object_add(g, "id", json_object_new_int64(db_int(res, i, 0)));
+	json_object_object_add(g, "name", json_object_new_string(db_val(res, i, 1)));
+	json_object_object_add(g, "description", json_object_new_string(db_val(res, i, 2)));
+	add_json_column(g, "members", res, i, 7);
+	add_json_column(g, "direct_subgroup_ids", res, i, 8);
+	json_object_object_add(g, "is_system_group", json_object_new_boolean(db_bool(res, i, 3)));
+	json_object_object_add(g, "date_created", db_null(res, i, 4) ? NULL : json_object_new_int64(db_int(res, i, 4)));
+	json_object_object_add(g, "creator_id", db_null(res, i, 5) ? NULL : json_object_new_int64(db_int(res, i, 5)));
+	for (int p = 0; p < GP_COUNT; p++)
+		add_json_column(g, group_permission_names[p], res, i, 9 + p);
+	json_object_object_add(g, "deactivated", json_object_new_boolean(db_bool(res, i, 6)));
+	return g;
+}
+
+json_object *group_list_json(struct request *req, bool include_deactivated)
+{
+	struct db_res *res =
+	    DB_EXEC(req, &st_named_groups, db_arg_int(req, req->realm->id), include_deactivated ? "true" : "false");
+	if (res == NULL)
+		return NULL;
+	json_object *groups = json_object_new_array_ext(db_rows(res));
+	for (int i = 0; i < db_rows(res); i++)
+		json_object_array_add(groups, group_row_json(res, i));
+	return groups;
+}
+
+/* ---- events ------------------------------------------------------------------------------------------------- */
+
+/* One group as GET /user_groups lists it. */
+static struct db_stmt st_group_row = DB_STMT(GROUP_ROW_SELECT "WHERE g.id = $1");
+
+static json_object *new_event(struct request *req, const char *op, int64_t group_id)
+{
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("user_group"));
+	json_object_object_add(event, "op", json_object_new_string(op));
+	if (group_id)
+		json_object_object_add(event, "group_id", json_object_new_int64(group_id));
+	return event;
+}
+
+/* Every user group event goes to all active users of the organization. */
+static int to_everyone(struct request *req, json_object *event)
+{
+	int n;
+	int64_t *users = user_active_ids(req, req->realm->id, &n);
+	return users ? events_add(req, event, users, n, 0) : -1;
+}
+
+/* user_group add with the group as it is now; for_reactivation: a deactivated group came back. A new group is
+ * announced without subgroups (the reference adds them with add_subgroups afterwards). */
+static int add_event(struct request *req, int64_t id, bool for_reactivation)
+{
+	struct db_res *res = DB_EXEC(req, &st_group_row, db_arg_int(req, id));
+	if (res == NULL || db_rows(res) != 1)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	json_object *group = group_row_json(res, 0);
+	if (!for_reactivation)
+		json_object_object_add(group, "direct_subgroup_ids", json_object_new_array());
+	json_object *event = new_event(req, "add", 0);
+	json_object_object_add(event, "group", group);
+	json_object_object_add(event, "for_reactivation", json_object_new_boolean(for_reactivation));
+	return to_everyone(req, event);
+}
+
+int group_events_created(struct request *req, int64_t id, json_object *subgroups)
+{
+	if (add_event(req, id, false) < 0)
+		return -1;
+	return subgroups && json_object_array_length(subgroups) > 0
+	           ? group_events_members(req, id, "add_subgroups", subgroups, NULL)
+	           : 0;
+}
+
+int group_events_update(struct request *req, const struct group *g, const char *key, json_object *value)
+{
+	json_object *event = new_event(req, "update", g->id);
+	json_object *data = json_object_new_object();
+	json_object_object_add(data, key, value);
+	json_object_object_add(event, "data", data);
+	/* The reference keeps a renamed deactivated group from clients without include_deactivated_groups. */
+	if (strcmp(key, "name") == 0 && g->deactivated)
+		json_object_object_add(event, "_group_deactivated", json_object_new_boolean(true));
+	return to_everyone(req, event);
+}
+
+int group_events_setting(struct request *req, const struct group *g, enum group_permission p)
+{
+	struct group *now = group_by_id(req, g->id, false);
+	json_object *value = now ? group_setting_json(req, now->setting[p]) : NULL;
+	if (value == NULL)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	return group_events_update(req, g, group_permission_names[p], value);
+}
+
+int group_events_deactivated(struct request *req, const struct group *g, bool deactivated)
+{
+	if (group_events_update(req, g, "deactivated", json_object_new_boolean(deactivated)) < 0)
+		return -1;
+	return deactivated ? to_everyone(req, new_event(req, "remove", g->id)) : add_event(req, g->id, true);
+}
+
+/* ---- channel metadata reached through a group --------------------------------------------------------------- */
+
+/* Private channels whose can_administer_channel_group, can_add_subscribers_group or can_subscribe_group is the
+ * group or one of its supergroups: who may see them changes with the group's members. */
+static struct db_stmt st_access_channels =
+    DB_STMT("WITH RECURSIVE sup (id) AS (SELECT $1::bigint UNION"
+            "  SELECT s.group_id FROM user_group_subgroups s JOIN sup ON s.subgroup_id = sup.id)"
+            " SELECT c.id FROM channels c WHERE c.realm_id = $2 AND c.invite_only"
+            "   AND (c.can_administer_channel_group_id IN (SELECT id FROM sup)"
+            "     OR c.can_add_subscribers_group_id IN (SELECT id FROM sup) OR c.can_subscribe_group_id IN (SELECT id "
+            "FROM sup))"
+            " ORDER BY c.id");
+
+struct group_access {
+	int n;
+	int64_t *channels;
+	int64_t **users; /* per channel: who had metadata access before the change */
+	int *nusers;
+};
+
+struct group_access *group_access_before(struct request *req, int64_t id)
+{
+	struct db_res *res = DB_EXEC(req, &st_access_channels, db_arg_int(req, id), db_arg_int(req, req->realm->id));
+	if (res == NULL)
+		return NULL;
+	struct group_access *a = arena_alloc(&req->arena, sizeof(*a));
+	a->n = db_rows(res);
+	a->channels = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*a->channels));
+	a->users = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*a->users));
+	a->nusers = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*a->nusers));
+	for (int i = 0; i < a->n; i++) {
+		a->channels[i] = db_int(res, i, 0);
+		if ((a->users[i] = channel_metadata_user_ids(req, a->channels[i], true, &a->nusers[i])) == NULL)
+			return NULL;
+	}
+	return a;
+}
+
+/* The ids of a (n) that are not in b (m); both ascending. */
+static int64_t *minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
+{
+	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	*out = 0;
+	for (int i = 0, j = 0; i < n; i++) {
+		while (j < m && b[j] < a[i])
+			j++;
+		if (j >= m || b[j] != a[i])
+			r[(*out)++] = a[i];
+	}
+	return r;
+}
+
+/* Channels that appeared for users now reaching them through the group (stream create, then peer_add with the
+ * subscribers), or disappeared for those who no longer do (stream delete). */
+static int access_events(struct request *req, const struct group_access *before)
+{
+	for (int i = 0; before && i < before->n; i++) {
+		int n, ngain, nlose;
+		int64_t *now = channel_metadata_user_ids(req, before->channels[i], true, &n);
+		if (now == NULL)
+			return -1;
+		int64_t *gain = minus(req, now, n, before->users[i], before->nusers[i], &ngain);
+		int64_t *lose = minus(req, before->users[i], before->nusers[i], now, n, &nlose);
+		if (ngain > 0 && channel_events_gained(req, before->channels[i], gain, ngain) < 0)
+			return -1;
+		if (nlose > 0 && channel_events_lost(req, before->channels[i], lose, nlose) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int group_events_members(struct request *req, int64_t id, const char *op, json_object *ids,
+                         const struct group_access *before)
+{
+	size_t n;
+	int64_t *set = id_set(req, ids, &n);
+	json_object *list = json_object_new_array_ext((int)n);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(list, json_object_new_int64(set[i]));
+	json_object *event = new_event(req, op, id);
+	json_object_object_add(event, strstr(op, "subgroups") ? "direct_subgroup_ids" : "user_ids", list);
+	if (to_everyone(req, event) < 0)
+		return -1;
+	return access_events(req, before);
 }

@@ -131,10 +131,45 @@ int group_reaches(struct request *req, json_object *ids, int64_t id);
 int group_lock_subgroups(struct request *req);
 
 /*
+ * The named groups of the request's realm as GET /user_groups lists them, sorted by id: id, name, description,
+ * members, direct_subgroup_ids, is_system_group, date_created, creator_id, the six permission settings and
+ * deactivated; deactivated groups only when include_deactivated. A new array, or NULL on error.
+ */
+json_object *group_list_json(struct request *req, bool include_deactivated);
+
+/*
  * Why named group id cannot be deactivated, as the reference's `objections` list: {"type": "subgroup",
  * "supergroup_ids"}, {"type": "channel", "channel_id", "settings"}, {"type": "user_group", "group_id", "settings"},
  * {"type": "realm", "settings"}; empty when nothing objects. A new array, or NULL on error.
  */
 json_object *group_objections(struct request *req, int64_t id);
+
+/* ---- events ------------------------------------------------------------------------------------------------- */
+/* Every user group event goes to all active users of the organization (zerver/actions/user_groups.py). */
+
+/* user_group add for a group just created (members, no subgroups), then add_subgroups when subgroups (a JSON
+ * integer list or NULL) is not empty. 0 or -1. */
+int group_events_created(struct request *req, int64_t id, json_object *subgroups);
+/* user_group update with data {key: value} (value: a new object the event takes). A rename of a deactivated group
+ * is marked for events.c (private key _group_deactivated), as the reference keeps it from clients without
+ * include_deactivated_groups. 0 or -1. */
+int group_events_update(struct request *req, const struct group *g, const char *key, json_object *value);
+/* user_group update with the current value of setting p (an id or {direct_members, direct_subgroups}). */
+int group_events_setting(struct request *req, const struct group *g, enum group_permission p);
+/* Deactivation: update {deactivated: true}, then remove. Reactivation: update {deactivated: false}, then add with
+ * for_reactivation. 0 or -1. */
+int group_events_deactivated(struct request *req, const struct group *g, bool deactivated);
+
+/* Who could see the private channels whose metadata the group's members reach (through can_administer_channel_group,
+ * can_add_subscribers_group or can_subscribe_group), before a membership change. NULL on error. */
+struct group_access;
+struct group_access *group_access_before(struct request *req, int64_t id);
+/*
+ * op ("add_members", "remove_members", "add_subgroups", "remove_subgroups") of the ids (a JSON integer list; sent
+ * sorted, without duplicates), then, when before is not NULL, stream create and peer_add for the users who now see
+ * such a channel and stream delete for those who no longer do. 0 or -1.
+ */
+int group_events_members(struct request *req, int64_t id, const char *op, json_object *ids,
+                         const struct group_access *before);
 
 #endif

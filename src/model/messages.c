@@ -17,6 +17,7 @@
 
 #include "core/jsonx.h"
 #include "db/db.h"
+#include "events/events.h"
 #include "http/params.h"
 #include "http/request.h"
 #include "model/attachments.h"
@@ -909,7 +910,8 @@ static int drop_unsubscribed(struct request *req, struct ids *ids, json_object *
 		if (n == 0 || json_object_get_int64(json_object_array_get_idx(*ignored, n - 1)) != db_int(res, r, 1))
 			json_object_array_add(*ignored, json_object_new_int64(db_int(res, r, 1)));
 	}
-	qsort(skip.v, (size_t)skip.n, sizeof(*skip.v), cmp_id);
+	if (skip.n > 1) /* qsort needs a non-NULL array even for 0 elements */
+		qsort(skip.v, (size_t)skip.n, sizeof(*skip.v), cmp_id);
 	int k = 0;
 	for (int i = 0; i < ids->n; i++)
 		if (skip.n == 0 || bsearch(&ids->v[i], skip.v, (size_t)skip.n, sizeof(*skip.v), cmp_id) == NULL)
@@ -977,10 +979,25 @@ static void split_changes(struct request *req, const struct ids *todo, const str
 	}
 }
 
+/* The ids of ids (in request order, repeats kept, as the reference's event lists them) found in a or b (sorted). */
+static int64_t *in_request_order(struct request *req, const int64_t *ids, int n, const struct ids *a,
+                                 const struct ids *b, int *out)
+{
+	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	*out = 0;
+	for (int i = 0; i < n; i++)
+		if ((a->n && bsearch(&ids[i], a->v, (size_t)a->n, sizeof(*a->v), cmp_id)) ||
+		    (b->n && bsearch(&ids[i], b->v, (size_t)b->n, sizeof(*b->v), cmp_id)))
+			r[(*out)++] = ids[i];
+	return r;
+}
+
 int message_update_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n,
-                         json_object **ignored)
+                         json_object **ignored, int64_t **changed, int *nchanged)
 {
 	*ignored = request_own_json(req, json_object_new_array());
+	*changed = NULL;
+	*nchanged = 0;
 	int bit = flag_bit(req, op, flag);
 	if (bit < 0)
 		return -1;
@@ -994,6 +1011,7 @@ int message_update_flags(struct request *req, const char *op, const char *flag, 
 		return -1;
 	struct ids existing = {0}, historical = {0};
 	split_changes(req, &todo, rows, bit, target, &existing, &historical);
+	*changed = in_request_order(req, ids, n, &existing, &historical, nchanged);
 	if (historical.n > 0) {
 		if (check_historical_access(req, &historical) < 0)
 			return -1;
@@ -1873,4 +1891,195 @@ json_object *message_objects(struct request *req, const int64_t *ids, const int 
 		json_object_array_add(list, object_of_row(req, res, row++, flags[i], f, &senders));
 	}
 	return list;
+}
+
+/* ---- events -------------------------------------------------------------------------------------------------- */
+
+static json_object *ids_json(const int64_t *ids, int n)
+{
+	json_object *a = json_object_new_array_ext(n);
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
+static int cmp_recipient(const void *a, const void *b)
+{
+	const struct message_recipient *x = a, *y = b;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	return (x->user_id > y->user_id) - (x->user_id < y->user_id);
+}
+
+/* The Message object every recipient gets: HTML content, the topic as stored, no flags (they go beside it). */
+static json_object *event_message(struct request *req, int64_t id)
+{
+	struct message_format f = {.apply_markdown = true, .allow_empty_topic_name = true};
+	int flags = 0;
+	json_object *list = request_own_json(req, message_objects(req, &id, &flags, 1, &f));
+	json_object *msg = list ? json_object_array_get_idx(list, 0) : NULL;
+	if (msg == NULL) {
+		if (!req->error)
+			api_error(req, ERR_INTERNAL, NULL);
+		return NULL;
+	}
+	json_object_object_del(msg, "flags");
+	return json_object_get(msg);
+}
+
+int message_events_send(struct request *req, const struct message_draft *d, const struct message_sent *sent,
+                        const char *queue_id, const char *local_id)
+{
+	const struct channel *c = d->channel;
+	if (c != NULL && !c->is_recently_active) {
+		int n;
+		int64_t *users = channel_metadata_user_ids(req, c->id, true, &n);
+		if (users == NULL ||
+		    channel_events_update(req, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
+			return -1;
+	}
+	json_object *msg = event_message(req, sent->id);
+	if (msg == NULL)
+		return -1;
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("message"));
+	json_object_object_add(event, "message", msg);
+	/* For events.c: the source for apply_markdown=false queues, and the conversation for narrows. */
+	json_object_object_add(event, "_raw_content", json_object_new_string(d->content));
+	if (c != NULL) {
+		json_object_object_add(event, "_channel_id", json_object_new_int64(c->id));
+		json_object_object_add(event, "_topic", json_object_new_string(d->topic));
+	} else {
+		json_object_object_add(event, "_dm_user_ids", ids_json(d->participants, d->n_participants));
+	}
+	/* client_gravatar queues get avatar_url null when it is a Gravatar anyone may compute (the reference's
+	 * finalize_payload: Gravatar avatar, address visible to everyone). */
+	if (d->sender->avatar_source == 'G' && d->sender->email_address_visibility == 1)
+		json_object_object_add(event, "_gravatar", json_object_new_boolean(true));
+	/* The sender's queue that sent it gets local_message_id (the reference's sender_queue_id and local_id). */
+	if (queue_id != NULL)
+		json_object_object_add(event, "_sender_queue_id", json_object_new_string(queue_id));
+	if (local_id != NULL)
+		json_object_object_add(event, "_local_id", json_object_new_string(local_id));
+	int n = sent->n_recipients;
+	struct message_recipient *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	int64_t *users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*users));
+	memcpy(r, sent->recipients, (size_t)n * sizeof(*r));
+	qsort(r, (size_t)n, sizeof(*r), cmp_recipient);
+	for (int i = 0, k; i < n; i = k) {
+		for (k = i; k < n && r[k].flags == r[i].flags; k++)
+			users[k - i] = r[k].user_id;
+		json_object_object_add(event, "flags", message_flags_json(r[i].flags));
+		if (events_add(req, event, users, k - i, 0) < 0)
+			return -1;
+	}
+	if (c == NULL || c->invite_only)
+		return 0;
+	/* all_public_streams queues get it without flags, unless their user is a recipient (events.c). */
+	for (int i = 0; i < n; i++)
+		users[i] = sent->recipients[i].user_id;
+	json_object_object_add(event, "flags", json_object_new_array());
+	json_object_object_add(event, "_exclude_user_ids", ids_json(users, n));
+	return events_add(req, event, users, 0, EV_ALL_PUBLIC);
+}
+
+/* Who hears of a deletion: direct messages, those who received it; protected history, subscribers who received
+ * it; private channels, the subscribers; public channels, the subscribers and the non-guests who have a copy.
+ * $2: 0 direct, 1 protected, 2 private, 3 public. And always the deleting user ($4). */
+static struct db_stmt st_delete_audience =
+    DB_STMT("WITH subs AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            "   WHERE s.channel_id = $3 AND s.active AND u.is_active),"
+            " copies AS (SELECT um.user_id FROM user_messages um JOIN users u ON u.id = um.user_id"
+            "   WHERE um.message_id = $1 AND ($2 <> 3 OR u.role <> 600))"
+            " SELECT id FROM (SELECT user_id AS id FROM copies WHERE $2 IN (0, 3) OR ($2 = 1 AND user_id IN (SELECT "
+            "user_id FROM subs))"
+            "   UNION SELECT user_id FROM subs WHERE $2 >= 2 UNION SELECT $4::bigint) x ORDER BY id");
+static struct db_stmt st_delete_topic = DB_STMT(
+    "SELECT lower(m.topic), (SELECT min(x.id) FROM messages x WHERE x.channel_id = m.channel_id AND x.id <> m.id)"
+    " FROM messages m WHERE m.id = $1");
+
+int message_events_delete(struct request *req, const struct message_ref *m)
+{
+	const struct channel *c = m->channel;
+	int kind = c == NULL ? 0 : !c->history_public_to_subscribers ? 1 : c->invite_only ? 2 : 3;
+	struct db_res *res = DB_EXEC(req, &st_delete_audience, db_arg_int(req, m->id), db_arg_int(req, kind),
+	                             db_arg_int(req, c ? c->id : 0), db_arg_int(req, req->user->id));
+	struct db_res *topic = res ? DB_EXEC(req, &st_delete_topic, db_arg_int(req, m->id)) : NULL;
+	if (topic == NULL || db_rows(topic) != 1)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	int n = db_rows(res);
+	int64_t *users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*users));
+	for (int i = 0; i < n; i++)
+		users[i] = db_int(res, i, 0);
+	/* The reference moves first_message_id on when the channel's first message goes. */
+	if (c != NULL && !c->first_message_is_null && c->first_message_id == m->id &&
+	    channel_events_update(req, c, "first_message_id",
+	                          db_null(topic, 0, 1) ? NULL : json_object_new_int64(db_int(topic, 0, 1)), users,
+	                          n) < 0)
+		return -1;
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("delete_message"));
+	json_object_object_add(event, "message_ids", ids_json(&m->id, 1));
+	json_object_object_add(event, "message_type", json_object_new_string(c ? "stream" : "private"));
+	if (c != NULL) {
+		json_object_object_add(event, "stream_id", json_object_new_int64(c->id));
+		json_object_object_add(event, "topic", json_object_new_string(db_val(topic, 0, 0)));
+	}
+	return events_add(req, event, users, n, 0);
+}
+
+/* What a client needs to count messages marked unread (the reference's format_unread_message_details): messages
+ * the user has a copy of, outside channels they left. */
+static struct db_stmt st_unread_details =
+    DB_STMT("SELECT um.message_id, um.flags, COALESCE(m.channel_id, 0), m.topic, COALESCE(s.is_muted, false),"
+            " (SELECT COALESCE(json_agg(x ORDER BY x), '[]') FROM unnest(dc.user_ids) x WHERE x <> $1)::text"
+            " FROM user_messages um JOIN messages m ON m.id = um.message_id"
+            " LEFT JOIN subscriptions s ON s.user_id = um.user_id AND s.channel_id = m.channel_id"
+            " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
+            " WHERE um.user_id = $1 AND um.message_id = ANY($2::bigint[]) AND (m.channel_id IS NULL OR s.active)"
+            " ORDER BY um.message_id");
+
+static json_object *unread_details(struct request *req, const int64_t *ids, int n)
+{
+	struct db_res *res = DB_EXEC(req, &st_unread_details, db_arg_int(req, req->user->id), pg_ids(req, ids, n));
+	if (res == NULL)
+		return NULL;
+	json_object *out = json_object_new_object();
+	for (int i = 0; i < db_rows(res); i++) {
+		int flags = (int)db_int(res, i, 1);
+		int64_t channel = db_int(res, i, 2);
+		bool unmuted = channel && !db_bool(res, i, 4);
+		json_object *d = json_object_new_object();
+		json_object_object_add(d, "type", json_object_new_string(channel ? "stream" : "private"));
+		if (channel) {
+			json_object_object_add(d, "stream_id", json_object_new_int64(channel));
+			json_object_object_add(d, "topic", json_object_new_string(db_val(res, i, 3)));
+			json_object_object_add(d, "unmuted_stream_msg", json_object_new_boolean(unmuted));
+		} else {
+			add_json_text(req, d, "user_ids", db_val(res, i, 5));
+		}
+		if ((flags & MF_MENTIONED) ||
+		    (unmuted && (flags & (MF_STREAM_WILDCARD_MENTIONED | MF_TOPIC_WILDCARD_MENTIONED))))
+			json_object_object_add(d, "mentioned", json_object_new_boolean(true));
+		json_object_object_add(out, db_val(res, i, 0), d);
+	}
+	return out;
+}
+
+int message_events_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n)
+{
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("update_message_flags"));
+	json_object_object_add(event, "op", json_object_new_string(op));
+	json_object_object_add(event, "operation", json_object_new_string(op));
+	json_object_object_add(event, "flag", json_object_new_string(flag));
+	json_object_object_add(event, "messages", ids_json(ids, n));
+	json_object_object_add(event, "all", json_object_new_boolean(false));
+	if (strcmp(flag, "read") == 0 && strcmp(op, "remove") == 0) {
+		json_object *details = unread_details(req, ids, n);
+		if (details == NULL)
+			return -1;
+		json_object_object_add(event, "message_details", details);
+	}
+	return events_add(req, event, &req->user->id, 1, 0);
 }

@@ -180,10 +180,11 @@ int message_delete(struct request *req, int64_t id);
  * ("Invalid flag: 'x'", "Flag not editable: 'x'", "Invalid message flag operation: 'x'"); marking unread skips
  * messages in channels the user is not subscribed to (their channel ids in *ignored, a new array); changing a
  * flag on an accessible message without a user_messages row creates a historical row, an inaccessible one is
- * "Invalid message(s)". Returns the number of messages changed, or -1.
+ * "Invalid message(s)". *changed receives the ids whose flag changed, in request order (repeats kept; arena),
+ * *nchanged their number. Returns the number of messages changed, or -1.
  */
 int message_update_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n,
-                         json_object **ignored);
+                         json_object **ignored, int64_t **changed, int *nchanged);
 
 /* ---- narrows and fetching ------------------------------------------------------------------------------------ */
 
@@ -246,6 +247,31 @@ json_object *message_objects(struct request *req, const int64_t *ids, const int 
 json_object *message_flags_json(int flags);
 
 /* recipient_id of the Message object: one id per channel and per direct-message conversation. */
+/* ---- events (zerver/actions/message_send.py, message_delete.py, message_flags.py) ----------------------------- */
+
+/*
+ * Records the `message` events of a message just sent (d and sent as message_send() left them): one event per set
+ * of recipients with identical flags, {type, message (the Message object with HTML content, the empty topic as
+ * is, the full avatar_url), flags}; for a public channel also one with no flags for the organization's
+ * all_public_streams queues (EV_ALL_PUBLIC). A channel that was not recently active first gets stream update
+ * is_recently_active. queue_id and local_id (NULL: not sent) are the sender's. Private keys for events.c:
+ * _raw_content (the Markdown source), _channel_id and _topic or _dm_user_ids (narrows), _gravatar (true: a
+ * client_gravatar queue gets avatar_url null), _sender_queue_id and _local_id (that queue gets
+ * local_message_id), _exclude_user_ids (on the all_public_streams event: the recipients, whose own event carries
+ * their flags). 0 or -1.
+ */
+int message_events_send(struct request *req, const struct message_draft *d, const struct message_sent *sent,
+                        const char *queue_id, const char *local_id);
+/*
+ * Records delete_message {message_ids, message_type, stream_id, topic (lowercase)} for the users who may see m
+ * (the reference's event_recipient_ids_for_action_on_messages, plus the deleting user), preceded by stream update
+ * first_message_id when m is its channel's first message. Call before message_delete(). 0 or -1.
+ */
+int message_events_delete(struct request *req, const struct message_ref *m);
+/* Records update_message_flags {op, operation, flag, messages (ids, n), all: false} for the requesting user, with
+ * message_details when marking unread. 0 or -1. */
+int message_events_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n);
+
 static inline int64_t message_recipient_id(int64_t channel_id, int64_t conversation_id)
 {
 	return channel_id ? 2 * channel_id : 2 * conversation_id + 1;

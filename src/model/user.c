@@ -9,7 +9,9 @@
 #include "core/crypto.h"
 #include "db/db.h"
 #include "http/params.h"
+#include "events/events.h"
 #include "http/request.h"
+#include "model/groups.h"
 #include "model/realm.h"
 
 struct user *user_from_row(struct request *req, const struct db_res *res, int row, int col)
@@ -359,4 +361,101 @@ json_object *user_profile_data_all(struct request *req, int64_t realm_id)
 	json_object *out = request_own_json(req, json_object_new_object());
 	add_profile_rows(res, out, NULL);
 	return out;
+}
+
+/* ---- events ------------------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_active_ids = DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND is_active ORDER BY id");
+
+int64_t *user_active_ids(struct request *req, int64_t realm_id, int *n)
+{
+	struct db_res *res = DB_EXEC(req, &st_active_ids, db_arg_int(req, realm_id));
+	if (res == NULL)
+		return NULL;
+	*n = db_rows(res);
+	int64_t *ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*ids));
+	for (int i = 0; i < *n; i++)
+		ids[i] = db_int(res, i, 0);
+	return ids;
+}
+
+static struct db_stmt st_active_users =
+    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND u.is_active ORDER BY u.id");
+/* The system groups a new account joined: its role's group first, then role:fullmembers. */
+static struct db_stmt st_system_groups_of =
+    DB_STMT("SELECT g.id FROM user_group_members m JOIN user_groups g ON g.id = m.group_id"
+            " WHERE m.user_id = $1 AND g.is_system_group ORDER BY g.name = 'role:fullmembers', g.id");
+
+/* The reference's get_data_for_inaccessible_user: what a guest who may not see the user learns of it. */
+static json_object *inaccessible_person(struct request *req, int64_t id)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "email",
+	                       json_object_new_string(arena_printf(&req->arena, "user%lld@%s", (long long)id,
+	                                                           realm_fake_email_domain(req, req->realm))));
+	json_object_object_add(o, "user_id", json_object_new_int64(id));
+	json_object_object_add(o, "avatar_version", json_object_new_int(1));
+	json_object_object_add(o, "is_admin", json_object_new_boolean(false));
+	json_object_object_add(o, "is_owner", json_object_new_boolean(false));
+	json_object_object_add(o, "is_guest", json_object_new_boolean(false));
+	json_object_object_add(o, "role", json_object_new_int(ROLE_MEMBER));
+	json_object_object_add(o, "is_bot", json_object_new_boolean(false));
+	json_object_object_add(o, "full_name", json_object_new_string("Unknown user"));
+	json_object_object_add(o, "timezone", json_object_new_string(""));
+	json_object_object_add(o, "is_active", json_object_new_boolean(true));
+	json_object_object_add(o, "date_joined", json_object_new_string("1970-01-01T00:00:00+00:00"));
+	json_object_object_add(o, "delivery_email", NULL);
+	json_object_object_add(o, "avatar_url", json_object_new_string("/static/images/unknown-user-avatar.png"));
+	json_object_object_add(o, "profile_data", json_object_new_object());
+	return o;
+}
+
+/* One realm_user add event with person to users (n of them); nothing when n is 0. */
+static int add_person_event(struct request *req, json_object *person, const int64_t *users, int n, bool inaccessible)
+{
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("realm_user"));
+	json_object_object_add(event, "op", json_object_new_string("add"));
+	json_object_object_add(event, "person", person);
+	/* For events.c: not for clients declaring user_list_incomplete (the reference's inaccessible_user). */
+	if (inaccessible)
+		json_object_object_add(event, "_inaccessible_user", json_object_new_boolean(true));
+	return n > 0 ? events_add(req, event, users, n, 0) : 0;
+}
+
+int user_events_created(struct request *req, int64_t user_id)
+{
+	struct user *target = user_by_id(req, req->realm->id, user_id);
+	struct db_res *res = target ? DB_EXEC(req, &st_active_users, db_arg_int(req, req->realm->id)) : NULL;
+	if (res == NULL)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	int n = db_rows(res), nsee = 0, nhidden = 0, nnone = 0;
+	int64_t *see = arena_alloc(&req->arena, (size_t)(3 * n + 3) * sizeof(*see)), *hidden = see + n + 1,
+	        *none = hidden + n + 1;
+	const struct user *see_as = NULL, *hidden_as = NULL;
+	for (int i = 0; i < n; i++) {
+		struct user *u = user_from_row(req, res, i, 0);
+		if (!req->realm->everyone_can_access_all_users && user_is_guest(u) && u->id != user_id)
+			none[nnone++] = u->id;
+		else if (user_can_see_email(u, target))
+			see_as = see_as ? see_as : u, see[nsee++] = u->id;
+		else
+			hidden_as = hidden_as ? hidden_as : u, hidden[nhidden++] = u->id;
+	}
+	/* The person as the first recipient of each kind sees it: no Gravatar shortcut, empty custom fields. */
+	json_object *empty = request_own_json(req, json_object_new_object());
+	if ((see_as && add_person_event(req, user_to_json(req, target, see_as, false, empty), see, nsee, false) < 0) ||
+	    (hidden_as &&
+	     add_person_event(req, user_to_json(req, target, hidden_as, false, empty), hidden, nhidden, false) < 0) ||
+	    (nnone && add_person_event(req, inaccessible_person(req, user_id), none, nnone, true) < 0))
+		return -1;
+	struct db_res *groups = DB_EXEC(req, &st_system_groups_of, db_arg_int(req, user_id));
+	if (groups == NULL)
+		return -1;
+	json_object *ids = request_own_json(req, json_object_new_array());
+	json_object_array_add(ids, json_object_new_int64(user_id));
+	for (int i = 0; i < db_rows(groups); i++)
+		if (group_events_members(req, db_int(groups, i, 0), "add_members", ids, NULL) < 0)
+			return -1;
+	return 0;
 }

@@ -124,8 +124,21 @@ bool user_can_see_email(const struct user *acting, const struct user *target);
 json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
                           bool client_gravatar, json_object *profile_data);
 /* Custom profile values of one user ({"<field id>": {"value", "rendered_value"?}}), or of every user of the
- * realm keyed by user id (then each value is such an object). New objects; NULL on error. */
+ * realm keyed by user id (then each value is such an object). Owned by the request (take a reference to keep one); NULL
+ * on error. */
 json_object *user_profile_data(struct request *req, int64_t user_id);
 json_object *user_profile_data_all(struct request *req, int64_t realm_id);
+
+/* ---- events ------------------------------------------------------------------------------------------------- */
+
+/* The ids of the organization's active users (bots included), ascending, in the arena; NULL on error. */
+int64_t *user_active_ids(struct request *req, int64_t realm_id, int *n);
+/*
+ * Records the events of an account just created (the reference's notify_created_user and the system group
+ * events of do_create_user): realm_user add to every active user, with the User object as the first of those
+ * who may (or may not) see the real address sees it; in an organization limiting guests' access, guests get the
+ * placeholder person instead. Then user_group add_members for each system group the account joined. 0 or -1.
+ */
+int user_events_created(struct request *req, int64_t user_id);
 
 #endif

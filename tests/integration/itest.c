@@ -924,6 +924,8 @@ int main(int argc, char **argv)
 	register_uploads_tests();
 	register_messages_tests();
 	register_event_queue_tests();
+	register_events_tests();
+	register_register_tests();
 	register_restart_tests();
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);

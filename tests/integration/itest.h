@@ -185,6 +185,8 @@ void register_user_groups_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
 void register_event_queue_tests(void);
+void register_events_tests(void);
+void register_register_tests(void);
 void register_restart_tests(void); /* last: restarts PostgreSQL and Redis */
 
 #endif
