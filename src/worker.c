@@ -22,7 +22,7 @@
 #include "http/router.h"
 #include "redis/redis.h"
 
-#define API_PREFIX         "/api/v1"
+#define API_PREFIX "/api/v1"
 
 static volatile int stopping;
 
