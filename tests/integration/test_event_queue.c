@@ -4,9 +4,12 @@
  * zerver/tests/test_event_system.py. Queues here come from the legacy form (GET /events?dont_block=true without a
  * queue_id), so that these tests do not depend on POST /register.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 
@@ -94,6 +97,130 @@ static void test_heartbeat(void)
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "An event newer than -1 has already been pruned!");
 }
 
+static char *register_queue(const struct user *u, const char *form)
+{
+	struct resp *r = api_post(u, "/register", form);
+	EXPECT_SUCCESS(r);
+	REQUIRE(jstr(r->json, "queue_id") != NULL, "register: %s", r->body);
+	return fmt("%s", jstr(r->json, "queue_id"));
+}
+
+static double now_ms(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec / 1e3;
+}
+
+/* The request id names the worker process ("<pid>-<n>"); GET /events runs in the events group. */
+static void test_served_by_another_process(void)
+{
+	struct user *u = new_user("member");
+	struct resp *r = api_post(u, "/register", "event_types=%5B%22message%22%5D");
+	EXPECT_SUCCESS(r);
+	const char *reg = resp_header(r, "X-Request-Id");
+	const char *q = jstr(r->json, "queue_id");
+	REQUIRE(reg != NULL && q != NULL, "%s", r->body);
+	char *reg_pid = fmt("%.*s", (int)strcspn(reg, "-"), reg);
+	r = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", q));
+	EXPECT_SUCCESS(r);
+	const char *ev = resp_header(r, "X-Request-Id");
+	REQUIRE(ev != NULL, "no X-Request-Id");
+	CHECK(strncmp(ev, reg_pid, strlen(reg_pid)) != 0 || ev[strlen(reg_pid)] != '-',
+	      "register (%s) and events (%s) in the same process", reg, ev);
+}
+
+/* A waiting poll returns as soon as an event arrives (not at the heartbeat). */
+static void test_poll_woken_by_event(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	char *q = register_queue(b, "event_types=%5B%22message%22%5D");
+	/* The sender's message goes out from a background curl 300 ms after the poll starts. */
+	char *cmd = fmt("(sleep 0.3; curl -s -o /dev/null -u '%s:%s' -d type=direct -d 'to=[%lld]' -d content=wake "
+	                "'%s/api/v1/messages') &",
+	                a->email, a->key, (long long)b->id, itest_url);
+	double start = now_ms();
+	REQUIRE(system(cmd) == 0, "could not start curl");
+	struct resp *r = http(
+	    &(struct request){.path = fmt("/api/v1/events?queue_id=%s&last_event_id=-1", q), .user = b, .timeout = 90});
+	double waited = now_ms() - start;
+	EXPECT_SUCCESS(r);
+	json_object *events = jget(r->json, "events");
+	REQUIRE(events != NULL && json_object_array_length(events) == 1, "%s", r->body);
+	EXPECT_STR(json_object_array_get_idx(events, 0), "type", "message");
+	CHECK(waited < 10000, "the poll waited %.0f ms for an event sent after 300 ms", waited);
+}
+
+/* A queue idle past its timeout is deleted by the reaper. */
+static void test_idle_expiry(void)
+{
+	struct user *u = new_user("member");
+	char *q = register_queue(u, "idle_queue_timeout=1&event_types=%5B%22message%22%5D");
+	struct resp *r = NULL;
+	for (int i = 0; i < 50; i++) {
+		r = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", q));
+		if (r->status == 400)
+			break;
+		usleep(100000);
+	}
+	expect_bad_queue(r, q);
+}
+
+/*
+ * The reference's race test: while other requests subscribe the user to new channels, the user registers. Its
+ * initial subscriptions plus the events that follow must equal a fresh register's subscriptions, with no channel
+ * added twice and none missed (design: snapshot visibility).
+ */
+static void test_register_races_writes(void)
+{
+	struct user *admin = new_user("admin"), *u = new_user("member");
+	char *loops = fmt("%s", "");
+	for (int w = 0; w < 3; w++)
+		loops = fmt("%s(for i in $(seq 1 15); do curl -s -o /dev/null -u '%s:%s' "
+		            "--data-urlencode \"subscriptions=[{\\\"name\\\":\\\"race-%d-$i-%ld\\\"}]\" "
+		            "--data-urlencode 'principals=[%lld]' '%s/api/v1/users/me/subscriptions'; done) & ",
+		            loops, admin->email, admin->key, w, (long)getpid(), (long long)u->id, itest_url);
+	FILE *bg = popen(fmt("%s wait", loops), "r");
+	REQUIRE(bg != NULL, "could not start the writers");
+	usleep(150000);
+	const char *form = "event_types=%5B%22subscription%22%5D&fetch_event_types=%5B%22subscription%22%5D";
+	struct resp *r = api_post(u, "/register", form);
+	pclose(bg);
+	EXPECT_SUCCESS(r);
+	const char *q = jstr(r->json, "queue_id");
+	/* The state as a set of channel ids. */
+	int64_t state[256];
+	int n = 0;
+	json_object *subs = jget(r->json, "subscriptions");
+	for (size_t i = 0; subs && i < json_object_array_length(subs); i++)
+		state[n++] = jint(json_object_array_get_idx(subs, i), "stream_id");
+	int initial = n, added = 0;
+	struct resp *ev = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", q));
+	EXPECT_SUCCESS(ev);
+	json_object *events = jget(ev->json, "events");
+	for (size_t i = 0; events && i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i);
+		if (strcmp(jstr(e, "op") ? jstr(e, "op") : "", "add") != 0)
+			continue;
+		json_object *list = jget(e, "subscriptions");
+		for (size_t k = 0; list && k < json_object_array_length(list); k++) {
+			int64_t id = jint(json_object_array_get_idx(list, k), "stream_id");
+			for (int j = 0; j < n; j++)
+				CHECK(state[j] != id, "channel %lld both in the initial state and in an event",
+				      (long long)id);
+			if (n < 256)
+				state[n++] = id, added++;
+		}
+	}
+	fprintf(stderr, " [initial state %d channels, events %d] ", initial, added);
+	struct resp *fresh = api_post(u, "/register", form);
+	json_object *now = jget(fresh->json, "subscriptions");
+	CHECK(now != NULL && (int)json_object_array_length(now) == n,
+	      "fresh register has %zu channels; initial %d + events %d", now ? json_object_array_length(now) : 0,
+	      initial, added);
+	CHECK(n == 45, "45 channels expected, got %d (initial %d + events %d)", n, initial, added);
+}
+
 void register_event_queue_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -101,6 +228,10 @@ void register_event_queue_tests(void)
 	    {"unknown_and_foreign_queue", test_unknown_and_foreign_queue},
 	    {"empty_queue_and_acknowledgement", test_empty_queue_and_acknowledgement},
 	    {"delete_queue", test_delete_queue},
+	    {"served_by_another_process", test_served_by_another_process},
+	    {"poll_woken_by_event", test_poll_woken_by_event},
+	    {"idle_expiry", test_idle_expiry},
+	    {"register_races_writes", test_register_races_writes},
 	    {NULL, NULL},
 	};
 	itest_add_suite("event_queue", cases);
