@@ -292,7 +292,7 @@ logfile $CF_LOG/redis.log
 dir $CF_STATE/redis
 save ""
 appendonly no
-maxclients 10000
+maxclients 19000
 EOF
     cf_log "Redis on $CF_REDIS_SOCK"
     redis-server "$CF_STATE/conf/redis.conf"
