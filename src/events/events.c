@@ -83,14 +83,53 @@ int events_add(struct request *req, json_object *event, const int64_t *user_ids,
 	return 0;
 }
 
-/* Appends an event to a queue that still exists and wakes its waiting poll. Returns the new id or -1. */
+/*
+ * Appends an event to a queue that still exists and wakes its waiting poll. Returns the new id or -1.
+ * update_message_flags events other than remove/read are merged, as the reference's virtual events: the messages
+ * of an earlier unacknowledged event of the same op and flag join the new event, which takes the new id; the
+ * earlier entry keeps its id (so that acknowledging it still works) with "-" for a body, which is never served
+ * (ARGV[4] is "<op>/<flag>" for merged kinds, else "").
+ */
 static const char push_script[] =
     "if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end "
+    "local body = ARGV[2] "
+    "if ARGV[4] ~= '' then "
+    "  local items = redis.call('LRANGE', KEYS[2], 0, -1) "
+    "  for i = #items, 1, -1 do "
+    "    local item = items[i] "
+    "    local a = string.find(item, ' ', 1, true) "
+    "    local b = string.find(item, ' ', a + 1, true) "
+    "    local old = string.sub(item, b + 1) "
+    "    if string.find(old, '\"update_message_flags\"', 1, true) then "
+    "      local ev = cjson.decode(old) "
+    "      if ev.op .. '/' .. ev.flag == ARGV[4] then "
+    "        local new = cjson.decode(body) "
+    "        for _, m in ipairs(new.messages) do table.insert(ev.messages, m) end "
+    "        body = cjson.encode(ev) "
+    "        redis.call('LSET', KEYS[2], i - 1, string.sub(item, 1, a) .. '0 -') "
+    "        break "
+    "      end "
+    "    end "
+    "  end "
+    "end "
     "local id = redis.call('HINCRBY', KEYS[1], 'next_id', 1) - 1 "
-    "redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1] .. ' ' .. ARGV[2]) "
+    "redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1] .. ' ' .. body) "
     "local w = redis.call('HGET', KEYS[1], 'waiter') "
     "if w then redis.call('RPUSH', ARGV[3] .. w, 'event') redis.call('EXPIRE', ARGV[3] .. w, 120) end "
     "return id";
+
+/* "<op>/<flag>" for update_message_flags events the reference merges, else "". */
+static const char *merge_key(struct request *req, json_object *event)
+{
+	json_object *type, *op, *flag;
+	if (!json_object_object_get_ex(event, "type", &type) ||
+	    strcmp(json_object_get_string(type), "update_message_flags") != 0 ||
+	    !json_object_object_get_ex(event, "op", &op) || !json_object_object_get_ex(event, "flag", &flag))
+		return "";
+	if (strcmp(json_object_get_string(op), "remove") == 0 && strcmp(json_object_get_string(flag), "read") == 0)
+		return "";
+	return arena_printf(&req->arena, "%s/%s", json_object_get_string(op), json_object_get_string(flag));
+}
 
 /* The queues of the users (and of all_public_streams registrations when asked), without duplicates. */
 static int candidate_queues(struct request *req, const struct pending_event *e, const char ***out, int *nout)
@@ -250,6 +289,7 @@ static int publish_one(struct request *req, const struct pending_event *e)
 	jsonx_parse(e->json, strlen(e->json), &event);
 	request_own_json(req, event);
 	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
+	const char *merge = merge_key(req, event);
 	int npush = 0;
 	for (int i = 0; i < nq; i++) {
 		struct rreply *m = meta[i];
@@ -262,7 +302,7 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
 		if (!accepts(event, types, narrow, caps))
 			continue;
-		const char **argv = arena_alloc(&req->arena, 9 * sizeof(*argv));
+		const char **argv = arena_alloc(&req->arena, 10 * sizeof(*argv));
 		argv[0] = "EVAL";
 		argv[1] = push_script;
 		argv[2] = "2";
@@ -271,8 +311,9 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		argv[5] = req->txid;
 		argv[6] = e->json;
 		argv[7] = arena_printf(&req->arena, "confab:q:{%s}:wake:", queues[i]);
+		argv[8] = merge;
 		cmds[npush] = argv;
-		argcs[npush] = 8;
+		argcs[npush] = 9;
 		npush++;
 	}
 	return npush ? redis_pipeline(req, npush, argcs, cmds, meta) : 0;

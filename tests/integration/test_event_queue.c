@@ -221,6 +221,39 @@ static void test_register_races_writes(void)
 	CHECK(n == 45, "45 channels expected, got %d (initial %d + events %d)", n, initial, added);
 }
 
+static int64_t send_dm(const struct user *from, const struct user *to)
+{
+	struct resp *r = api_post(from, "/messages", fmt("type=direct&to=%%5B%lld%%5D&content=hi", (long long)to->id));
+	EXPECT_SUCCESS(r);
+	return jint(r->json, "id");
+}
+
+static void set_flag(const struct user *u, const char *op, int64_t id)
+{
+	EXPECT_SUCCESS(api_post(u, "/messages/flags", fmt("op=%s&flag=read&messages=%%5B%lld%%5D", op, (long long)id)));
+}
+
+/* flags/add/read events merge into one with both messages and the later id; flags/remove/read do not merge. */
+static void test_flag_events_merge(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	int64_t m1 = send_dm(a, b), m2 = send_dm(a, b);
+	char *q = register_queue(b, "event_types=%5B%22update_message_flags%22%5D");
+	set_flag(b, "add", m1);
+	set_flag(b, "add", m2);
+	struct resp *r = api_get(b, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", q));
+	json_object *events = jget(r->json, "events");
+	REQUIRE(events != NULL && json_object_array_length(events) == 1, "one merged event: %s", r->body);
+	json_object *e = json_object_array_get_idx(events, 0);
+	EXPECT_INT(e, "id", 1);
+	CHECK(strcmp(jtext(jget(e, "messages")), fmt("[%lld,%lld]", (long long)m1, (long long)m2)) == 0, "%s", r->body);
+	set_flag(b, "remove", m1);
+	set_flag(b, "remove", m2);
+	r = api_get(b, fmt("/events?queue_id=%s&last_event_id=1&dont_block=true", q));
+	events = jget(r->json, "events");
+	CHECK(events != NULL && json_object_array_length(events) == 2, "remove/read is not merged: %s", r->body);
+}
+
 void register_event_queue_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -232,6 +265,7 @@ void register_event_queue_tests(void)
 	    {"poll_woken_by_event", test_poll_woken_by_event},
 	    {"idle_expiry", test_idle_expiry},
 	    {"register_races_writes", test_register_races_writes},
+	    {"flag_events_merge", test_flag_events_merge},
 	    {NULL, NULL},
 	};
 	itest_add_suite("event_queue", cases);
