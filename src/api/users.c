@@ -53,7 +53,7 @@ int users_me_get(struct request *req)
 }
 
 static struct db_stmt st_realm_users =
-    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 ORDER BY u.id");
+    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND NOT u.is_system_bot ORDER BY u.id");
 
 /* GET /api/v1/users */
 int users_list(struct request *req)

@@ -277,7 +277,8 @@ static int add_realm(struct request *req, json_object *out)
 
 /* ---- realm_user ----------------------------------------------------------------------------------------------- */
 
-static struct db_stmt st_users = DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 ORDER BY u.id");
+static struct db_stmt st_users =
+    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND NOT u.is_system_bot ORDER BY u.id");
 
 /* Guests may be limited to some users (can_access_all_users_group), as in GET /users; spectators see everyone. */
 static bool can_access_user(struct request *req, const struct user *target)
