@@ -49,6 +49,16 @@ int messages_list(struct request *req);
 int messages_get(struct request *req);
 int messages_delete(struct request *req);
 int messages_flags_update(struct request *req);
+/* message_edit.c */
+int messages_update(struct request *req);
+/* message_report.c */
+int message_report_create(struct request *req);
+
+/* typing.c */
+int typing_send(struct request *req);
+int typing_edit_send(struct request *req);
+/* realm.c */
+int realm_update(struct request *req);
 
 /* events.c */
 int events_get(struct request *req);

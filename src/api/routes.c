@@ -218,6 +218,63 @@ static const struct param_spec message_id_params[] = {
     END,
 };
 
+/* topic, subject and content are read raw by the handler; propagate_mode is checked there (message_edit.c). */
+static const struct param_spec message_update_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    {"stream_id", PT_INT, 0, 0, NULL},
+    {"topic", PT_STR, P_RAW, 0, NULL},
+    {"subject", PT_STR, P_RAW, 0, NULL},
+    {"propagate_mode", PT_STR, 0, 0, "change_one"},
+    {"send_notification_to_old_thread", PT_BOOL, 0, 0, "false"},
+    {"send_notification_to_new_thread", PT_BOOL, 0, 0, "true"},
+    {"content", PT_STR, P_RAW, 0, NULL},
+    {"prev_content_sha256", PT_STR, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec message_report_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    {"report_type", PT_STR, P_REQUIRED, 0, NULL},
+    {"description", PT_STR, 0, 0, ""}, /* its limit is checked after report_type, as the reference does */
+    END,
+};
+
+/* op, to and stream_id are checked by the handler, in the reference's parameter order (src/api/typing.c). */
+static const struct param_spec typing_params[] = {
+    {"to", PT_JSON, 0, 0, NULL},
+    {"op", PT_STR, 0, 0, NULL},
+    {"type", PT_STR, 0, 0, "direct"},
+    {"stream_id", PT_STR, 0, 0, NULL},
+    {"topic", PT_STR, 0, 0, NULL},
+    {"subject", PT_STR, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec typing_edit_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    {"op", PT_STR, 0, 0, NULL},
+    END,
+};
+
+/* In the reference's parameter order; the time limits (an integer or "unlimited") are read by the handler. */
+static const struct param_spec realm_update_params[] = {
+    {"allow_message_editing", PT_BOOL, 0, 0, NULL},
+    {"can_mention_many_users_group", PT_JSON, 0, 0, NULL},
+    {"can_move_messages_between_channels_group", PT_JSON, 0, 0, NULL},
+    {"can_move_messages_between_topics_group", PT_JSON, 0, 0, NULL},
+    {"can_resolve_topics_group", PT_JSON, 0, 0, NULL},
+    {"description", PT_STR, 0, 1000, NULL},
+    {"message_content_delete_limit_seconds", PT_JSON, 0, 0, NULL},
+    {"message_content_edit_limit_seconds", PT_JSON, 0, 0, NULL},
+    {"moderation_request_channel_id", PT_INT, 0, 0, NULL},
+    {"move_messages_between_streams_limit_seconds", PT_JSON, 0, 0, NULL},
+    {"move_messages_within_stream_limit_seconds", PT_JSON, 0, 0, NULL},
+    {"name", PT_STR, P_NONBLANK, 40, NULL},
+    {"topics_policy", PT_STR, 0, 0, NULL},
+    {"waiting_period_threshold", PT_INT, 0, 0, NULL},
+    END,
+};
+
 static const struct param_spec messages_flags_params[] = {
     {"messages", PT_INT_LIST, P_REQUIRED, 0, NULL},
     {"op", PT_STR, P_REQUIRED, 0, NULL},
@@ -294,6 +351,11 @@ const struct route routes[] = {
     {"POST", "/messages/flags", messages_flags_update, R_TXN, messages_flags_params},
     {"GET", "/messages/{message_id}", messages_get, 0, message_get_params},
     {"DELETE", "/messages/{message_id}", messages_delete, R_TXN, message_id_params},
+    {"PATCH", "/messages/{message_id}", messages_update, R_TXN, message_update_params},
+    {"POST", "/messages/{message_id}/typing", typing_edit_send, 0, typing_edit_params},
+    {"POST", "/typing", typing_send, 0, typing_params},
+    {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
+    {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
 };

@@ -487,6 +487,11 @@ static void render(json_object *event, const struct client *c)
 	}
 	if (strcmp(type, "delete_message") == 0 || strcmp(type, "typing") == 0)
 		topic_for_client(event, "topic", c);
+	if (strcmp(type, "update_message") == 0) {
+		topic_for_client(event, "orig_subject", c);
+		topic_for_client(event, "subject", c);
+		topic_for_client(event, "topic", c);
+	}
 	json_object *details;
 	if (strcmp(type, "update_message_flags") == 0 &&
 	    json_object_object_get_ex(event, "message_details", &details)) {

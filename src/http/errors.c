@@ -35,6 +35,9 @@ static const struct err_info table[ERR_COUNT] = {
         {400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
          "You do not have permission to use topic wildcard mentions in this topic."},
     [ERR_BAD_EVENT_QUEUE_ID] = {400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID"},
+    [ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED] = {400, "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+                                               "You only have permission to move some messages in this topic."},
+    [ERR_REQUEST_CONFUSING_VAR] = {400, "REQUEST_CONFUSING_VAR", "Can't decide between arguments"},
 };
 
 const struct err_info *err_info(enum err e)

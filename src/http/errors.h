@@ -35,6 +35,10 @@ enum err {
 	ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED, /* 400 STREAM_WILDCARD_MENTION_NOT_ALLOWED */
 	ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED,  /* 400 TOPIC_WILDCARD_MENTION_NOT_ALLOWED */
 	ERR_BAD_EVENT_QUEUE_ID,                  /* 400 BAD_EVENT_QUEUE_ID, with queue_id */
+	/* 400 MOVE_MESSAGES_TIME_LIMIT_EXCEEDED, with first_message_id_allowed_to_move, total_messages_in_topic and
+	 * total_messages_allowed_to_move */
+	ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
+	ERR_REQUEST_CONFUSING_VAR, /* 400 REQUEST_CONFUSING_VAR, with var_name1 and var_name2 */
 	ERR_COUNT
 };
 

@@ -230,6 +230,26 @@ const char *message_truncate_topic(struct request *req, const char *topic)
 	return truncate_cp(req, topic, strlen(topic), MESSAGE_MAX_TOPIC_LENGTH, "...");
 }
 
+const char *message_edit_topic(struct request *req, const char *raw, size_t len, int *bad_position)
+{
+	size_t start = 0, end = len, i;
+	strip_space(raw, &start, &end, true);
+	*bad_position = 0;
+	i = start;
+	for (int pos = 1; i < end && *bad_position == 0; pos++)
+		if (is_unprintable(utf8_next(raw, end, &i)))
+			*bad_position = pos;
+	const char *topic = arena_strndup(&req->arena, raw + start, end - start);
+	return strcmp(topic, REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0 ? "" : topic;
+}
+
+bool message_is_blank(const char *raw, size_t len)
+{
+	size_t start = 0, end = len;
+	strip_space(raw, &start, &end, false);
+	return end == 0;
+}
+
 static struct db_stmt st_topic_exists =
     DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1 AND lower(topic) = lower($2))");
 static struct db_stmt st_realm_topics_policy = DB_STMT("SELECT topics_policy FROM realms WHERE id = $1");
@@ -744,14 +764,21 @@ static int insert_recipients(struct request *req, const struct message_draft *d,
 	return 0;
 }
 
-int message_send(struct request *req, const struct message_draft *d, struct message_sent *out)
+int message_render(struct request *req, const struct message_draft *d, struct markdown_result *md)
 {
 	struct md_ctx ctx = {req, d->sender->id};
 	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel};
+	memset(md, 0, sizeof(*md));
+	markdown_render(req, d->content, &lookup, md);
+	if (req->error || (!d->skip_mention_checks && check_mentions(req, d, md) < 0))
+		return -1;
+	return 0;
+}
+
+int message_send(struct request *req, const struct message_draft *d, struct message_sent *out)
+{
 	struct markdown_result md;
-	memset(&md, 0, sizeof(md));
-	markdown_render(req, d->content, &lookup, &md);
-	if (req->error || (!d->skip_mention_checks && check_mentions(req, d, &md) < 0))
+	if (message_render(req, d, &md) < 0)
 		return -1;
 	memset(out, 0, sizeof(*out));
 	out->id = insert_message(req, d, &md);

@@ -14,6 +14,7 @@
 struct request;
 struct user;
 struct channel;
+struct markdown_result;
 
 /* Bits of user_messages.flags (migrations/0002_core_chat.sql). */
 enum message_flag {
@@ -68,6 +69,16 @@ const char *message_normalize_content(struct request *req, const char *raw, size
 const char *message_clean_topic(struct request *req, const char *raw, size_t len);
 /* Topics over 60 characters are truncated to end in "..."; returns an arena string (or topic itself). */
 const char *message_truncate_topic(struct request *req, const char *topic);
+/*
+ * A topic as PATCH /messages/{id} reads it (the reference's OptionalTopic, then
+ * maybe_rename_general_chat_to_empty_topic): white space stripped, the empty-topic display name ("general chat")
+ * read as the empty topic, "(no topic)" kept as written. Not validated here: *bad_position receives the 1-based
+ * position of the first character the reference's check_stream_topic refuses, 0 if none (the caller reports it
+ * in the reference's order). raw may contain NUL bytes. Returns an arena string.
+ */
+const char *message_edit_topic(struct request *req, const char *raw, size_t len, int *bad_position);
+/* Whether raw (len bytes) is empty once trailing white space is removed (Python's str.rstrip() == ""). */
+bool message_is_blank(const char *raw, size_t len);
 
 /*
  * The requesting user's right to send to channel c with topic (already cleaned and truncated), in the
@@ -139,6 +150,12 @@ struct message_sent {
  * sender when asked, mentioned, stream/topic wildcard mentioned, is_private). Returns 0 with *out filled, or -1.
  */
 int message_send(struct request *req, const struct message_draft *d, struct message_sent *out);
+/*
+ * The rendering and mention checks of message_send() without storing anything, for edits: renders d->content with
+ * d->sender's mentions and checks the wildcard mentions against d->channel and d->topic and the group mentions
+ * (unless d->skip_mention_checks). Fills *md (arena). Returns 0 or -1 with the error recorded.
+ */
+int message_render(struct request *req, const struct message_draft *d, struct markdown_result *md);
 
 /* ---- access -------------------------------------------------------------------------------------------------- */
 

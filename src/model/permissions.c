@@ -161,3 +161,52 @@ bool perm_create_channel(struct request *req, bool invite_only, bool web_public)
 		return perm_realm(req, RS_CREATE_WEB_PUBLIC_CHANNEL);
 	return perm_realm(req, invite_only ? RS_CREATE_PRIVATE_CHANNEL : RS_CREATE_PUBLIC_CHANNEL);
 }
+
+enum perm_edit perm_edit_content(struct request *req, bool editing_allowed, int64_t sender_id, bool limit_passed)
+{
+	if (!editing_allowed)
+		return PERM_EDIT_DISABLED;
+	if (sender_id != req->user->id)
+		return PERM_EDIT_NOT_SENDER;
+	return limit_passed ? PERM_EDIT_TOO_LATE : PERM_EDIT_OK;
+}
+
+bool perm_move_within(struct request *req, const struct channel *c)
+{
+	return perm_channel_administer(req, c) || c->in_setting[CS_MOVE_WITHIN];
+}
+
+bool perm_edit_topic(struct request *req, const struct channel *orig, const struct channel *target)
+{
+	return perm_realm(req, RS_MOVE_BETWEEN_TOPICS) || perm_move_within(req, orig) ||
+	       (orig->id != target->id && perm_move_within(req, target));
+}
+
+bool perm_move_out(struct request *req, const struct channel *c)
+{
+	return user_is_admin(req->user) || perm_realm(req, RS_MOVE_BETWEEN_CHANNELS) ||
+	       perm_channel_administer(req, c) || c->in_setting[CS_MOVE_OUT];
+}
+
+bool perm_resolve(struct request *req, const struct channel *orig, const struct channel *target)
+{
+	return perm_realm(req, RS_RESOLVE_TOPICS) || orig->in_setting[CS_RESOLVE_TOPICS] ||
+	       (orig->id != target->id && target->in_setting[CS_RESOLVE_TOPICS]);
+}
+
+bool perm_move_time_limited(struct request *req)
+{
+	return !user_is_moderator(req->user);
+}
+
+bool perm_create_topic(struct request *req, const struct channel *c)
+{
+	(void)req;
+	return c->in_setting[CS_CREATE_TOPIC];
+}
+
+bool perm_channel_history(struct request *req, const struct channel *c)
+{
+	(void)req;
+	return c->history_public_to_subscribers && c->content_access;
+}

@@ -8,6 +8,7 @@
 #define CONFAB_PERMISSIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct request;
 struct channel;
@@ -62,5 +63,37 @@ bool perm_delete_any_message(struct request *req, const struct channel *c);
 bool perm_delete_own_message(struct request *req, const struct channel *c);
 /* Create a channel of the given kind. */
 bool perm_create_channel(struct request *req, bool invite_only, bool web_public);
+
+/* ---- editing and moving messages (the reference's zerver/actions/message_edit.py, zerver/lib/streams.py) ---- */
+
+/* Why the user may not edit a message's content, in the reference's order (validate_user_can_edit_message). */
+enum perm_edit {
+	PERM_EDIT_OK,
+	PERM_EDIT_DISABLED,   /* the organization's allow_message_editing is off */
+	PERM_EDIT_NOT_SENDER, /* only the sender edits content; no role is exempt */
+	PERM_EDIT_TOO_LATE,   /* past message_content_edit_limit_seconds and its grace period */
+};
+/* The content rule, given the organization's allow_message_editing, the message's sender and whether the
+ * content edit limit has passed for it. */
+enum perm_edit perm_edit_content(struct request *req, bool editing_allowed, int64_t sender_id, bool limit_passed);
+/* Move messages to another topic within channel c (can_move_messages_within_channel): organization
+ * administrators, channel administrators and can_move_messages_within_channel_group. */
+bool perm_move_within(struct request *req, const struct channel *c);
+/* Rename a topic moving messages from orig to target (can_edit_topic): the organization's
+ * can_move_messages_between_topics_group, or perm_move_within() on either channel. */
+bool perm_edit_topic(struct request *req, const struct channel *orig, const struct channel *target);
+/* Move messages out of channel c: organization administrators, can_move_messages_between_channels_group,
+ * channel administrators and can_move_messages_out_of_channel_group. */
+bool perm_move_out(struct request *req, const struct channel *c);
+/* Resolve or unresolve a topic: the organization's can_resolve_topics_group, or can_resolve_topics_group of
+ * either channel. */
+bool perm_resolve(struct request *req, const struct channel *orig, const struct channel *target);
+/* Whether the move time limits (move_messages_within_stream_limit_seconds, ..._between_streams_...) bind the user:
+ * they do not bind moderators, administrators and owners. */
+bool perm_move_time_limited(struct request *req);
+/* Start a new topic in c (can_create_topic_group alone, as moves check it). */
+bool perm_create_topic(struct request *req, const struct channel *c);
+/* Read all of c's history (can_access_stream_history): history public to subscribers and content access. */
+bool perm_channel_history(struct request *req, const struct channel *c);
 
 #endif

@@ -923,9 +923,13 @@ int main(int argc, char **argv)
 	register_user_groups_tests();
 	register_uploads_tests();
 	register_messages_tests();
+	register_message_edit_tests();
+	register_message_report_tests();
 	register_event_queue_tests();
 	register_events_tests();
 	register_register_tests();
+	register_typing_tests();
+	register_realm_tests();
 	register_restart_tests();
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -184,9 +184,13 @@ void register_channels_tests(void);
 void register_user_groups_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
+void register_message_edit_tests(void);
+void register_message_report_tests(void);
 void register_event_queue_tests(void);
 void register_events_tests(void);
 void register_register_tests(void);
+void register_typing_tests(void);
+void register_realm_tests(void);
 void register_restart_tests(void); /* last: restarts PostgreSQL and Redis */
 
 #endif

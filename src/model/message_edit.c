@@ -1,0 +1,939 @@
+/*
+ * Editing messages; see message_edit.h.
+ *
+ * Reference: Zulip zerver/actions/message_edit.py (check_update_message, validate_message_edit_payload,
+ * build_message_edit_request, check_time_limit_for_change_all_propagate_mode, do_update_message,
+ * maybe_send_resolve_topic_notifications, send_message_moved_breadcrumbs), zerver/lib/topic.py
+ * (update_messages_for_topic_edit), zerver/lib/topic_link_util.py and zerver/lib/url_encoding.py.
+ */
+#include "model/message_edit.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "events/events.h"
+#include "http/request.h"
+#include "model/attachments.h"
+#include "model/channels.h"
+#include "model/markdown.h"
+#include "model/messages.h"
+#include "model/permissions.h"
+#include "model/realm.h"
+#include "model/user.h"
+
+/* The reference's MESSAGE_EDIT_TIME_LIMIT_BUFFER_SECONDS: every edit and move limit has this much grace. */
+#define GRACE_SECONDS 20
+#define STR_(x)       #x
+#define STR(x)        STR_(x)
+/* RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS: a resolve notice this young is deleted by the opposite toggle. */
+#define RESOLVE_UNDO_SECONDS "60"
+/* Stream.LAST_ACTIVITY_DAYS_BEFORE_FOR_ACTIVE. */
+#define RECENT_ACTIVITY_DAYS "180"
+/* "✔ " (U+2714 and a space), the mark of a resolved topic. */
+#define RESOLVED_PREFIX     "\xe2\x9c\x94 "
+#define RESOLVED_PREFIX_LEN 4
+
+/* The organization's edit settings and the message's row, as the checks need them. */
+struct edit_facts {
+	bool editing_allowed;
+	bool content_late, topic_late, channel_late; /* each limit (with its grace) has passed */
+	bool within_unlimited, between_unlimited;
+	int64_t within_limit, between_limit;
+	const char *realm_topics_policy;
+	const char *topic;
+	const char *rendered_content;
+	const char *content_sha256;
+	int64_t now;
+};
+
+struct message_edit {
+	struct message_ref *m;
+	const struct message_edit_input *in;
+	struct edit_facts f;
+	const char *content; /* normalized new content, or NULL */
+	struct markdown_result md;
+	/* Channel messages. */
+	struct channel *orig, *target;
+	const char *orig_topic, *target_topic;
+	bool topic_edited, stream_edited, case_only, resolved, unresolved;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------------------------- */
+
+/* A PostgreSQL array literal of ids for a bigint[] parameter. */
+static const char *pg_ids(struct request *req, const int64_t *v, int n)
+{
+	char *s = arena_alloc(&req->arena, (size_t)n * 21 + 3), *p = s;
+	*p++ = '{';
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, "%s%lld", i ? "," : "", (long long)v[i]);
+	strcpy(p, "}");
+	return s;
+}
+
+static json_object *ids_json(const int64_t *ids, int n)
+{
+	json_object *a = json_object_new_array_ext(n);
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
+static bool is_resolved_name(const char *topic)
+{
+	return strncmp(topic, RESOLVED_PREFIX, RESOLVED_PREFIX_LEN) == 0;
+}
+
+/* Python's topic.lstrip("✔ "): every leading check mark and space removed. */
+static const char *strip_resolved_marks(const char *topic)
+{
+	for (;;) {
+		if (*topic == ' ')
+			topic++;
+		else if (strncmp(topic, "\xe2\x9c\x94", 3) == 0)
+			topic += 3;
+		else
+			return topic;
+	}
+}
+
+static bool is_empty_topic(const char *topic)
+{
+	return *topic == '\0' || strcmp(topic, "(no topic)") == 0;
+}
+
+static const char *str_or_null(bool set, const char *s)
+{
+	return set ? s : NULL;
+}
+
+static const char *bool_arg(bool b)
+{
+	return b ? "true" : "false";
+}
+
+/* ---- the checks ---------------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_facts = DB_STMT(
+    "SELECT r.allow_message_editing,"
+    " r.message_content_edit_limit_seconds IS NOT NULL AND now() - m.date_sent >"
+    "   make_interval(secs => r.message_content_edit_limit_seconds + " STR(
+        GRACE_SECONDS) "),"
+                       " r.move_messages_within_stream_limit_seconds IS NOT NULL AND now() - m.date_sent >"
+                       "   make_interval(secs => r.move_messages_within_stream_limit_seconds + " STR(
+                           GRACE_SECONDS) "),"
+                                          " r.move_messages_between_streams_limit_seconds IS NOT NULL AND now() - "
+                                          "m.date_sent >"
+                                          "   make_interval(secs => r.move_messages_between_streams_limit_seconds "
+                                          "+ " STR(
+                                              GRACE_SECONDS) "),"
+                                                             " r.move_messages_within_stream_limit_seconds IS NULL, "
+                                                             "COALESCE(r.move_messages_within_stream_limit_seconds, 0),"
+                                                             " r.move_messages_between_streams_limit_seconds IS NULL,"
+                                                             " COALESCE(r.move_messages_between_streams_limit_seconds, "
+                                                             "0), r.topics_policy, m.topic, m.rendered_content,"
+                                                             " encode(sha256(convert_to(m.content, 'UTF8')), 'hex'), "
+                                                             "extract(epoch FROM now())::bigint"
+                                                             " FROM messages m JOIN realms r ON r.id = m.realm_id "
+                                                             "WHERE m.id = $1");
+
+static int load_facts(struct request *req, struct message_edit *e)
+{
+	struct db_res *res = DB_EXEC(req, &st_facts, db_arg_int(req, e->m->id));
+	if (res == NULL || db_rows(res) != 1)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	struct edit_facts *f = &e->f;
+	f->editing_allowed = db_bool(res, 0, 0);
+	f->content_late = db_bool(res, 0, 1);
+	f->topic_late = db_bool(res, 0, 2);
+	f->channel_late = db_bool(res, 0, 3);
+	f->within_unlimited = db_bool(res, 0, 4);
+	f->within_limit = db_int(res, 0, 5);
+	f->between_unlimited = db_bool(res, 0, 6);
+	f->between_limit = db_int(res, 0, 7);
+	f->realm_topics_policy = db_val(res, 0, 8);
+	f->topic = db_val(res, 0, 9);
+	f->rendered_content = db_val(res, 0, 10);
+	f->content_sha256 = db_val(res, 0, 11);
+	f->now = db_int(res, 0, 12);
+	return 0;
+}
+
+/* validate_user_can_edit_message. */
+static int check_content_permission(struct request *req, const struct message_edit *e)
+{
+	switch (perm_edit_content(req, e->f.editing_allowed, e->m->sender_id, e->f.content_late)) {
+	case PERM_EDIT_OK: return 0;
+	case PERM_EDIT_DISABLED:
+		return api_error(req, ERR_BAD_REQUEST, "Your organization has turned off message editing");
+	case PERM_EDIT_NOT_SENDER:
+		return api_error(req, ERR_BAD_REQUEST, "You don't have permission to edit this message");
+	case PERM_EDIT_TOO_LATE:
+		return api_error(req, ERR_BAD_REQUEST, "The time limit for editing this message has passed");
+	}
+	return -1;
+}
+
+/* validate_message_edit_payload; topic is NULL when it was not sent or names the current topic. */
+static int check_payload(struct request *req, const struct message_edit *e, const char *topic)
+{
+	const struct message_edit_input *in = e->in;
+	bool direct = e->m->channel == NULL;
+	if (topic == NULL && in->content == NULL && !in->has_stream_id)
+		return api_error(req, ERR_BAD_REQUEST, "Nothing to change");
+	if (direct && in->has_stream_id)
+		return api_error(req, ERR_BAD_REQUEST, "Direct messages cannot be moved to channels.");
+	if (direct && topic != NULL)
+		return api_error(req, ERR_BAD_REQUEST, "Direct messages cannot have topics.");
+	if (in->mode != PROPAGATE_ONE && topic == NULL && !in->has_stream_id)
+		return api_error(req, ERR_BAD_REQUEST, "Invalid propagate_mode without topic edit");
+	if (topic != NULL &&
+	    (strcmp(topic, "\xe2\x9c\x94") == 0 || strcmp(topic, RESOLVED_PREFIX REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0))
+		return api_error(req, ERR_BAD_REQUEST, "General chat cannot be marked as resolved");
+	if (topic != NULL && in->topic_bad_position > 0)
+		return api_error(req, ERR_BAD_REQUEST, "Invalid character in topic, at position %d!",
+		                 in->topic_bad_position);
+	if (in->has_stream_id && in->content != NULL)
+		return api_error(req, ERR_BAD_REQUEST, "Cannot change message content while changing channel");
+	/* Widgets cannot be edited: confab stores no widget (submessage) messages. */
+	if (in->prev_content_sha256 != NULL && strcmp(in->prev_content_sha256, e->f.content_sha256) != 0)
+		return api_error(req, ERR_BAD_REQUEST,
+		                 "'prev_content_sha256' value does not match the expected value.");
+	return 0;
+}
+
+static struct db_stmt st_same_lower = DB_STMT("SELECT lower($1) = lower($2)");
+
+/* The new topic (truncated) and whether it resolves, unresolves or only changes case. */
+static int read_new_topic(struct request *req, struct message_edit *e, const char *topic)
+{
+	const char *old = e->orig_topic;
+	e->topic_edited = true;
+	e->target_topic = message_truncate_topic(req, topic);
+	struct db_res *res = DB_EXEC(req, &st_same_lower, old, e->target_topic);
+	if (res == NULL)
+		return -1;
+	e->case_only = db_bool(res, 0, 0);
+	e->resolved = is_resolved_name(e->target_topic) && !is_resolved_name(old) &&
+	              strcmp(topic + RESOLVED_PREFIX_LEN, old) == 0;
+	e->unresolved = is_resolved_name(old) && !is_resolved_name(e->target_topic) &&
+	                strcmp(strip_resolved_marks(old), e->target_topic) == 0;
+	return 0;
+}
+
+/* The target channel's (or the organization's) topics_policy, as get_stream_topics_policy reads it. */
+static int check_topics_policy(struct request *req, const struct message_edit *e)
+{
+	const char *policy = e->target->topics_policy;
+	if (strcmp(policy, "inherit") == 0)
+		policy = e->f.realm_topics_policy;
+	bool empty = is_empty_topic(e->target_topic);
+	if (empty && (e->topic_edited || e->stream_edited) && strcmp(policy, "disable_empty_topic") == 0)
+		return api_error(req, ERR_BAD_REQUEST, "Sending messages to the %s is not allowed in this channel.",
+		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);
+	if (!empty && strcmp(policy, "empty_topic_only") == 0)
+		return api_error(req, ERR_BAD_REQUEST, "Only the %s topic is allowed in this channel.",
+		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);
+	return 0;
+}
+
+/* build_message_edit_request: the new content, the new topic and the target channel. */
+static int build_request(struct request *req, struct message_edit *e, const char *topic)
+{
+	const struct message_edit_input *in = e->in;
+	if (in->content != NULL) {
+		e->content = message_is_blank(in->content, in->content_len)
+		                 ? "(deleted)"
+		                 : message_normalize_content(req, in->content, in->content_len);
+		if (e->content == NULL)
+			return -1;
+	}
+	if (e->m->channel == NULL)
+		return 0;
+	e->orig = e->target = e->m->channel;
+	e->orig_topic = e->target_topic = e->f.topic;
+	if (topic != NULL && read_new_topic(req, e, topic) < 0)
+		return -1;
+	if (in->has_stream_id) {
+		e->target = channel_access_by_id(req, in->stream_id, true);
+		if (e->target == NULL)
+			return -1;
+		if (e->target->is_archived)
+			return api_error(req, ERR_BAD_REQUEST, "Invalid channel ID");
+		e->stream_edited = true;
+	}
+	return check_topics_policy(req, e);
+}
+
+/* check_stream_topic_edit_permissions. */
+static int check_topic_permission(struct request *req, const struct message_edit *e)
+{
+	if (e->resolved || e->unresolved) {
+		if (perm_resolve(req, e->orig, e->target))
+			return 0;
+		return req->error ? -1
+		                  : api_error(req, ERR_BAD_REQUEST,
+		                              "You don't have permission to resolve topics in this channel.");
+	}
+	if (!perm_edit_topic(req, e->orig, e->target))
+		return req->error ? -1
+		                  : api_error(req, ERR_BAD_REQUEST, "You don't have permission to edit this message");
+	if (perm_move_time_limited(req) && e->f.topic_late)
+		return api_error(req, ERR_BAD_REQUEST, "The time limit for editing this message's topic has passed.");
+	return 0;
+}
+
+/* The new content rendered with the sender's mentions, and the send path's wildcard and group mention checks
+ * against the message's channel and current topic. */
+static int render_content(struct request *req, struct message_edit *e)
+{
+	struct message_draft d = {
+	    .sender = req->user, .channel = e->m->channel, .topic = e->f.topic, .content = e->content};
+	return message_render(req, &d, &e->md);
+}
+
+/* Of the messages of the topic the user may see (all of them, or those they received when the history is
+ * protected): how many there are, how many were sent within the deadline (seconds), and the oldest of those. */
+static struct db_stmt st_topic_ages = DB_STMT(
+    "SELECT count(*), count(*) FILTER (WHERE m.date_sent > now() - make_interval(secs => $3)),"
+    " (array_agg(m.id ORDER BY m.date_sent, m.id) FILTER (WHERE m.date_sent > now() - make_interval(secs => $3)))[1]"
+    " FROM messages m WHERE m.channel_id = $1 AND lower(m.topic) = lower($2)"
+    " AND ($4 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = $5 AND um.message_id = m.id))");
+
+/* check_time_limit_for_change_all_propagate_mode: the stricter of the applicable move limits, with the grace. */
+static int check_topic_time_limit(struct request *req, const struct message_edit *e)
+{
+	int64_t deadline = -1;
+	if (e->topic_edited && !e->f.within_unlimited)
+		deadline = e->f.within_limit + GRACE_SECONDS;
+	if (e->stream_edited && !e->f.between_unlimited) {
+		int64_t d = e->f.between_limit + GRACE_SECONDS;
+		deadline = deadline < 0 || d < deadline ? d : deadline;
+	}
+	if (deadline < 0)
+		return 0;
+	struct db_res *res =
+	    DB_EXEC(req, &st_topic_ages, db_arg_int(req, e->orig->id), e->orig_topic, db_arg_int(req, deadline),
+	            bool_arg(perm_channel_history(req, e->orig)), db_arg_int(req, req->user->id));
+	if (res == NULL)
+		return -1;
+	int64_t total = db_int(res, 0, 0), allowed = db_int(res, 0, 1);
+	if (total == allowed)
+		return 0;
+	api_error(req, ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
+	          "You only have permission to move the %lld/%lld most recent messages in this topic.",
+	          (long long)allowed, (long long)total);
+	api_error_field(req, "first_message_id_allowed_to_move",
+	                db_null(res, 0, 2) ? NULL : json_object_new_int64(db_int(res, 0, 2)));
+	api_error_field(req, "total_messages_in_topic", json_object_new_int64(total));
+	api_error_field(req, "total_messages_allowed_to_move", json_object_new_int64(allowed));
+	return -1;
+}
+
+static struct db_stmt st_topic_exists =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1 AND lower(topic) = lower($2))");
+
+/* check_for_can_create_topic_group_violation: a move may start a topic only for can_create_topic_group. */
+static int check_create_topic(struct request *req, const struct message_edit *e)
+{
+	if (perm_create_topic(req, e->target))
+		return 0;
+	struct db_res *res = DB_EXEC(req, &st_topic_exists, db_arg_int(req, e->target->id), e->target_topic);
+	if (res == NULL)
+		return -1;
+	if (db_bool(res, 0, 0))
+		return 0;
+	return api_error(req, ERR_BAD_REQUEST, "You do not have permission to create new topics in this channel.");
+}
+
+/* The channel move permissions, then the whole-topic time limit and topic creation for moves. */
+static int check_move(struct request *req, const struct message_edit *e)
+{
+	if (e->stream_edited) {
+		if (!perm_move_out(req, e->orig))
+			return req->error
+			           ? -1
+			           : api_error(req, ERR_BAD_REQUEST, "You don't have permission to move this message");
+		if (!perm_channel_send(req, e->target))
+			return api_error(req, ERR_BAD_REQUEST, "You do not have permission to post in this channel.");
+		if (perm_move_time_limited(req) && e->f.channel_late)
+			return api_error(req, ERR_BAD_REQUEST,
+			                 "The time limit for editing this message's channel has passed");
+	}
+	bool moved = e->topic_edited || e->stream_edited, toggled = e->resolved || e->unresolved;
+	if (e->in->mode == PROPAGATE_ALL && perm_move_time_limited(req) && moved && !toggled &&
+	    check_topic_time_limit(req, e) < 0)
+		return -1;
+	if (moved && !toggled && check_create_topic(req, e) < 0)
+		return -1;
+	return 0;
+}
+
+struct message_edit *message_edit_check(struct request *req, struct message_ref *m, const struct message_edit_input *in)
+{
+	struct message_edit *e = arena_alloc(&req->arena, sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->m = m;
+	e->in = in;
+	if (load_facts(req, e) < 0)
+		return NULL;
+	if (in->content != NULL && check_content_permission(req, e) < 0)
+		return NULL;
+	/* A topic equal to the current one is no topic change. */
+	const char *topic = in->topic != NULL && strcmp(in->topic, e->f.topic) != 0 ? in->topic : NULL;
+	if (check_payload(req, e, topic) < 0 || build_request(req, e, topic) < 0)
+		return NULL;
+	if (e->topic_edited && check_topic_permission(req, e) < 0)
+		return NULL;
+	if (e->content != NULL && render_content(req, e) < 0)
+		return NULL;
+	if (m->channel != NULL && check_move(req, e) < 0)
+		return NULL;
+	return e;
+}
+
+/* ---- applying: content --------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_update_content =
+    DB_STMT("UPDATE messages SET content = $2, rendered_content = $3, last_edit_time = now(), has_attachment = $4,"
+            " has_image = $5, has_link = $6 WHERE id = $1");
+/* The mention flags of every copy, recomputed from the new rendering (update_user_message_flags): $2 mentioned
+ * users, $3 mentioned groups (their members), $4 channel wildcard, $5 topic wildcard for the participants of topic
+ * $7 of channel $6 (who sent to it) and the sender $8. */
+static struct db_stmt st_mention_flags =
+    DB_STMT("WITH mentioned AS (SELECT unnest($2::bigint[]) AS id UNION"
+            " SELECT gm.user_id FROM unnest($3::bigint[]) AS g (id), LATERAL confab_group_members(g.id) gm)"
+            " UPDATE user_messages um SET flags = (um.flags & ~(8 | 16 | 32))"
+            " | CASE WHEN um.user_id IN (SELECT id FROM mentioned) THEN 8 ELSE 0 END"
+            " | CASE WHEN $4 THEN 16 ELSE 0 END"
+            " | CASE WHEN $5 AND (um.user_id = $8 OR EXISTS (SELECT 1 FROM messages pm WHERE pm.channel_id = $6"
+            "   AND lower(pm.topic) = lower($7) AND pm.sender_id = um.user_id)) THEN 32 ELSE 0 END"
+            " WHERE um.message_id = $1");
+
+/* The new content: the row, attachment links, mention flags and the event's content fields. Returns the
+ * detached uploads (owned by the request) or NULL. */
+static json_object *apply_content(struct request *req, struct message_edit *e, json_object *event)
+{
+	const struct message_ref *m = e->m;
+	const char *id = db_arg_int(req, m->id);
+	int64_t *previous = NULL;
+	int nprevious = attachments_of_message(req, m->id, &previous);
+	int linked = nprevious < 0 ? -1 : attachments_link_message(req, m->id, m->sender_id, e->content);
+	if (linked < 0 || DB_EXEC(req, &st_update_content, id, e->content, e->md.html, bool_arg(linked > 0),
+	                          bool_arg(e->md.has_image), bool_arg(e->md.has_link)) == NULL)
+		return NULL;
+	bool topic_wildcard = e->md.topic_wildcard && m->channel != NULL;
+	if (DB_EXEC(req, &st_mention_flags, id, pg_ids(req, e->md.mentioned_user_ids, e->md.n_mentioned_users),
+	            pg_ids(req, e->md.mentioned_group_ids, e->md.n_mentioned_groups), bool_arg(e->md.stream_wildcard),
+	            bool_arg(topic_wildcard), m->channel ? db_arg_int(req, m->channel->id) : NULL,
+	            e->target_topic ? e->target_topic : "", db_arg_int(req, m->sender_id)) == NULL)
+		return NULL;
+	json_object_object_add(event, "orig_content", json_object_new_string(m->content));
+	json_object_object_add(event, "orig_rendered_content", json_object_new_string(e->f.rendered_content));
+	json_object_object_add(event, "content", json_object_new_string(e->content));
+	json_object_object_add(event, "rendered_content", json_object_new_string(e->md.html));
+	json_object_object_add(event, "is_me_message", json_object_new_boolean(e->md.is_me_message));
+	json_object *detached = attachments_detached(req, req->user->id, previous, nprevious);
+	return detached ? request_own_json(req, detached) : NULL;
+}
+
+static struct db_stmt st_content_history =
+    DB_STMT("INSERT INTO message_edits (message_id, user_id, prev_content, prev_rendered_content)"
+            " VALUES ($1, $2, $3, $4)");
+
+/* ---- applying: moves ----------------------------------------------------------------------------------------- */
+
+/*
+ * The move itself, for the whole set at once: every message of channel $1 whose topic is $2 (ignoring case) with an
+ * id in [$5, $6] (the message alone, the later ones, or all), limited for channel moves out of a protected history
+ * to the messages the acting user $10 received ($7 false), gets channel $3 and topic $4 (and last_moved_time unless
+ * the move only resolves or unresolves, $9); each gets one message_edits row in the same statement, the edited
+ * message ($8) with its previous content when that changed too ($11, $12), the topics when the topic changed ($13)
+ * and the channels when the channel changed ($14). Returns the moved ids, ascending.
+ *
+ * EXPLAIN (ANALYZE, TIMING OFF) of the generic plan (plan_cache_mode=force_generic_plan) for a change_all move of
+ * a 10,000-message topic to another channel, next to 100,000 messages of other topics (PostgreSQL 15; see
+ * docs/PERFORMANCE.md): one range scan of messages_channel_topic finds the set, the UPDATE feeds the history
+ * INSERT, and the only per-row work left is the foreign-key checks of the changed channel_id and the new
+ * message_edits rows.
+ *
+ *   Sort (actual rows=10005 loops=1)
+ *     Sort Key: moved.id
+ *     CTE moved
+ *       ->  Update on messages m (actual rows=10005 loops=1)
+ *             ->  Index Scan using messages_channel_topic on messages m (actual rows=10005 loops=1)
+ *                   Index Cond: ((channel_id = $1) AND (lower(topic) = lower($2)) AND (id >= $5) AND (id <= $6))
+ *                   Filter: ($7 OR (id = $8) OR (SubPlan 1))
+ *                   SubPlan 1
+ *                     ->  Index Only Scan using user_messages_pkey on user_messages um (never executed)
+ *                           Index Cond: ((user_id = $10) AND (message_id = m.id))
+ *     CTE hist
+ *       ->  Insert on message_edits (actual rows=0 loops=1)
+ *             ->  CTE Scan on moved moved_1 (actual rows=10005 loops=1)
+ *     ->  CTE Scan on moved (actual rows=10005 loops=1)
+ *   Trigger for constraint messages_channel_id_fkey on messages: calls=10005
+ *   Trigger for constraint message_edits_message_id_fkey on message_edits: calls=10005
+ *   Trigger for constraint message_edits_user_id_fkey on message_edits: calls=10005
+ *   Execution Time: 283.682 ms
+ *
+ * With a protected history ($7 false) the SubPlan runs once per row, by user_messages_pkey.
+ */
+static struct db_stmt st_move = DB_STMT(
+    "WITH moved AS (UPDATE messages m SET channel_id = $3, topic = $4,"
+    "   last_moved_time = CASE WHEN $9 THEN now() ELSE m.last_moved_time END"
+    "   WHERE m.channel_id = $1 AND lower(m.topic) = lower($2) AND m.id >= $5 AND m.id <= $6"
+    "   AND ($7 OR m.id = $8 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = $10"
+    "     AND um.message_id = m.id))"
+    "   RETURNING m.id),"
+    " hist AS (INSERT INTO message_edits (message_id, user_id, prev_content, prev_rendered_content, prev_topic, topic,"
+    "   prev_channel_id, channel_id)"
+    "   SELECT moved.id, $10, CASE WHEN moved.id = $8 THEN $11::text END, CASE WHEN moved.id = $8 THEN $12::text END,"
+    "   CASE WHEN $13 THEN $2 END, CASE WHEN $13 THEN $4 END, CASE WHEN $14 THEN $1::bigint END,"
+    "   CASE WHEN $14 THEN $3::bigint END FROM moved)"
+    " SELECT id FROM moved ORDER BY id");
+
+/* Who loses the moved messages on a move out of channel $1 into channel $2: everyone ever subscribed to $1 (the
+ * reference keeps unsubscribed users' copies) who is not subscribed to $2; and whether each is a guest. */
+static struct db_stmt st_losers =
+    DB_STMT("SELECT s.user_id, u.role = 600 FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            " WHERE s.channel_id = $1 AND NOT EXISTS (SELECT 1 FROM subscriptions n WHERE n.channel_id = $2"
+            "   AND n.user_id = s.user_id AND n.active) ORDER BY s.user_id");
+/* A protected history's subscribers get a (read) copy of every moved message, as if they had received it. */
+static struct db_stmt st_gain =
+    DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) SELECT s.user_id, x.id, 1"
+            " FROM subscriptions s CROSS JOIN unnest($2::bigint[]) AS x (id) WHERE s.channel_id = $1 AND s.active"
+            " ON CONFLICT DO NOTHING");
+/* By user_messages_pkey on the few losing users, the moved ids as a hashed array filter (15 ms for 10,000). */
+static struct db_stmt st_drop =
+    DB_STMT("DELETE FROM user_messages WHERE user_id = ANY($1::bigint[]) AND message_id = ANY($2::bigint[])");
+
+/* A set of moved or affected users or messages. */
+struct idset {
+	int64_t *v;
+	int n;
+};
+
+/* The moved messages, in one UPDATE (with its history rows). */
+static int move_messages(struct request *req, const struct message_edit *e, struct idset *moved)
+{
+	int64_t lo = e->in->mode == PROPAGATE_ALL ? 0 : e->m->id;
+	int64_t hi = e->in->mode == PROPAGATE_ONE ? e->m->id : INT64_MAX;
+	/* Topic renames move everything; channel moves what the user can see (bulk_access_stream_messages_query). */
+	bool all = !e->stream_edited || perm_channel_history(req, e->orig);
+	bool moves = !(e->resolved || e->unresolved);
+	struct db_res *res =
+	    DB_EXEC(req, &st_move, db_arg_int(req, e->orig->id), e->orig_topic, db_arg_int(req, e->target->id),
+	            e->target_topic, db_arg_int(req, lo), db_arg_int(req, hi), bool_arg(all), db_arg_int(req, e->m->id),
+	            bool_arg(moves), db_arg_int(req, req->user->id), str_or_null(e->content != NULL, e->m->content),
+	            str_or_null(e->content != NULL, e->f.rendered_content), bool_arg(e->topic_edited),
+	            bool_arg(e->stream_edited));
+	if (res == NULL)
+		return -1;
+	moved->n = db_rows(res);
+	moved->v = arena_alloc(&req->arena, (size_t)(moved->n + 1) * sizeof(int64_t));
+	for (int i = 0; i < moved->n; i++)
+		moved->v[i] = db_int(res, i, 0);
+	return 0;
+}
+
+/* A channel move's user_messages: copies for a protected history's subscribers, none for those losing access
+ * (who hear of it as a deletion). *losing_access receives the users told so. */
+static int move_copies(struct request *req, const struct message_edit *e, const struct idset *moved,
+                       struct idset *losing_access)
+{
+	struct db_res *res = DB_EXEC(req, &st_losers, db_arg_int(req, e->orig->id), db_arg_int(req, e->target->id));
+	if (res == NULL)
+		return -1;
+	int n = db_rows(res);
+	struct idset losing = {arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t)), 0};
+	losing_access->v = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+	losing_access->n = 0;
+	for (int i = 0; i < n; i++) {
+		losing.v[losing.n++] = db_int(res, i, 0);
+		/* Into a public channel only guests lose access; into a private one everyone not subscribed. */
+		if (e->target->invite_only || db_bool(res, i, 1))
+			losing_access->v[losing_access->n++] = db_int(res, i, 0);
+	}
+	const char *ids = pg_ids(req, moved->v, moved->n);
+	if (!e->target->history_public_to_subscribers &&
+	    DB_EXEC(req, &st_gain, db_arg_int(req, e->target->id), ids) == NULL)
+		return -1;
+	if (losing.n > 0 && DB_EXEC(req, &st_drop, pg_ids(req, losing.v, losing.n), ids) == NULL)
+		return -1;
+	return 0;
+}
+
+/* delete_message to the users who can no longer see the moved messages. */
+static int event_lost(struct request *req, const struct message_edit *e, const struct idset *moved,
+                      const struct idset *users)
+{
+	if (users->n == 0)
+		return 0;
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("delete_message"));
+	json_object_object_add(event, "message_ids", ids_json(moved->v, moved->n));
+	json_object_object_add(event, "message_type", json_object_new_string("stream"));
+	json_object_object_add(event, "stream_id", json_object_new_int64(e->orig->id));
+	json_object_object_add(event, "topic", json_object_new_string(e->orig_topic));
+	return events_add(req, event, users->v, users->n, 0);
+}
+
+/* ---- applying: the update_message event ---------------------------------------------------------------------- */
+
+/*
+ * Who hears of the edit, with their flags for the edited message $1: its copies' holders (after the move's
+ * changes); and when the original channel $2's history is public ($4), the active subscribers of the target
+ * channel $3 -- and on a channel move ($5) of the original one -- who hold no copy, with flags read, leaving out
+ * users losing access ($6) and guests newly in the target channel. Ordered by flags for grouping.
+ */
+static struct db_stmt st_audience =
+    DB_STMT("WITH held AS (SELECT um.user_id, um.flags FROM user_messages um WHERE um.message_id = $1),"
+            " new_subs AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            "   WHERE s.channel_id = $3 AND s.active AND u.is_active),"
+            " old_subs AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            "   WHERE s.channel_id = $2 AND s.active AND u.is_active),"
+            " new_guests AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            "   WHERE s.channel_id = $3 AND s.active AND u.role = 600 AND NOT EXISTS (SELECT 1 FROM subscriptions o"
+            "     WHERE o.channel_id = $2 AND o.active AND o.user_id = s.user_id))"
+            " SELECT user_id, flags FROM held"
+            " UNION ALL SELECT x.user_id, 1 FROM ("
+            "   SELECT user_id FROM new_subs WHERE NOT ($5 AND user_id IN (SELECT user_id FROM new_guests))"
+            "   UNION SELECT user_id FROM old_subs WHERE $5 AND user_id NOT IN (SELECT user_id FROM new_subs)) x"
+            "   WHERE $4 AND x.user_id NOT IN (SELECT user_id FROM held) AND NOT ($5 AND x.user_id = ANY($6::bigint[]))"
+            " ORDER BY 2, 1");
+
+/* The update_message event, once per set of recipients with the same flags. */
+static int event_update(struct request *req, const struct message_edit *e, json_object *event,
+                        const struct idset *moved, const struct idset *losing_access)
+{
+	const struct channel *orig = e->orig;
+	struct db_res *res = DB_EXEC(req, &st_audience, db_arg_int(req, e->m->id), db_arg_int(req, orig ? orig->id : 0),
+	                             db_arg_int(req, e->target ? e->target->id : 0),
+	                             bool_arg(orig != NULL && orig->history_public_to_subscribers),
+	                             bool_arg(e->stream_edited), pg_ids(req, losing_access->v, losing_access->n));
+	if (res == NULL)
+		return -1;
+	json_object_object_add(event, "message_ids", ids_json(moved->v, moved->n));
+	int n = db_rows(res);
+	int64_t *users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+	for (int i = 0, k; i < n; i = k) {
+		for (k = i; k < n && db_int(res, k, 1) == db_int(res, i, 1); k++)
+			users[k - i] = db_int(res, k, 0);
+		json_object_object_add(event, "flags", message_flags_json((int)db_int(res, i, 1)));
+		if (events_add(req, event, users, k - i, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- applying: Notification Bot messages --------------------------------------------------------------------- */
+
+static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
+static struct db_stmt st_mark_read =
+    DB_STMT("UPDATE user_messages SET flags = flags | 1 WHERE message_id = $1 AND ($2 OR user_id = $3)");
+
+/*
+ * Sends content to channel c's topic as the organization's Notification Bot (internal_send_stream_message), read
+ * for the acting user (mark_as_read_for_acting_user) or, with all_read, for everyone (a resolve notice nobody
+ * follows: resolved_topic_notice_auto_read_policy). Records its message events. Returns its id, or 0 on error.
+ */
+static int64_t send_bot_message(struct request *req, struct channel *c, const char *topic, const char *content,
+                                bool all_read)
+{
+	struct db_res *res = DB_EXEC(req, &st_notification_bot, db_arg_int(req, req->realm->id));
+	struct user *bot = res && db_rows(res) ? user_by_id(req, req->realm->id, db_int(res, 0, 0)) : NULL;
+	if (bot == NULL) {
+		api_error(req, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
+		return 0;
+	}
+	struct message_draft d = {
+	    .sender = bot, .channel = c, .topic = topic, .content = content, .skip_mention_checks = true};
+	struct message_sent sent;
+	if (message_send(req, &d, &sent) < 0 || DB_EXEC(req, &st_mark_read, db_arg_int(req, sent.id),
+	                                                bool_arg(all_read), db_arg_int(req, req->user->id)) == NULL)
+		return 0;
+	for (int i = 0; i < sent.n_recipients; i++)
+		if (all_read || sent.recipients[i].user_id == req->user->id)
+			sent.recipients[i].flags |= MF_READ;
+	if (message_events_send(req, &d, &sent, NULL, NULL) < 0)
+		return 0;
+	c->is_recently_active = true; /* message_events_send told the channel's viewers */
+	return sent.id;
+}
+
+/* silent_mention_syntax_for_user. */
+static const char *silent_mention(struct request *req)
+{
+	return arena_printf(&req->arena, "@_**%s|%lld**", req->user->full_name, (long long)req->user->id);
+}
+
+/* encode_hash_component: urllib's quote (safe "*"), then '%' as '.' and '.' as ".2E". */
+static const char *hash_encode(struct request *req, const char *s)
+{
+	char *out = arena_alloc(&req->arena, 4 * strlen(s) + 1), *p = out;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (isalnum(*c) || *c == '_' || *c == '-' || *c == '~' || *c == '*')
+			*p++ = (char)*c;
+		else if (*c == '.')
+			p = stpcpy(p, ".2E");
+		else
+			p += sprintf(p, ".%02X", *c);
+	}
+	*p = '\0';
+	return out;
+}
+
+/* encode_channel: "<id>-<name with '-' for spaces, hash-encoded>". */
+static const char *channel_slug(struct request *req, const struct channel *c)
+{
+	char *name = arena_strdup(&req->arena, c->name);
+	for (char *p = name; *p; p++)
+		if (*p == ' ')
+			*p = '-';
+	return arena_printf(&req->arena, "%lld-%s", (long long)c->id, hash_encode(req, name));
+}
+
+/* will_produce_broken_stream_topic_link. */
+static bool breaks_link(const char *s)
+{
+	return strpbrk(s, "`>*&[]") != NULL || strstr(s, "$$") != NULL;
+}
+
+/* escape_invalid_stream_topic_characters. */
+static const char *escape_link_text(struct request *req, const char *s)
+{
+	char *out = arena_alloc(&req->arena, 10 * strlen(s) + 1), *p = out;
+	for (; *s; s++) {
+		switch (*s) {
+		case '`': p = stpcpy(p, "&#96;"); break;
+		case '>': p = stpcpy(p, "&gt;"); break;
+		case '*': p = stpcpy(p, "&#42;"); break;
+		case '&': p = stpcpy(p, "&amp;"); break;
+		case '[': p = stpcpy(p, "&#91;"); break;
+		case ']': p = stpcpy(p, "&#93;"); break;
+		case '$':
+			if (s[1] == '$') {
+				p = stpcpy(p, "&#36;&#36;");
+				s++;
+				break;
+			}
+			/* fall through */
+		default: *p++ = *s;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+/* get_stream_topic_link_syntax: #**channel>topic**, or a plain Markdown link when the names would break it. */
+static const char *topic_link(struct request *req, const struct channel *c, const char *topic)
+{
+	if (!breaks_link(topic) && !breaks_link(c->name))
+		return arena_printf(&req->arena, "#**%s>%s**", c->name, topic);
+	return arena_printf(&req->arena, "[#%s > %s](#narrow/channel/%s/topic/%s)", escape_link_text(req, c->name),
+	                    escape_link_text(req, *topic ? topic : REALM_EMPTY_TOPIC_DISPLAY_NAME),
+	                    channel_slug(req, c), hash_encode(req, topic));
+}
+
+/* stream_message_url of the edited message in its new place. */
+static const char *message_link(struct request *req, const struct message_edit *e)
+{
+	return arena_printf(&req->arena, "%s/#narrow/channel/%s/topic/%s/near/%lld", realm_url(req, req->realm),
+	                    channel_slug(req, e->target), hash_encode(req, e->target_topic), (long long)e->m->id);
+}
+
+/* The topic's newest message, and whether it is a resolve notice young enough to be undone. */
+static struct db_stmt st_last_notice =
+    DB_STMT("SELECT m.id, m.sender_id = confab_notification_bot($3) AND m.content ~ ' has marked this topic as "
+            "(un)?resolved\\.$'"
+            " AND now() - m.date_sent <= interval '" RESOLVE_UNDO_SECONDS " seconds'"
+            " FROM messages m WHERE m.channel_id = $1 AND lower(m.topic) = lower($2) ORDER BY m.id DESC LIMIT 1");
+
+/*
+ * maybe_send_resolve_topic_notifications: a resolve or unresolve right after the opposite toggle (its notice still
+ * the topic's newest message, under 60 seconds old) deletes that notice instead of posting a new one.
+ */
+static int notify_resolve(struct request *req, struct message_edit *e)
+{
+	struct db_res *res = DB_EXEC(req, &st_last_notice, db_arg_int(req, e->orig->id), e->target_topic,
+	                             db_arg_int(req, req->realm->id));
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 1 && db_bool(res, 0, 1)) {
+		struct message_ref notice = {.id = db_int(res, 0, 0), .channel = e->orig};
+		return message_events_delete(req, &notice) < 0 ? -1 : message_delete(req, notice.id);
+	}
+	const char *text = arena_printf(&req->arena, "%s has marked this topic as %s.", silent_mention(req),
+	                                e->resolved ? "resolved" : "unresolved");
+	return send_bot_message(req, e->orig, e->target_topic, text, true) ? 0 : -1;
+}
+
+/* Whether the user can still see messages in topic of channel c, leaving out the moved ones (when given). */
+static struct db_stmt st_visible_left =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM messages m WHERE m.channel_id = $1 AND lower(m.topic) = lower($2)"
+            " AND ($3 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = $4 AND um.message_id = m.id))"
+            " AND m.id NOT IN (SELECT unnest($5::bigint[])))");
+
+static int visible_left(struct request *req, const struct channel *c, const char *topic, const struct idset *skip,
+                        bool *out)
+{
+	struct db_res *res =
+	    DB_EXEC(req, &st_visible_left, db_arg_int(req, c->id), topic, bool_arg(perm_channel_history(req, c)),
+	            db_arg_int(req, req->user->id), pg_ids(req, skip->v, skip->n));
+	if (res == NULL)
+		return -1;
+	*out = db_bool(res, 0, 0);
+	return 0;
+}
+
+/* send_message_moved_breadcrumbs: the new topic's notice (unless the move only resolves or unresolves), then the
+ * old topic's when asked. */
+static int notify_move(struct request *req, struct message_edit *e, const struct idset *moved, bool moved_all)
+{
+	const char *user = silent_mention(req);
+	int n = moved->n;
+	if (e->in->notify_new_thread && (e->stream_edited || (e->topic_edited && !e->resolved && !e->unresolved))) {
+		const char *from = topic_link(req, e->orig, e->orig_topic), *text;
+		bool preexisting;
+		if (visible_left(req, e->target, e->target_topic, moved, &preexisting) < 0)
+			return -1;
+		if (!preexisting && moved_all)
+			text = arena_printf(&req->arena, "This topic was moved here from %s by %s.", from, user);
+		else if (n == 1)
+			text = arena_printf(&req->arena, "[A message](%s) was moved here from %s by %s.",
+			                    message_link(req, e), from, user);
+		else
+			text = arena_printf(&req->arena, "%d messages were moved here from %s by %s.", n, from, user);
+		if (send_bot_message(req, e->target, e->target_topic, text, false) == 0)
+			return -1;
+	}
+	if (e->in->notify_old_thread) {
+		const char *to = topic_link(req, e->target, e->target_topic), *text;
+		if (moved_all)
+			text = arena_printf(&req->arena, "This topic was moved to %s by %s.", to, user);
+		else if (n == 1)
+			text = arena_printf(&req->arena, "A message was moved from this topic to %s by %s.", to, user);
+		else
+			text = arena_printf(&req->arena, "%d messages were moved from this topic to %s by %s.", n, to,
+			                    user);
+		if (send_bot_message(req, e->orig, e->orig_topic, text, false) == 0)
+			return -1;
+	}
+	return 0;
+}
+
+static struct db_stmt st_recent = DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1"
+                                          " AND date_sent >= now() - interval '" RECENT_ACTIVITY_DAYS " days')");
+
+/* A channel that received recent messages becomes recently active (stream update to who may see it). */
+static int refresh_activity(struct request *req, struct channel *c)
+{
+	if (c->is_recently_active)
+		return 0;
+	struct db_res *res = DB_EXEC(req, &st_recent, db_arg_int(req, c->id));
+	if (res == NULL)
+		return -1;
+	if (!db_bool(res, 0, 0))
+		return 0;
+	int n;
+	int64_t *users = channel_metadata_user_ids(req, c->id, true, &n);
+	if (users == NULL ||
+	    channel_events_update(req, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
+		return -1;
+	c->is_recently_active = true;
+	return 0;
+}
+
+/* ---- applying ------------------------------------------------------------------------------------------------ */
+
+static json_object *new_event(struct request *req, const struct message_edit *e)
+{
+	json_object *event = request_own_json(req, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string("update_message"));
+	json_object_object_add(event, "user_id", json_object_new_int64(req->user->id));
+	json_object_object_add(event, "edit_timestamp", json_object_new_int64(e->f.now));
+	json_object_object_add(event, "message_id", json_object_new_int64(e->m->id));
+	json_object_object_add(event, "rendering_only", json_object_new_boolean(false));
+	return event;
+}
+
+/* The channel and topic fields of the event. */
+static void event_move_fields(const struct message_edit *e, json_object *event)
+{
+	static const char *const modes[] = {"change_one", "change_later", "change_all"};
+	json_object_object_add(event, "stream_name", json_object_new_string(e->orig->name));
+	json_object_object_add(event, "stream_id", json_object_new_int64(e->orig->id));
+	if (e->topic_edited || e->stream_edited)
+		json_object_object_add(event, "propagate_mode", json_object_new_string(modes[e->in->mode]));
+	if (e->stream_edited) {
+		json_object_object_add(event, "new_stream_id", json_object_new_int64(e->target->id));
+		json_object_object_add(event, "orig_subject", json_object_new_string(e->orig_topic));
+	}
+	if (e->topic_edited) {
+		/* The legacy names, as the reference sends them. */
+		json_object_object_add(event, "orig_subject", json_object_new_string(e->orig_topic));
+		json_object_object_add(event, "subject", json_object_new_string(e->target_topic));
+		json_object_object_add(event, "topic_links", json_object_new_array());
+	}
+}
+
+/* The rows of the move (or of a content edit alone), and the users who lose the messages. */
+static int apply_rows(struct request *req, const struct message_edit *e, struct idset *moved, struct idset *losing)
+{
+	if (!e->topic_edited && !e->stream_edited) {
+		moved->v = arena_alloc(&req->arena, sizeof(int64_t));
+		moved->v[0] = e->m->id;
+		moved->n = 1;
+		return DB_EXEC(req, &st_content_history, db_arg_int(req, e->m->id), db_arg_int(req, req->user->id),
+		               e->m->content, e->f.rendered_content) != NULL
+		           ? 0
+		           : -1;
+	}
+	if (move_messages(req, e, moved) < 0)
+		return -1;
+	if (e->stream_edited && move_copies(req, e, moved, losing) < 0)
+		return -1;
+	return event_lost(req, e, moved, losing);
+}
+
+/* Whether the move took every message of the old topic the user could see (change_all always does). */
+static int moved_everything(struct request *req, const struct message_edit *e, bool *out)
+{
+	struct idset none = {NULL, 0};
+	bool left = false;
+	if (e->in->mode != PROPAGATE_ALL && visible_left(req, e->orig, e->orig_topic, &none, &left) < 0)
+		return -1;
+	*out = !left;
+	return 0;
+}
+
+json_object *message_edit_apply(struct request *req, struct message_edit *e)
+{
+	json_object *event = new_event(req, e), *detached = NULL;
+	if (e->content != NULL && (detached = apply_content(req, e, event)) == NULL)
+		return NULL;
+	if (detached == NULL)
+		detached = request_own_json(req, json_object_new_array());
+	struct idset moved = {NULL, 0}, losing = {NULL, 0};
+	if (e->orig != NULL)
+		event_move_fields(e, event);
+	if (apply_rows(req, e, &moved, &losing) < 0 || event_update(req, e, event, &moved, &losing) < 0)
+		return NULL;
+	if (e->orig == NULL || !(e->topic_edited || e->stream_edited))
+		return detached;
+	bool moved_all;
+	if (moved_everything(req, e, &moved_all) < 0)
+		return NULL;
+	/* Resolve notices come with topic edits alone; breadcrumbs with moves beyond a change of case. */
+	if (e->topic_edited && e->content == NULL && !e->stream_edited && (e->resolved || e->unresolved) &&
+	    notify_resolve(req, e) < 0)
+		return NULL;
+	if ((e->stream_edited || (e->topic_edited && !e->case_only)) && notify_move(req, e, &moved, moved_all) < 0)
+		return NULL;
+	if (e->stream_edited && refresh_activity(req, e->target) < 0)
+		return NULL;
+	return detached;
+}
