@@ -45,9 +45,8 @@ int channel_folders_create(struct request *req)
 }
 
 static struct db_stmt st_list =
-    DB_STMT("SELECT id, name, description, rendered_description, \"order\", extract(epoch FROM date_created)::bigint,"
-            "       creator_id, is_archived"
-            "  FROM channel_folders WHERE realm_id = $1 AND ($2 OR NOT is_archived) ORDER BY \"order\", id");
+    DB_STMT("SELECT " CHANNEL_FOLDER_COLUMNS " FROM channel_folders f"
+            " WHERE f.realm_id = $1 AND ($2 OR NOT f.is_archived) ORDER BY f.\"order\", f.id");
 
 /* GET /api/v1/channel_folders */
 int channel_folders_list(struct request *req)
@@ -58,19 +57,7 @@ int channel_folders_list(struct request *req)
 		return -1;
 	json_object *folders = json_object_new_array();
 	json_object_object_add(request_result(req), "channel_folders", folders);
-	for (int i = 0; i < db_rows(res); i++) {
-		json_object *f = json_object_new_object();
-		json_object_object_add(f, "id", json_object_new_int64(db_int(res, i, 0)));
-		json_object_object_add(f, "name", json_object_new_string(db_val(res, i, 1)));
-		json_object_object_add(f, "description", json_object_new_string(db_val(res, i, 2)));
-		json_object_object_add(f, "rendered_description", json_object_new_string(db_val(res, i, 3)));
-		json_object_object_add(f, "order", json_object_new_int64(db_int(res, i, 4)));
-		json_object_object_add(f, "date_created",
-		                       db_null(res, i, 5) ? NULL : json_object_new_int64(db_int(res, i, 5)));
-		json_object_object_add(f, "creator_id",
-		                       db_null(res, i, 6) ? NULL : json_object_new_int64(db_int(res, i, 6)));
-		json_object_object_add(f, "is_archived", json_object_new_boolean(db_bool(res, i, 7)));
-		json_object_array_add(folders, f);
-	}
+	for (int i = 0; i < db_rows(res); i++)
+		json_object_array_add(folders, channel_folder_json(res, i));
 	return 0;
 }

@@ -230,8 +230,21 @@ static json_object *ids_json(const int64_t *ids, int n)
 	return a;
 }
 
-/* The ids of a (n) not in b (m); both ascending. An arena array. */
-static int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
+json_object *channel_folder_json(const struct db_res *res, int i)
+{
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "id", json_object_new_int64(db_int(res, i, 0)));
+	json_object_object_add(f, "name", json_object_new_string(db_val(res, i, 1)));
+	json_object_object_add(f, "description", json_object_new_string(db_val(res, i, 2)));
+	json_object_object_add(f, "rendered_description", json_object_new_string(db_val(res, i, 3)));
+	json_object_object_add(f, "order", json_object_new_int64(db_int(res, i, 4)));
+	json_object_object_add(f, "date_created", db_null(res, i, 5) ? NULL : json_object_new_int64(db_int(res, i, 5)));
+	json_object_object_add(f, "creator_id", db_null(res, i, 6) ? NULL : json_object_new_int64(db_int(res, i, 6)));
+	json_object_object_add(f, "is_archived", json_object_new_boolean(db_bool(res, i, 7)));
+	return f;
+}
+
+int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
 {
 	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
 	*out = 0;

@@ -136,6 +136,16 @@ json_object *channel_to_json(struct request *req, const struct channel *c);
 /* The subscription object: channel_to_json() plus the user's settings, and subscribers when asked. */
 json_object *channel_subscription_json(struct request *req, const struct channel *c, bool subscribers);
 
+/* The columns of a folder row (table channel_folders as f) that channel_folder_json() reads. */
+#define CHANNEL_FOLDER_COLUMNS                                                                                         \
+	"f.id, f.name, f.description, f.rendered_description, f.\"order\", "                                           \
+	"extract(epoch FROM f.date_created)::bigint, f.creator_id, f.is_archived"
+/* The channel folder object of row `row`. A new object. */
+json_object *channel_folder_json(const struct db_res *res, int row);
+
+/* The ids of a (n of them) that are not in b (m); both ascending. An arena array of *out ids. */
+int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out);
+
 /* The active subscribers of a channel (active users), sorted by id; a new array. */
 json_object *channel_subscriber_ids(struct request *req, int64_t channel_id);
 

@@ -681,20 +681,6 @@ struct group_access *group_access_before(struct request *req, int64_t id)
 	return a;
 }
 
-/* The ids of a (n) that are not in b (m); both ascending. */
-static int64_t *minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
-{
-	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
-	*out = 0;
-	for (int i = 0, j = 0; i < n; i++) {
-		while (j < m && b[j] < a[i])
-			j++;
-		if (j >= m || b[j] != a[i])
-			r[(*out)++] = a[i];
-	}
-	return r;
-}
-
 /* Channels that appeared for users now reaching them through the group (stream create, then peer_add with the
  * subscribers), or disappeared for those who no longer do (stream delete). */
 static int access_events(struct request *req, const struct group_access *before)
@@ -704,8 +690,8 @@ static int access_events(struct request *req, const struct group_access *before)
 		int64_t *now = channel_metadata_user_ids(req, before->channels[i], true, &n);
 		if (now == NULL)
 			return -1;
-		int64_t *gain = minus(req, now, n, before->users[i], before->nusers[i], &ngain);
-		int64_t *lose = minus(req, before->users[i], before->nusers[i], now, n, &nlose);
+		int64_t *gain = ids_minus(req, now, n, before->users[i], before->nusers[i], &ngain);
+		int64_t *lose = ids_minus(req, before->users[i], before->nusers[i], now, n, &nlose);
 		if (ngain > 0 && channel_events_gained(req, before->channels[i], gain, ngain) < 0)
 			return -1;
 		if (nlose > 0 && channel_events_lost(req, before->channels[i], lose, nlose) < 0)

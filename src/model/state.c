@@ -569,9 +569,7 @@ static int add_channels(struct request *req, const struct state_options *o, json
 
 /* Every folder, archived ones included; spectators only see folders holding a web-public channel. */
 static struct db_stmt st_folders = DB_STMT(
-    "SELECT f.id, f.name, f.description, f.rendered_description, f.\"order\","
-    "       extract(epoch FROM f.date_created)::bigint, f.creator_id, f.is_archived"
-    "  FROM channel_folders f WHERE f.realm_id = $1"
+    "SELECT " CHANNEL_FOLDER_COLUMNS " FROM channel_folders f WHERE f.realm_id = $1"
     "   AND ($2 OR f.id IN (SELECT c.folder_id FROM channels c WHERE c.realm_id = $1 AND c.is_web_public"
     "                                                          AND NOT c.is_archived AND c.folder_id IS NOT NULL))"
     " ORDER BY f.\"order\", f.id");
@@ -584,20 +582,8 @@ static int add_channel_folders(struct request *req, json_object *out)
 		return -1;
 	json_object *folders = json_object_new_array();
 	json_object_object_add(out, "channel_folders", folders);
-	for (int i = 0; i < db_rows(res); i++) {
-		json_object *f = json_object_new_object();
-		json_object_object_add(f, "id", json_object_new_int64(db_int(res, i, 0)));
-		json_object_object_add(f, "name", json_object_new_string(db_val(res, i, 1)));
-		json_object_object_add(f, "description", json_object_new_string(db_val(res, i, 2)));
-		json_object_object_add(f, "rendered_description", json_object_new_string(db_val(res, i, 3)));
-		json_object_object_add(f, "order", json_object_new_int64(db_int(res, i, 4)));
-		json_object_object_add(f, "date_created",
-		                       db_null(res, i, 5) ? NULL : json_object_new_int64(db_int(res, i, 5)));
-		json_object_object_add(f, "creator_id",
-		                       db_null(res, i, 6) ? NULL : json_object_new_int64(db_int(res, i, 6)));
-		json_object_object_add(f, "is_archived", json_object_new_boolean(db_bool(res, i, 7)));
-		json_object_array_add(folders, f);
-	}
+	for (int i = 0; i < db_rows(res); i++)
+		json_object_array_add(folders, channel_folder_json(res, i));
 	return 0;
 }
 
