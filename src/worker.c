@@ -41,6 +41,8 @@ static void handle(struct request *req)
 		uploads_serve(req);
 	} else if (strcmp(req->path, "/health") == 0) {
 		health_get(req);
+	} else if (strcmp(req->path, "/bench/noop") == 0 && strcmp(req->method, "GET") == 0) {
+		/* The FastCGI ceiling of scripts/bench: {"result":"success","msg":""}, no database, no Redis. */
 	} else {
 		api_error(req, ERR_NOT_FOUND, NULL);
 	}
