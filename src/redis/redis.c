@@ -2,6 +2,7 @@
 #include "redis/redis.h"
 
 #include <hiredis/hiredis.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,8 +178,22 @@ struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const
 	return reply;
 }
 
-/* The calling thread's connection for blocking commands; its read timeout follows each command's own. */
-static __thread redisContext *blocking_ctx;
+/*
+ * The calling thread's connection for blocking commands (its read timeout follows each command's own), kept in
+ * thread-specific data whose destructor closes it when the thread ends.
+ */
+static pthread_key_t blocking_key;
+static pthread_once_t blocking_once = PTHREAD_ONCE_INIT;
+
+static void blocking_free(void *ctx)
+{
+	redisFree(ctx);
+}
+
+static void blocking_init(void)
+{
+	pthread_key_create(&blocking_key, blocking_free);
+}
 
 const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
 {
@@ -186,15 +201,18 @@ const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
 	char secs[16];
 	snprintf(secs, sizeof(secs), "%d", timeout_secs);
 	const char *argv[] = {"BLPOP", key, secs};
+	pthread_once(&blocking_once, blocking_init);
+	redisContext *blocking_ctx = pthread_getspecific(blocking_key);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (blocking_ctx == NULL || blocking_ctx->err) {
 			struct redis_conn c = {blocking_ctx};
-			if (conn_open(pool, &c) < 0) {
-				blocking_ctx = NULL;
+			int rc = conn_open(pool, &c);
+			blocking_ctx = c.ctx;
+			pthread_setspecific(blocking_key, blocking_ctx);
+			if (rc < 0) {
 				api_error(req, ERR_UNAVAILABLE, NULL);
 				return NULL;
 			}
-			blocking_ctx = c.ctx;
 		}
 		/* The read must outlast the BLPOP timeout, or hiredis gives up first (stack-notes 12). */
 		redisSetTimeout(blocking_ctx, (struct timeval){timeout_secs + 5, 0});
@@ -204,6 +222,7 @@ const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
 			log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", req->id, blocking_ctx->errstr);
 			redisFree(blocking_ctx);
 			blocking_ctx = NULL;
+			pthread_setspecific(blocking_key, NULL);
 			continue;
 		}
 		const char *out = "";
