@@ -28,17 +28,6 @@
 	"CASE WHEN u.email_address_visibility = 1 OR u.is_bot THEN u.delivery_email "                                  \
 	"ELSE 'user' || u.id || '@' || $2 END"
 
-/* A PostgreSQL array literal of ids for a bigint[] parameter. */
-static const char *pg_ids(struct request *req, const int64_t *v, int n)
-{
-	char *s = arena_alloc(&req->arena, (size_t)n * 21 + 3), *p = s;
-	*p++ = '{';
-	for (int i = 0; i < n; i++)
-		p += sprintf(p, "%s%lld", i ? "," : "", (long long)v[i]);
-	strcpy(p, "}");
-	return s;
-}
-
 static struct db_stmt st_settings =
     DB_STMT("SELECT send_private_typing_notifications, send_stream_typing_notifications FROM users WHERE id = $1");
 
@@ -216,7 +205,7 @@ static int typing_direct(struct request *req, const char *op, json_object *to)
 	if (!has_sender)
 		ids[n++] = req->user->id;
 	struct db_res *res = DB_EXEC(req, &st_recipients, db_arg_int(req, req->realm->id),
-	                             realm_fake_email_domain(req, req->realm), pg_ids(req, ids, n));
+	                             realm_fake_email_domain(req, req->realm), db_arg_ids(req, ids, n));
 	if (res == NULL)
 		return -1;
 	json_object *recipients = json_object_new_array();

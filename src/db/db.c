@@ -206,6 +206,16 @@ const char *db_arg_int(struct request *req, int64_t v)
 	return arena_printf(&req->arena, "%lld", (long long)v);
 }
 
+const char *db_arg_ids(struct request *req, const int64_t *ids, int n)
+{
+	char *s = arena_alloc(&req->arena, (size_t)n * 21 + 3), *p = s;
+	*p++ = '{';
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, "%s%lld", i ? "," : "", (long long)ids[i]);
+	strcpy(p, "}");
+	return s;
+}
+
 int db_rows(const struct db_res *res)
 {
 	return PQntuples(res->res);

@@ -45,6 +45,8 @@ int db_exec_script(struct request *req, const char *sql);
 
 /* Formats an integer parameter (an arena string). */
 const char *db_arg_int(struct request *req, int64_t v);
+/* Formats n ids as a PostgreSQL array literal, "{1,2,3}", for a bigint[] parameter (an arena string). */
+const char *db_arg_ids(struct request *req, const int64_t *ids, int n);
 
 int db_rows(const struct db_res *res);
 /* The value at row, col as text; "" for NULL. */

@@ -222,7 +222,7 @@ int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool
 	return ids;
 }
 
-static json_object *ids_json(const int64_t *ids, int n)
+json_object *ids_json(const int64_t *ids, int n)
 {
 	json_object *a = json_object_new_array_ext(n);
 	for (int i = 0; i < n; i++)

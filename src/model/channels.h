@@ -143,6 +143,8 @@ json_object *channel_subscription_json(struct request *req, const struct channel
 /* The channel folder object of row `row`. A new object. */
 json_object *channel_folder_json(const struct db_res *res, int row);
 
+/* A JSON array of n ids. A new object. */
+json_object *ids_json(const int64_t *ids, int n);
 /* The ids of a (n of them) that are not in b (m); both ascending. An arena array of *out ids. */
 int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out);
 

@@ -63,25 +63,6 @@ struct message_edit {
 
 /* ---- small helpers ------------------------------------------------------------------------------------------- */
 
-/* A PostgreSQL array literal of ids for a bigint[] parameter. */
-static const char *pg_ids(struct request *req, const int64_t *v, int n)
-{
-	char *s = arena_alloc(&req->arena, (size_t)n * 21 + 3), *p = s;
-	*p++ = '{';
-	for (int i = 0; i < n; i++)
-		p += sprintf(p, "%s%lld", i ? "," : "", (long long)v[i]);
-	strcpy(p, "}");
-	return s;
-}
-
-static json_object *ids_json(const int64_t *ids, int n)
-{
-	json_object *a = json_object_new_array_ext(n);
-	for (int i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_int64(ids[i]));
-	return a;
-}
-
 static bool is_resolved_name(const char *topic)
 {
 	return strncmp(topic, RESOLVED_PREFIX, RESOLVED_PREFIX_LEN) == 0;
@@ -426,10 +407,11 @@ static json_object *apply_content(struct request *req, struct message_edit *e, j
 	                          bool_arg(e->md.has_image), bool_arg(e->md.has_link)) == NULL)
 		return NULL;
 	bool topic_wildcard = e->md.topic_wildcard && m->channel != NULL;
-	if (DB_EXEC(req, &st_mention_flags, id, pg_ids(req, e->md.mentioned_user_ids, e->md.n_mentioned_users),
-	            pg_ids(req, e->md.mentioned_group_ids, e->md.n_mentioned_groups), bool_arg(e->md.stream_wildcard),
-	            bool_arg(topic_wildcard), m->channel ? db_arg_int(req, m->channel->id) : NULL,
-	            e->target_topic ? e->target_topic : "", db_arg_int(req, m->sender_id)) == NULL)
+	if (DB_EXEC(req, &st_mention_flags, id, db_arg_ids(req, e->md.mentioned_user_ids, e->md.n_mentioned_users),
+	            db_arg_ids(req, e->md.mentioned_group_ids, e->md.n_mentioned_groups),
+	            bool_arg(e->md.stream_wildcard), bool_arg(topic_wildcard),
+	            m->channel ? db_arg_int(req, m->channel->id) : NULL, e->target_topic ? e->target_topic : "",
+	            db_arg_int(req, m->sender_id)) == NULL)
 		return NULL;
 	json_object_object_add(event, "orig_content", json_object_new_string(m->content));
 	json_object_object_add(event, "orig_rendered_content", json_object_new_string(e->f.rendered_content));
@@ -557,11 +539,11 @@ static int move_copies(struct request *req, const struct message_edit *e, const 
 		if (e->target->invite_only || db_bool(res, i, 1))
 			losing_access->v[losing_access->n++] = db_int(res, i, 0);
 	}
-	const char *ids = pg_ids(req, moved->v, moved->n);
+	const char *ids = db_arg_ids(req, moved->v, moved->n);
 	if (!e->target->history_public_to_subscribers &&
 	    DB_EXEC(req, &st_gain, db_arg_int(req, e->target->id), ids) == NULL)
 		return -1;
-	if (losing.n > 0 && DB_EXEC(req, &st_drop, pg_ids(req, losing.v, losing.n), ids) == NULL)
+	if (losing.n > 0 && DB_EXEC(req, &st_drop, db_arg_ids(req, losing.v, losing.n), ids) == NULL)
 		return -1;
 	return 0;
 }
@@ -613,7 +595,7 @@ static int event_update(struct request *req, const struct message_edit *e, json_
 	struct db_res *res = DB_EXEC(req, &st_audience, db_arg_int(req, e->m->id), db_arg_int(req, orig ? orig->id : 0),
 	                             db_arg_int(req, e->target ? e->target->id : 0),
 	                             bool_arg(orig != NULL && orig->history_public_to_subscribers),
-	                             bool_arg(e->stream_edited), pg_ids(req, losing_access->v, losing_access->n));
+	                             bool_arg(e->stream_edited), db_arg_ids(req, losing_access->v, losing_access->n));
 	if (res == NULL)
 		return -1;
 	json_object_object_add(event, "message_ids", ids_json(moved->v, moved->n));
@@ -782,7 +764,7 @@ static int visible_left(struct request *req, const struct channel *c, const char
 {
 	struct db_res *res =
 	    DB_EXEC(req, &st_visible_left, db_arg_int(req, c->id), topic, bool_arg(perm_channel_history(req, c)),
-	            db_arg_int(req, req->user->id), pg_ids(req, skip->v, skip->n));
+	            db_arg_int(req, req->user->id), db_arg_ids(req, skip->v, skip->n));
 	if (res == NULL)
 		return -1;
 	*out = db_bool(res, 0, 0);

@@ -71,17 +71,6 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A PostgreSQL array literal of ids, "{1,2,3}", for a bigint[] parameter. */
-static const char *pg_ids(struct request *req, const int64_t *v, int n)
-{
-	char *s = arena_alloc(&req->arena, (size_t)n * 21 + 3), *p = s;
-	*p++ = '{';
-	for (int i = 0; i < n; i++)
-		p += sprintf(p, "%s%lld", i ? "," : "", (long long)v[i]);
-	strcpy(p, "}");
-	return s;
-}
-
 /* A PostgreSQL array literal of strings for a text[] parameter: every element quoted, '"' and '\' escaped. */
 static const char *pg_texts(struct request *req, const char *const *v, int n)
 {
@@ -423,7 +412,7 @@ static int users_by_emails(struct request *req, const char *const *emails, int n
 static int users_by_ids(struct request *req, const int64_t *ids, int n, struct message_user *out)
 {
 	struct db_res *res = DB_EXEC(req, &st_users_by_ids, db_arg_int(req, req->realm->id),
-	                             realm_fake_email_domain(req, req->realm), pg_ids(req, ids, n));
+	                             realm_fake_email_domain(req, req->realm), db_arg_ids(req, ids, n));
 	if (res == NULL)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -576,7 +565,7 @@ int message_check_direct(struct request *req, const struct message_user *users, 
 		if (users[i].id != req->user->id)
 			ids_push(req, &all, users[i].id);
 	if (!perm_realm(req, RS_ACCESS_ALL_USERS) && all.n > 0) {
-		struct db_res *res = DB_EXEC(req, &st_inaccessible, pg_ids(req, all.v, all.n),
+		struct db_res *res = DB_EXEC(req, &st_inaccessible, db_arg_ids(req, all.v, all.n),
 		                             db_arg_int(req, req->user->id), db_arg_int(req, req->realm->id));
 		if (res == NULL)
 			return -1;
@@ -591,7 +580,7 @@ int message_check_direct(struct request *req, const struct message_user *users, 
 			return api_error(req, ERR_BAD_REQUEST, "'%s' is no longer using Zulip.", users[i].api_email);
 	ids_push(req, &all, req->user->id);
 	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
-	if (check_dm_permission(req, users, n, pg_ids(req, all.v, all.n)) < 0)
+	if (check_dm_permission(req, users, n, db_arg_ids(req, all.v, all.n)) < 0)
 		return -1;
 	*participants = all.v;
 	*np = all.n;
@@ -677,7 +666,7 @@ static int check_mentions(struct request *req, const struct message_draft *d, co
 	if (md->n_mentioned_groups == 0)
 		return 0;
 	struct db_res *res =
-	    DB_EXEC(req, &st_group_mention_refused, pg_ids(req, md->mentioned_group_ids, md->n_mentioned_groups),
+	    DB_EXEC(req, &st_group_mention_refused, db_arg_ids(req, md->mentioned_group_ids, md->n_mentioned_groups),
 	            db_arg_int(req, d->sender->id));
 	if (res == NULL)
 		return -1;
@@ -707,7 +696,7 @@ static int64_t insert_message(struct request *req, const struct message_draft *d
 	    d->channel ? DB_EXEC(req, &st_insert_channel_message, realm, sender, db_arg_int(req, d->channel->id),
 	                         d->topic, d->content, md->html, client, image, link)
 	               : DB_EXEC(req, &st_insert_direct_message, realm, sender,
-	                         pg_ids(req, d->participants, d->n_participants), "", d->content, md->html, client,
+	                         db_arg_ids(req, d->participants, d->n_participants), "", d->content, md->html, client,
 	                         image, link);
 	return res != NULL && db_rows(res) == 1 ? db_int(res, 0, 0) : 0;
 }
@@ -743,15 +732,15 @@ static int insert_recipients(struct request *req, const struct message_draft *d,
 {
 	int base = (md->stream_wildcard ? MF_STREAM_WILDCARD_MENTIONED : 0) | (d->channel ? 0 : MF_IS_PRIVATE);
 	const char *id = db_arg_int(req, out->id), *sender = db_arg_int(req, d->sender->id);
-	const char *users = pg_ids(req, md->mentioned_user_ids, md->n_mentioned_users);
-	const char *groups = pg_ids(req, md->mentioned_group_ids, md->n_mentioned_groups);
+	const char *users = db_arg_ids(req, md->mentioned_user_ids, md->n_mentioned_users);
+	const char *groups = db_arg_ids(req, md->mentioned_group_ids, md->n_mentioned_groups);
 	const char *read = d->read_by_sender ? "true" : "false";
 	struct db_res *res =
 	    d->channel
 	        ? DB_EXEC(req, &st_channel_recipients, id, sender, db_arg_int(req, d->channel->id),
 	                  db_arg_int(req, base), read, users, groups, md->topic_wildcard ? "true" : "false",
 	                  db_arg_int(req, req->realm->id), d->topic)
-	        : DB_EXEC(req, &st_direct_recipients, id, sender, pg_ids(req, d->participants, d->n_participants),
+	        : DB_EXEC(req, &st_direct_recipients, id, sender, db_arg_ids(req, d->participants, d->n_participants),
 	                  db_arg_int(req, base), read, users, groups);
 	if (res == NULL)
 		return -1;
@@ -926,8 +915,8 @@ static struct db_stmt st_update_flags =
 /* Removes from *ids the messages in unsubscribed channels; their channels go to *ignored. */
 static int drop_unsubscribed(struct request *req, struct ids *ids, json_object **ignored)
 {
-	struct db_res *res = DB_EXEC(req, &st_unsubscribed, pg_ids(req, ids->v, ids->n), db_arg_int(req, req->user->id),
-	                             db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(req, &st_unsubscribed, db_arg_ids(req, ids->v, ids->n),
+	                             db_arg_int(req, req->user->id), db_arg_int(req, req->realm->id));
 	if (res == NULL)
 		return -1;
 	struct ids skip = {0};
@@ -951,7 +940,7 @@ static int drop_unsubscribed(struct request *req, struct ids *ids, json_object *
 static int check_historical_access(struct request *req, const struct ids *ids)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_messages_of, pg_ids(req, ids->v, ids->n), db_arg_int(req, req->realm->id));
+	    DB_EXEC(req, &st_messages_of, db_arg_ids(req, ids->v, ids->n), db_arg_int(req, req->realm->id));
 	if (res == NULL)
 		return -1;
 	bool ok = db_rows(res) == ids->n;
@@ -1033,7 +1022,8 @@ int message_update_flags(struct request *req, const char *op, const char *flag, 
 	struct ids todo = sorted_unique(req, ids, n);
 	if (bit == MF_READ && !add && todo.n > 0 && drop_unsubscribed(req, &todo, ignored) < 0)
 		return -1;
-	struct db_res *rows = DB_EXEC(req, &st_lock_rows, db_arg_int(req, req->user->id), pg_ids(req, todo.v, todo.n));
+	struct db_res *rows =
+	    DB_EXEC(req, &st_lock_rows, db_arg_int(req, req->user->id), db_arg_ids(req, todo.v, todo.n));
 	if (rows == NULL)
 		return -1;
 	struct ids existing = {0}, historical = {0};
@@ -1044,11 +1034,11 @@ int message_update_flags(struct request *req, const char *op, const char *flag, 
 			return -1;
 		int flags = (MF_DEFAULT_HISTORICAL & ~bit) | target;
 		if (DB_EXEC(req, &st_insert_historical, db_arg_int(req, req->user->id),
-		            pg_ids(req, historical.v, historical.n), db_arg_int(req, flags)) == NULL)
+		            db_arg_ids(req, historical.v, historical.n), db_arg_int(req, flags)) == NULL)
 			return -1;
 	}
 	if (existing.n > 0 &&
-	    DB_EXEC(req, &st_update_flags, db_arg_int(req, req->user->id), pg_ids(req, existing.v, existing.n),
+	    DB_EXEC(req, &st_update_flags, db_arg_int(req, req->user->id), db_arg_ids(req, existing.v, existing.n),
 	            add ? "true" : "false", db_arg_int(req, bit)) == NULL)
 		return -1;
 	return existing.n + historical.n;
@@ -1199,7 +1189,8 @@ static int narrow_dm(struct request *req, struct narrow *nw, json_object *operan
 	if (!ids_has(&all, req->user->id))
 		ids_push(req, &all, req->user->id);
 	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
-	struct db_res *res = DB_EXEC(req, &st_conversation, db_arg_int(req, req->realm->id), pg_ids(req, all.v, all.n));
+	struct db_res *res =
+	    DB_EXEC(req, &st_conversation, db_arg_int(req, req->realm->id), db_arg_ids(req, all.v, all.n));
 	if (res == NULL)
 		return -1;
 	if (empty || db_rows(res) == 0) /* no such conversation: matches nothing */
@@ -1669,19 +1660,19 @@ static void narrow_params(struct request *req, const struct narrow *nw, const ch
 {
 	p[0] = db_arg_int(req, req->user->id);
 	p[1] = db_arg_int(req, req->realm->id);
-	p[2] = pg_ids(req, nw->ch_pos.v, nw->ch_pos.n);
-	p[3] = pg_ids(req, nw->ch_neg.v, nw->ch_neg.n);
+	p[2] = db_arg_ids(req, nw->ch_pos.v, nw->ch_pos.n);
+	p[3] = db_arg_ids(req, nw->ch_neg.v, nw->ch_neg.n);
 	p[4] = pg_texts(req, nw->topic_pos.v, nw->topic_pos.n);
 	p[5] = pg_texts(req, nw->topic_neg.v, nw->topic_neg.n);
-	p[6] = pg_ids(req, nw->sender_pos.v, nw->sender_pos.n);
-	p[7] = pg_ids(req, nw->sender_neg.v, nw->sender_neg.n);
-	p[8] = pg_ids(req, nw->id_pos.v, nw->id_pos.n);
-	p[9] = pg_ids(req, nw->id_neg.v, nw->id_neg.n);
-	p[10] = pg_ids(req, nw->dm_pos.v, nw->dm_pos.n);
-	p[11] = pg_ids(req, nw->dm_neg.v, nw->dm_neg.n);
-	p[12] = pg_ids(req, nw->dmi_pos.v, nw->dmi_pos.n);
-	p[13] = pg_ids(req, nw->dmi_neg.v, nw->dmi_neg.n);
-	p[14] = pg_ids(req, nw->gpm.v, nw->gpm.n);
+	p[6] = db_arg_ids(req, nw->sender_pos.v, nw->sender_pos.n);
+	p[7] = db_arg_ids(req, nw->sender_neg.v, nw->sender_neg.n);
+	p[8] = db_arg_ids(req, nw->id_pos.v, nw->id_pos.n);
+	p[9] = db_arg_ids(req, nw->id_neg.v, nw->id_neg.n);
+	p[10] = db_arg_ids(req, nw->dm_pos.v, nw->dm_pos.n);
+	p[11] = db_arg_ids(req, nw->dm_neg.v, nw->dm_neg.n);
+	p[12] = db_arg_ids(req, nw->dmi_pos.v, nw->dmi_pos.n);
+	p[13] = db_arg_ids(req, nw->dmi_neg.v, nw->dmi_neg.n);
+	p[14] = db_arg_ids(req, nw->gpm.v, nw->gpm.n);
 	p[15] = db_arg_int(req, nw->set);
 	p[16] = db_arg_int(req, nw->unset);
 	p[17] = db_arg_int(req, nw->any);
@@ -1760,7 +1751,7 @@ int message_fetch(struct request *req, struct narrow *nw, int64_t anchor, bool i
                   int num_after, const int64_t *ids, int n_ids, struct message_page *out)
 {
 	const char *p[N_FILTER_PARAMS + 7];
-	narrow_params(req, nw, ids ? pg_ids(req, ids, n_ids) : NULL, p);
+	narrow_params(req, nw, ids ? db_arg_ids(req, ids, n_ids) : NULL, p);
 	if (ids == NULL && anchor == MESSAGE_ANCHOR_FIRST_UNREAD) {
 		struct db_res *res = db_exec(req, &st_first_unread, p, N_FILTER_PARAMS);
 		if (res == NULL)
@@ -1906,7 +1897,8 @@ static json_object *object_of_row(struct request *req, const struct db_res *res,
 json_object *message_objects(struct request *req, const int64_t *ids, const int *flags, int n,
                              const struct message_format *f)
 {
-	struct db_res *res = DB_EXEC(req, &st_objects, pg_ids(req, ids, n), realm_fake_email_domain(req, req->realm));
+	struct db_res *res =
+	    DB_EXEC(req, &st_objects, db_arg_ids(req, ids, n), realm_fake_email_domain(req, req->realm));
 	if (res == NULL)
 		return NULL;
 	struct senders senders = {arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t)),
@@ -1921,14 +1913,6 @@ json_object *message_objects(struct request *req, const int64_t *ids, const int 
 }
 
 /* ---- events -------------------------------------------------------------------------------------------------- */
-
-static json_object *ids_json(const int64_t *ids, int n)
-{
-	json_object *a = json_object_new_array_ext(n);
-	for (int i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_int64(ids[i]));
-	return a;
-}
 
 static int cmp_recipient(const void *a, const void *b)
 {
@@ -2068,7 +2052,7 @@ static struct db_stmt st_unread_details =
 
 static json_object *unread_details(struct request *req, const int64_t *ids, int n)
 {
-	struct db_res *res = DB_EXEC(req, &st_unread_details, db_arg_int(req, req->user->id), pg_ids(req, ids, n));
+	struct db_res *res = DB_EXEC(req, &st_unread_details, db_arg_int(req, req->user->id), db_arg_ids(req, ids, n));
 	if (res == NULL)
 		return NULL;
 	json_object *out = json_object_new_object();
