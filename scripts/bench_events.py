@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Event delivery latency and long-poll capacity of a running confab stack (used by scripts/bench).
 
-Delivery: a subscriber holds a long-poll (GET /events); the sender posts a message to the channel; the time from
-the POST to the poll's answer is one sample. Capacity: N idle long-polls are held open at once while ordinary
-requests (GET /users/me) are timed, and the memory of nginx, the workers and Redis is compared before and after.
+  bench_events.py delivery --sender E:K --receiver E:K (--rounds N | --seconds S)
+  bench_events.py capacity --user E:K --steps N1 N2 ...
+
+Delivery: a subscriber holds a long-poll (GET /events); the sender posts a message to a channel of the two; the
+time from the POST to the poll's answer is one sample. Capacity: idle long-polls are held open in growing steps;
+at each, ordinary requests (GET /users/me) are timed and the memory of nginx, the workers and Redis is compared
+with before the first; it stops at the first step where a poll ended or the 99th percentile reached 50 ms.
 Only the standard library; only loopback addresses.
 """
 import argparse
@@ -61,16 +65,19 @@ async def poll(host, port, authorization, queue_id, last_event_id):
 
 
 def delivery(args, sender, receiver, channel):
+    """--rounds samples, or as many as fit in --seconds."""
     queue = receiver.call("GET", "/events", {"dont_block": "true"})["queue_id"]
     last = -1
     samples = []
     conn = http.client.HTTPConnection(args.host, args.port, timeout=120)
-    for i in range(args.rounds):
+    deadline = time.monotonic() + (args.seconds or 1e9)
+    while len(samples) < (args.rounds or 1e9) and time.monotonic() < deadline:
         q = urllib.parse.urlencode({"queue_id": queue, "last_event_id": last})
         conn.request("GET", f"/api/v1/events?{q}", headers=receiver.headers)
         time.sleep(0.005)  # let the poll start waiting
         t0 = time.perf_counter()
-        sender.call("POST", "/messages", {"type": "stream", "to": channel, "topic": "bench", "content": f"m{i}"})
+        sender.call("POST", "/messages", {"type": "stream", "to": channel, "topic": "bench",
+                                          "content": f"m{len(samples)}"})
         r = conn.getresponse()
         events = json.loads(r.read())["events"]
         samples.append((time.perf_counter() - t0) * 1000)
@@ -96,54 +103,69 @@ def rss_kb(names):
     return total
 
 
-async def capacity(args, receiver, user_email, user_key):
-    authorization = auth(user_email, user_key)
-    queues = [receiver.call("GET", "/events", {"dont_block": "true"})["queue_id"] for _ in range(args.polls)]
-    before = rss_kb({"nginx", "confab-worker", "redis-server"})
-    held = []
-    for i in range(0, len(queues), 200):
-        held += await asyncio.gather(*(poll(args.host, args.port, authorization, q, -1) for q in queues[i:i + 200]))
-    await asyncio.sleep(2)
-    after = rss_kb({"nginx", "confab-worker", "redis-server"})
-    probe = Client(args.host, args.port, user_email, user_key)
-    times = []
-    for _ in range(200):
-        t0 = time.perf_counter()
-        probe.call("GET", "/users/me")
-        times.append((time.perf_counter() - t0) * 1000)
-    # None of the held polls may have ended (a 502 would mean the events group ran out of threads).
-    ended = sum(1 for reader, _ in held if reader.at_eof() or len(reader._buffer) > 0)
+async def capacity(args):
+    """Holds idle long-polls in growing steps; at each, times GET /users/me and weighs the stack."""
+    email, key = args.user.split(":")
+    user = Client(args.host, args.port, email, key)
+    authorization = auth(email, key)
+    names = {"nginx", "confab-worker", "redis-server"}
+    before = rss_kb(names)
+    queues, held, steps, capacity = [], [], [], 0
+    for wanted in args.steps:
+        queues += [user.call("GET", "/events", {"dont_block": "true"})["queue_id"]
+                   for _ in range(wanted - len(queues))]
+        for i in range(len(held), wanted, 200):
+            held += await asyncio.gather(*(poll(args.host, args.port, authorization, q, -1)
+                                           for q in queues[i:min(i + 200, wanted)]))
+        await asyncio.sleep(2)
+        after = rss_kb(names)
+        times = []
+        for _ in range(200):
+            t0 = time.perf_counter()
+            user.call("GET", "/users/me")
+            times.append((time.perf_counter() - t0) * 1000)
+        # A held poll must not have ended (a 502 would mean the events group ran out of threads).
+        ended = sum(1 for reader, _ in held if reader.at_eof() or len(reader._buffer) > 0)
+        step = {"wanted": wanted, "held": len(held) - ended, "users_me_p50_ms": percentile(times, 50),
+                "users_me_p99_ms": percentile(times, 99), "kb_per_poll": (after - before) / max(1, len(held))}
+        steps.append(step)
+        if ended or step["users_me_p99_ms"] >= 50:
+            break
+        capacity = step["held"]
     for _, writer in held:
         writer.close()
     for q in queues:
-        receiver.call("DELETE", "/events", {"queue_id": q})
-    return {"held": len(held) - ended, "ended_early": ended, "users_me_p50_ms": percentile(times, 50),
-            "users_me_p99_ms": percentile(times, 99), "kb_per_poll": (after - before) / max(1, len(held))}
+        user.call("DELETE", "/events", {"queue_id": q})
+    return {"capacity": capacity, "steps": steps}
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["delivery", "capacity"])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=9991)
-    ap.add_argument("--sender", required=True, help="email:key")
-    ap.add_argument("--receiver", required=True, help="email:key")
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--polls", type=int, default=900)
+    ap.add_argument("--sender", help="email:key (delivery)")
+    ap.add_argument("--receiver", help="email:key (delivery)")
+    ap.add_argument("--rounds", type=int, default=0, help="delivery samples")
+    ap.add_argument("--seconds", type=float, default=0, help="delivery for this long instead")
+    ap.add_argument("--user", help="email:key (capacity)")
+    ap.add_argument("--steps", type=int, nargs="+", default=[900], help="polls to hold (capacity)")
     args = ap.parse_args()
+    if args.what == "capacity":
+        print(json.dumps(asyncio.run(capacity(args)), indent=2))
+        return
     s_email, s_key = args.sender.split(":")
     r_email, r_key = args.receiver.split(":")
     sender = Client(args.host, args.port, s_email, s_key)
     receiver = Client(args.host, args.port, r_email, r_key)
-    channel = f"bench-{os.getpid()}"
+    channel = f"bench-{os.getpid()}-{os.urandom(3).hex()}"
     sender.call("POST", "/users/me/subscriptions",
                 {"subscriptions": json.dumps([{"name": channel}]),
                  "principals": json.dumps([sender.call("GET", "/users/me")["user_id"],
                                            receiver.call("GET", "/users/me")["user_id"]])})
     samples = delivery(args, sender, receiver, channel)
-    out = {"delivery_rounds": len(samples), "delivery_p50_ms": percentile(samples, 50),
-           "delivery_p99_ms": percentile(samples, 99), "delivery_mean_ms": statistics.mean(samples)}
-    out.update(asyncio.run(capacity(args, receiver, r_email, r_key)))
-    print(json.dumps(out, indent=2))
+    print(json.dumps({"rounds": len(samples), "p50_ms": percentile(samples, 50), "p99_ms": percentile(samples, 99),
+                      "mean_ms": statistics.mean(samples)}, indent=2))
 
 
 if __name__ == "__main__":

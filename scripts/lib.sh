@@ -164,7 +164,7 @@ cf_wait_http() {
 # cf_init STATE_DIR: set the paths. Callers may set these before cf_stack_start:
 #   CF_BIN_DIR (dir of confab-worker, confab-reaper, confabctl; default REPO/src),
 #   CF_MIGRATIONS_DIR (default REPO/migrations), CF_HTTP_PORT (required), CF_PG_PORT (default: free port),
-#   CF_PG_DURABLE (1; 0 turns fsync off for throwaway test clusters),
+#   CF_PG_DURABLE (1; 0 turns fsync off for throwaway test clusters), CF_PG_EXTRA (more postgresql.conf lines),
 #   CF_API_PROCS / CF_API_THREADS / CF_EVENTS_PROCS / CF_EVENTS_THREADS (worker groups).
 cf_init() {
     mkdir -p "$1"
@@ -249,6 +249,7 @@ cf_pg_start() {
             echo "synchronous_commit = off"
             echo "full_page_writes = off"
         fi
+        [ -z "${CF_PG_EXTRA:-}" ] || printf '%s\n' "$CF_PG_EXTRA"
     } >"$CF_PGDATA/confab-stack.conf"
     chown postgres:postgres "$CF_PGDATA/confab-stack.conf"
     cf_log "PostgreSQL on 127.0.0.1:$CF_PG_PORT and $CF_PGSOCK"

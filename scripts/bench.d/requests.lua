@@ -4,7 +4,8 @@
 --
 -- FILE has one request a line, four tab-separated fields (AUTHORIZATION and BODY may be empty):
 --   METHOD <TAB> PATH <TAB> AUTHORIZATION <TAB> BODY
--- A BODY is sent as application/x-www-form-urlencoded. Several lines with several users' credentials
+-- A BODY is sent as application/x-www-form-urlencoded; "{n}" in it becomes a counter, different in every request
+-- of the thread (for edits, which must change something). Several lines with several users' credentials
 -- spread the load over users. The summary line (read by scripts/bench) is
 --   BENCH rps=... p50_ms=... p99_ms=... requests=... non2xx=... errors=...
 
@@ -31,7 +32,11 @@ function init(args)
         else
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         end
-        requests[#requests + 1] = wrk.format(method, path, headers, body)
+        if body and body:find("{n}", 1, true) then
+            requests[#requests + 1] = {method, path, headers, body}
+        else
+            requests[#requests + 1] = wrk.format(method, path, headers, body)
+        end
     end
     f:close()
     assert(#requests > 0, "no requests in " .. args[1])
@@ -39,9 +44,17 @@ function init(args)
     next_index = (thread_number or 0) * 7 % #requests
 end
 
+local counter = 0
+
 function request()
     next_index = next_index % #requests + 1
-    return requests[next_index]
+    local r = requests[next_index]
+    if type(r) == "table" then
+        counter = counter + 1
+        local body = r[4]:gsub("{n}", (thread_number or 0) .. "x" .. counter)
+        return wrk.format(r[1], r[2], r[3], body)
+    end
+    return r
 end
 
 function done(summary, latency, _)

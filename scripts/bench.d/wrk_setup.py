@@ -3,7 +3,8 @@
 
 Given N users (email:key lines; the first ones send the load), it
   - subscribes all of them to a fan-out channel and gives each a registered event queue (POST /register),
-  - subscribes the first few to a read channel holding --read-messages messages,
+  - reads --read-messages messages of an existing channel (--read-channel) all the load users are in,
+  - has every load user post --edit-messages messages to the fan-out channel, for the edit row,
   - posts --pending messages to the fan-out channel, so that every queue holds pending events,
   - checks every request of every row once (HTTP 200 expected), and
   - writes OUT/<row>.tsv for scripts/bench.d/requests.lua (METHOD, PATH, AUTHORIZATION, BODY).
@@ -51,7 +52,9 @@ def main():
     ap.add_argument("--users", required=True, help="file of email:key lines")
     ap.add_argument("--out", required=True, help="folder for the request files")
     ap.add_argument("--load-users", type=int, default=8, help="users whose credentials the load uses")
+    ap.add_argument("--read-channel", required=True)
     ap.add_argument("--read-messages", type=int, default=50)
+    ap.add_argument("--edit-messages", type=int, default=20)
     ap.add_argument("--pending", type=int, default=5)
     args = ap.parse_args()
     with open(args.users) as f:
@@ -61,7 +64,7 @@ def main():
     owner = clients[0]
     ids = [c.call("GET", "/users/me")["user_id"] for c in clients]
     tag = f"{os.getpid()}-{os.urandom(3).hex()}"
-    fanout, read = f"bench-fanout-{tag}", f"bench-read-{tag}"
+    fanout, read = f"bench-fanout-{tag}", args.read_channel
 
     def subscribe(name, user_ids):
         owner.call("POST", "/users/me/subscriptions", {"subscriptions": json.dumps([{"name": name}]),
@@ -70,10 +73,11 @@ def main():
         return next(s["stream_id"] for s in subs if s["name"] == name)
 
     fanout_id = subscribe(fanout, ids)
-    subscribe(read, ids[:args.load_users])
-    for i in range(args.read_messages):
-        owner.call("POST", "/messages", {"type": "stream", "to": read, "topic": f"topic {i % 5}",
-                                         "content": f"message **{i}** of the read channel"})
+    edits = []
+    for c in load:
+        for i in range(args.edit_messages):
+            edits.append((c, c.call("POST", "/messages", {"type": "stream", "to": fanout, "topic": "edits",
+                                                          "content": f"to be edited {i}"})["id"]))
     queues = [c.call("POST", "/register")["queue_id"] for c in clients]
     for i in range(args.pending):
         owner.call("POST", "/messages", {"type": "stream", "to": fanout, "topic": "pending",
@@ -93,6 +97,9 @@ def main():
             {"queue_id": q, "last_event_id": -1, "dont_block": "true"}), c.authorization, "")
             for c, q in zip(load, queues)],
         "messages_post": [("POST", "/api/v1/messages", c.authorization, send) for c in load],
+        # requests.lua puts a counter in place of {n}: every edit changes the content.
+        "messages_edit": [("PATCH", f"/api/v1/messages/{m}", c.authorization, "content=edit+{n}")
+                          for c, m in edits],
         "typing": [("POST", "/api/v1/typing", c.authorization, typing) for c in load],
         "register": [("POST", "/api/v1/register", c.authorization, "apply_markdown=true") for c in load],
     }
@@ -100,7 +107,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     for name, reqs in rows.items():
         # One check of each request (not of the writing rows' every line: they would add events).
-        for method, path, authorization, body in (reqs if name not in ("messages_post", "typing", "register")
+        for method, path, authorization, body in (reqs if name not in ("messages_post", "messages_edit", "typing",
+                                                                              "register")
                                                   else reqs[:1]):
             c = Client(args.port, "", "")
             c.authorization = authorization

@@ -9,7 +9,6 @@
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
-#include "model/messages.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -26,7 +25,7 @@ static int reply_user(struct request *req, const struct user *target)
 	if (!can_access_user(req, target))
 		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	json_object *profile = NULL;
-	if (param_bool(req, "include_custom_profile_fields") && (profile = user_profile_data(req, target->id)) == NULL)
+	if (param_bool(req, "include_custom_profile_fields") && (profile = user_profile_data(req, target->id, NULL)) == NULL)
 		return -1;
 	json_object *u = user_to_json(req, target, req->user, param_bool(req, "client_gravatar"), profile);
 	json_object_object_add(request_result(req), "user", u);
@@ -36,7 +35,9 @@ static int reply_user(struct request *req, const struct user *target)
 /* GET /api/v1/users/me */
 int users_me_get(struct request *req)
 {
-	json_object *profile = user_profile_data(req, req->user->id);
+	/* max_message_id: the highest message id the user has a copy of, -1 if none. */
+	int64_t max_id;
+	json_object *profile = user_profile_data(req, req->user->id, &max_id);
 	if (profile == NULL)
 		return -1;
 	json_object *me = user_to_json(req, req->user, req->user, false, profile);
@@ -44,10 +45,6 @@ int users_me_get(struct request *req)
 	json_object_object_foreach (me, key, val)
 		json_object_object_add(out, key, json_object_get(val));
 	json_object_put(me);
-	/* The highest message id the user has a copy of, -1 if none. */
-	int64_t max_id = message_max_id_for_user(req, req->user->id);
-	if (req->error)
-		return -1;
 	json_object_object_add(out, "max_message_id", json_object_new_int64(max_id));
 	return 0;
 }

@@ -26,6 +26,18 @@ const char *const channel_setting_names[CS_COUNT] = {
     [CS_SUBSCRIBE] = "can_subscribe_group",
 };
 
+/* The four CHANNEL_STATS columns from column col (the counts are NULL in a CHANNEL_SELECT_LOOKUP row). */
+static void read_stats(struct channel *c, const struct db_res *res, int row, int col)
+{
+	c->has_counts = !db_null(res, row, col + 1);
+	c->first_message_is_null = db_null(res, row, col);
+	c->first_message_id = db_int(res, row, col);
+	c->subscriber_count = db_int(res, row, col + 1);
+	c->is_recently_active = db_bool(res, row, col + 2);
+	c->weekly_traffic_is_null = db_null(res, row, col + 3);
+	c->weekly_traffic = db_int(res, row, col + 3);
+}
+
 struct channel *channel_from_row(struct request *req, const struct db_res *res, int row, int col)
 {
 	struct channel *c = arena_alloc(&req->arena, sizeof(*c));
@@ -46,12 +58,7 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	c->creator_id = db_int(res, row, col + 14);
 	c->date_created = db_int(res, row, col + 15);
 	c->is_subscribed = db_bool(res, row, col + 16);
-	c->first_message_is_null = db_null(res, row, col + 17);
-	c->first_message_id = db_int(res, row, col + 17);
-	c->subscriber_count = db_int(res, row, col + 18);
-	c->is_recently_active = db_bool(res, row, col + 19);
-	c->weekly_traffic_is_null = db_null(res, row, col + 20);
-	c->weekly_traffic = db_int(res, row, col + 20);
+	read_stats(c, res, row, col + 17);
 	c->send_group_system_name = db_val(res, row, col + 21);
 	for (int i = 0; i < CS_COUNT; i++) {
 		c->settings[i] = db_int(res, row, col + 22 + 3 * i);
@@ -84,8 +91,8 @@ const char *channel_render_description(struct request *req, const char *text)
 	return out.html;
 }
 
-static struct db_stmt st_by_id = DB_STMT(CHANNEL_SELECT "AND c.id = $3");
-static struct db_stmt st_by_name = DB_STMT(CHANNEL_SELECT "AND lower(c.name) = lower($3)");
+static struct db_stmt st_by_id = DB_STMT(CHANNEL_SELECT_LOOKUP "AND c.id = $3");
+static struct db_stmt st_by_name = DB_STMT(CHANNEL_SELECT_LOOKUP "AND lower(c.name) = lower($3)");
 
 static struct channel *load(struct request *req, struct db_stmt *st, const char *key)
 {
@@ -128,8 +135,20 @@ static int stream_post_policy(const struct channel *c)
 	return 1;
 }
 
+static struct db_stmt st_stats = DB_STMT(
+    "SELECT " CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC) " FROM channels c WHERE c.id = $1");
+
 json_object *channel_to_json(struct request *req, const struct channel *c)
 {
+	struct channel loaded;
+	if (!c->has_counts) {
+		/* A lookup's channel (CHANNEL_SELECT_LOOKUP): count now. */
+		loaded = *c;
+		struct db_res *res = DB_EXEC(req, &st_stats, db_arg_int(req, c->id));
+		if (res != NULL && db_rows(res) == 1)
+			read_stats(&loaded, res, 0, 0);
+		c = &loaded;
+	}
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "stream_id", json_object_new_int64(c->id));
 	json_object_object_add(o, "name", json_object_new_string(c->name));

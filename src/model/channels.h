@@ -57,6 +57,7 @@ struct channel {
 	int64_t date_created;
 	int64_t settings[CS_COUNT];         /* group ids */
 	const char *setting_json[CS_COUNT]; /* their API values as JSON text */
+	bool has_counts; /* false: subscriber_count and weekly_traffic are not loaded (CHANNEL_SELECT_LOOKUP) */
 	bool first_message_is_null;
 	int64_t first_message_id;
 	int64_t subscriber_count;
@@ -93,33 +94,60 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
  * realm id and $2 the requesting user's id; channel_from_row() reads its columns.
  */
 /* clang-format off */
-#define CHANNEL_SELECT \
+#define CHANNEL_SELECT CHANNEL_SELECT_WITH(CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC))
+/* The same without the two counts (subscriber_count, stream_weekly_traffic), for lookups that do not show the
+ * channel: channel_to_json() counts them when it needs them. */
+#define CHANNEL_SELECT_LOOKUP CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"))
+#define CHANNEL_SELECT_WITH(stats) \
 	"WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION " \
-	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id) " \
-	"SELECT " CHANNEL_COLUMNS " FROM channels c " \
+	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id), " \
+	"anon (id) AS (SELECT id FROM user_groups WHERE realm_id = $1 AND name IS NULL) " \
+	"SELECT " CHANNEL_COLUMNS_WITH(stats) " FROM channels c " \
 	"LEFT JOIN subscriptions sub ON sub.channel_id = c.id AND sub.user_id = $2 AND sub.active " \
 	"WHERE c.realm_id = $1 "
-#define CHANNEL_COLUMNS \
+#define CHANNEL_COLUMNS_WITH(stats) \
 	"c.id, c.realm_id, c.name, c.description, c.rendered_description, c.invite_only, c.is_web_public, " \
 	"c.history_public_to_subscribers, c.is_archived, c.is_default, c.message_retention_days IS NULL, " \
 	"COALESCE(c.message_retention_days, 0), COALESCE(c.folder_id, 0), c.topics_policy, " \
 	"COALESCE(c.creator_id, 0), extract(epoch FROM c.date_created)::bigint, sub.user_id IS NOT NULL, " \
-	"(SELECT min(m.id) FROM messages m WHERE m.channel_id = c.id), " \
-	"(SELECT count(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id " \
-	"  WHERE s2.channel_id = c.id AND s2.active AND u2.is_active), " \
-	"c.date_created > now() - interval '180 days' OR (SELECT m.date_sent FROM messages m " \
-	"  WHERE m.channel_id = c.id ORDER BY m.id DESC LIMIT 1) > now() - interval '180 days', " \
+	stats ", (SELECT g.name FROM user_groups g WHERE g.id = c.can_send_message_group_id AND g.is_system_group), " \
+	CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_administer_channel_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_create_topic_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_delete_any_message_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_delete_own_message_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_move_messages_out_of_channel_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_move_messages_within_channel_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_remove_subscribers_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_resolve_topics_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_send_message_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_subscribe_group_id") ", " \
+	"sub.color, sub.pin_to_top, sub.is_muted, sub.desktop_notifications, sub.email_notifications, " \
+	"sub.push_notifications, sub.audible_notifications, sub.wildcard_mentions_notify"
+/* First message id, subscriber count, is_recently_active, stream_weekly_traffic of channel c. The first and last
+ * messages are read from the index messages_channel by a row comparison: written as min(id) (or ORDER BY id LIMIT
+ * 1), a prepared statement's generic plan walks messages_pkey instead, through every message older than the
+ * channel's first. messages_channel_date serves the traffic count (migrations/0008_performance.sql). */
+#define CHANNEL_STATS(subscribers, traffic) \
+	"(SELECT x.id FROM (SELECT m.channel_id, m.id FROM messages m WHERE m.channel_id IS NOT NULL" \
+	"  AND (m.channel_id, m.id) > (c.id, 0) ORDER BY m.channel_id, m.id LIMIT 1) x WHERE x.channel_id = c.id), " \
+	subscribers ", " \
+	"c.date_created > now() - interval '180 days' OR (SELECT x.date_sent FROM (SELECT m.channel_id, m.date_sent" \
+	"  FROM messages m WHERE m.channel_id IS NOT NULL AND (m.channel_id, m.id) < (c.id + 1, 0)" \
+	"  ORDER BY m.channel_id DESC, m.id DESC LIMIT 1) x WHERE x.channel_id = c.id) > now() - interval '180 days', " \
+	traffic
+/* Deactivated users do not count; users_inactive makes that an anti-join with a (usually tiny) index. */
+#define CHANNEL_COUNT_SUBSCRIBERS \
+	"(SELECT count(*) FROM subscriptions s2 WHERE s2.channel_id = c.id AND s2.active" \
+	"  AND NOT EXISTS (SELECT 1 FROM users u2 WHERE u2.id = s2.user_id AND NOT u2.is_active))"
+#define CHANNEL_COUNT_TRAFFIC \
 	"CASE WHEN c.date_created > now() - interval '7 days' THEN NULL ELSE (SELECT count(*) / 4 FROM messages m " \
-	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END, " \
-	"(SELECT g.name FROM user_groups g WHERE g.id = c.can_send_message_group_id AND " \
-	"g.is_system_group), " CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id") ", " CHANNEL_SETTING_COLUMNS( \
-	    "can_administer_channel_group_id") ", " CHANNEL_SETTING_COLUMNS("can_create_topic_group_id") "," \
-	                                                                                                 " " CHANNEL_SETTING_COLUMNS("can_delete_any_message_group_id") ", " CHANNEL_SETTING_COLUMNS("can_delete_own_message_group_id") ", " CHANNEL_SETTING_COLUMNS("can_move_messages_out_of_channel_group_id") ", " CHANNEL_SETTING_COLUMNS("can_move_messages_within_channel_group_id") ", " CHANNEL_SETTING_COLUMNS("can_remove_subscribers_group_id") ", " CHANNEL_SETTING_COLUMNS("can_resolve_topics_group_id") ", " CHANNEL_SETTING_COLUMNS("can_send_message_group_id") ", " CHANNEL_SETTING_COLUMNS("can_subscribe_group_id") ", " \
-	                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 "sub.color, sub.pin_to_top, sub.is_muted, sub.desktop_notifications, sub.email_notifications, " \
-	                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 "sub.push_notifications, sub.audible_notifications, sub.wildcard_mentions_notify"
-/* Per setting: the group id, whether the user is in it, and its API value. */
+	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END"
+/* Per setting: the group id, whether the user is in it, and its API value (a named group's is its id; only the
+ * unnamed groups of the organization, in anon, need confab_group_setting_api). */
 #define CHANNEL_SETTING_COLUMNS(col) \
-	"c." col ", c." col " IN (SELECT id FROM mine), confab_group_setting_api(c." col ")::text"
+	"c." col ", c." col " IN (SELECT id FROM mine), CASE WHEN c." col " IN (SELECT id FROM anon) " \
+	"THEN confab_group_setting_api(c." col ")::text ELSE c." col "::text END"
 #define CHANNEL_NCOLUMNS (22 + 3 * CS_COUNT + 8)
 /* clang-format on */
 

@@ -1788,28 +1788,27 @@ int message_fetch(struct request *req, struct narrow *nw, int64_t anchor, bool i
 /* ---- the Message object -------------------------------------------------------------------------------------- */
 
 #define SENDER_COLUMN 13 /* USER_COLUMNS of the sender start here */
+/* clang-format off */
 static struct db_stmt st_objects = DB_STMT(
     "SELECT m.id, COALESCE(m.channel_id, 0), COALESCE(m.direct_conversation_id, 0), m.topic, m.content,"
     " m.rendered_content, extract(epoch FROM m.date_sent)::bigint, m.client,"
     " extract(epoch FROM m.last_edit_time)::bigint, extract(epoch FROM m.last_moved_time)::bigint, c.name,"
-    /* display_recipient: a 1:1 conversation ordered by address as the reference does, others by id */
-    " (SELECT json_agg(json_build_object('id', du.id, 'email', " API_EMAIL(
-        "du") ", 'full_name', du.full_name,"
-              "   'is_mirror_dummy', false) ORDER BY (CASE WHEN cardinality(dc.user_ids) = 2 THEN " API_EMAIL(
-                  "du") " END)"
-                        "   COLLATE \"C\", du.id) FROM users du WHERE du.id = ANY(dc.user_ids))::text,"
-                        " (SELECT json_agg(json_strip_nulls(json_build_object('user_id', e.user_id,"
-                        "   'timestamp', extract(epoch FROM e.edit_time)::bigint, 'prev_content', e.prev_content,"
-                        "   'prev_rendered_content', e.prev_rendered_content, 'prev_topic', e.prev_topic,"
-                        "   'topic', CASE WHEN e.prev_topic IS NOT NULL THEN e.topic END, 'prev_stream', "
-                        "e.prev_channel_id,"
-                        "   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id "
-                        "DESC)"
-                        "   FROM message_edits e WHERE e.message_id = m.id)::text, " USER_COLUMNS
-                        " FROM messages m JOIN users u ON u.id = m.sender_id LEFT JOIN channels c ON c.id = "
-                        "m.channel_id"
-                        " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
-                        " WHERE m.id = ANY($1::bigint[]) ORDER BY m.id");
+    /* display_recipient of a direct message: a 1:1 conversation ordered by address as the reference does, others
+     * by id (the CASE keeps channel messages from running the subquery) */
+    " CASE WHEN dc.id IS NOT NULL THEN (SELECT json_agg(json_build_object('id', du.id, 'email', " API_EMAIL("du") ","
+    "   'full_name', du.full_name, 'is_mirror_dummy', false)"
+    "   ORDER BY (CASE WHEN cardinality(dc.user_ids) = 2 THEN " API_EMAIL("du") " END) COLLATE \"C\", du.id)"
+    "   FROM unnest(dc.user_ids) AS p (id) JOIN users du ON du.id = p.id)::text END,"
+    " (SELECT json_agg(json_strip_nulls(json_build_object('user_id', e.user_id,"
+    "   'timestamp', extract(epoch FROM e.edit_time)::bigint, 'prev_content', e.prev_content,"
+    "   'prev_rendered_content', e.prev_rendered_content, 'prev_topic', e.prev_topic,"
+    "   'topic', CASE WHEN e.prev_topic IS NOT NULL THEN e.topic END, 'prev_stream', e.prev_channel_id,"
+    "   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id DESC)"
+    "   FROM message_edits e WHERE e.message_id = m.id)::text, " USER_COLUMNS
+    " FROM messages m JOIN users u ON u.id = m.sender_id LEFT JOIN channels c ON c.id = m.channel_id"
+    " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
+    " WHERE m.id = ANY($1::bigint[]) ORDER BY m.id");
+/* clang-format on */
 
 /* Senders seen in one response: their address and avatar as the requesting user sees them. */
 struct senders {

@@ -319,9 +319,11 @@ json_object *user_to_json(struct request *req, const struct user *target, const 
 	return o;
 }
 
+/* At least one row (NULL values when there are none); column 4 is the user's max_message_id when $2. */
 static struct db_stmt st_profile_one =
-    DB_STMT("SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
-            " WHERE v.user_id = $1 ORDER BY v.field_id");
+    DB_STMT("SELECT v.user_id, v.field_id, v.value, v.rendered_value, CASE WHEN $2 THEN"
+            "  (SELECT COALESCE(max(message_id), -1) FROM user_messages WHERE user_id = $1) END"
+            " FROM (SELECT) one LEFT JOIN custom_profile_field_values v ON v.user_id = $1 ORDER BY v.field_id");
 static struct db_stmt st_profile_all =
     DB_STMT("SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v"
             "  JOIN users u ON u.id = v.user_id WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id");
@@ -330,6 +332,8 @@ static struct db_stmt st_profile_all =
 static void add_profile_rows(const struct db_res *res, json_object *by_user, json_object *single)
 {
 	for (int i = 0; i < db_rows(res); i++) {
+		if (db_null(res, i, 1))
+			continue;
 		json_object *target = single;
 		if (by_user != NULL && !json_object_object_get_ex(by_user, db_val(res, i, 0), &target)) {
 			target = json_object_new_object();
@@ -343,11 +347,14 @@ static void add_profile_rows(const struct db_res *res, json_object *by_user, jso
 	}
 }
 
-json_object *user_profile_data(struct request *req, int64_t user_id)
+json_object *user_profile_data(struct request *req, int64_t user_id, int64_t *max_message_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_profile_one, db_arg_int(req, user_id));
+	struct db_res *res =
+	    DB_EXEC(req, &st_profile_one, db_arg_int(req, user_id), max_message_id != NULL ? "true" : "false");
 	if (res == NULL)
 		return NULL;
+	if (max_message_id != NULL)
+		*max_message_id = db_int(res, 0, 4);
 	json_object *out = request_own_json(req, json_object_new_object());
 	add_profile_rows(res, NULL, out);
 	return out;

@@ -125,8 +125,8 @@ json_object *user_to_json(struct request *req, const struct user *target, const 
                           bool client_gravatar, json_object *profile_data);
 /* Custom profile values of one user ({"<field id>": {"value", "rendered_value"?}}), or of every user of the
  * realm keyed by user id (then each value is such an object). Owned by the request (take a reference to keep one); NULL
- * on error. */
-json_object *user_profile_data(struct request *req, int64_t user_id);
+ * on error. With max_message_id, the same query also gives the user's highest message id (-1 if none). */
+json_object *user_profile_data(struct request *req, int64_t user_id, int64_t *max_message_id);
 json_object *user_profile_data_all(struct request *req, int64_t realm_id);
 
 /* ---- events ------------------------------------------------------------------------------------------------- */

@@ -143,6 +143,80 @@ static int exchange(struct request *req, struct redis_conn *c, int ncmds, const 
 	return 0;
 }
 
+/*
+ * EVAL is sent as EVALSHA: the events scripts (over 1 KB) run once per queue per event, and EVAL makes Redis
+ * receive and hash the whole text every time. The digests come from SCRIPT LOAD, once per script text (kept by
+ * address: the scripts are static strings) and process. A Redis that lost its scripts (restart) answers NOSCRIPT
+ * without running anything; those commands are sent again as EVAL.
+ */
+#define MAX_SCRIPTS 16
+static struct {
+	pthread_mutex_t lock;
+	int n;
+	const char *text[MAX_SCRIPTS];
+	char sha[MAX_SCRIPTS][41];
+} scripts = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The digest of a script text, loading it on c the first time; NULL if that fails (EVAL is used then). */
+static const char *script_sha(struct redis_conn *c, const char *text)
+{
+	const char *sha = NULL;
+	pthread_mutex_lock(&scripts.lock);
+	for (int i = 0; i < scripts.n && sha == NULL; i++)
+		if (scripts.text[i] == text)
+			sha = scripts.sha[i];
+	pthread_mutex_unlock(&scripts.lock);
+	if (sha != NULL || scripts.n == MAX_SCRIPTS)
+		return sha;
+	redisReply *r = redisCommand(c->ctx, "SCRIPT LOAD %s", text);
+	if (r != NULL && r->type == REDIS_REPLY_STRING && r->len == 40) {
+		pthread_mutex_lock(&scripts.lock);
+		if (scripts.n < MAX_SCRIPTS) {
+			scripts.text[scripts.n] = text;
+			memcpy(scripts.sha[scripts.n], r->str, 41);
+			sha = scripts.sha[scripts.n++];
+		}
+		pthread_mutex_unlock(&scripts.lock);
+	}
+	if (r != NULL)
+		freeReplyObject(r);
+	return sha;
+}
+
+/* cmds with every EVAL turned into EVALSHA (a copy in the arena; cmds itself if there is none). */
+static const char *const *const *as_evalsha(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
+                                            const char *const *const *cmds)
+{
+	const char *const **out = NULL;
+	for (int i = 0; i < ncmds; i++) {
+		const char *sha;
+		if (strcmp(cmds[i][0], "EVAL") != 0 || argcs[i] < 2 || (sha = script_sha(c, cmds[i][1])) == NULL)
+			continue;
+		if (out == NULL) {
+			out = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*out));
+			memcpy(out, cmds, (size_t)ncmds * sizeof(*out));
+		}
+		const char **argv = arena_alloc(&req->arena, (size_t)argcs[i] * sizeof(*argv));
+		memcpy(argv, cmds[i], (size_t)argcs[i] * sizeof(*argv));
+		argv[0] = "EVALSHA";
+		argv[1] = sha;
+		out[i] = argv;
+	}
+	return out ? (const char *const *const *)out : cmds;
+}
+
+/* Sends the commands that got NOSCRIPT again as they were given (EVAL). Returns 0, or -1 on a lost connection. */
+static int retry_noscript(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
+                          const char *const *const *cmds, struct rreply **replies)
+{
+	for (int i = 0; i < ncmds; i++) {
+		if (replies[i]->type == RR_ERROR && strncmp(replies[i]->str, "NOSCRIPT", 8) == 0 &&
+		    exchange(req, c, 1, &argcs[i], &cmds[i], NULL, &replies[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int run(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
                const size_t *const *lens, struct rreply **replies)
 {
@@ -151,7 +225,9 @@ static int run(struct request *req, int ncmds, const int *argcs, const char *con
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (conn_open(pool, c) < 0)
 			return api_error(req, ERR_UNAVAILABLE, NULL);
-		if (exchange(req, c, ncmds, argcs, cmds, lens, replies) == 0)
+		const char *const *const *sent = lens ? cmds : as_evalsha(req, c, ncmds, argcs, cmds);
+		if (exchange(req, c, ncmds, argcs, sent, lens, replies) == 0 &&
+		    (sent == cmds || retry_noscript(req, c, ncmds, argcs, cmds, replies) == 0))
 			break;
 		log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", req->id, c->ctx->errstr);
 		redisFree(c->ctx);
