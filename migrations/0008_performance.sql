@@ -8,6 +8,10 @@ CREATE INDEX messages_channel_date ON messages (channel_id, date_sent) WHERE cha
 -- users instead of a join with every user, for each channel of a list.
 CREATE INDEX users_inactive ON users (id) WHERE NOT is_active;
 
+-- A user's direct messages (is_private, 256), newest first, for recent_private_conversations: without it,
+-- POST /register walks all the user's messages, channel ones included.
+CREATE INDEX user_messages_private ON user_messages (user_id, message_id) WHERE flags & 256 <> 0;
+
 -- The functions below again, in PL/pgSQL: a SQL function whose body reads a table cannot be inlined into the
 -- calling statement, so PostgreSQL plans its body again at every call (0.1 ms each; a channel row calls
 -- confab_group_setting_api eleven times, authentication calls confab_system_group once). PL/pgSQL keeps its plans

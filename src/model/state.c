@@ -589,11 +589,12 @@ static int add_channel_folders(struct request *req, json_object *out)
 
 /* ---- recent_private_conversations ----------------------------------------------------------------------------- */
 
-/* The conversations of the user's 1000 latest direct messages, latest first; user_ids without the user. */
+/* The conversations of the user's 1000 latest direct messages (is_private, by user_messages_private), latest
+ * first; user_ids without the user. */
 static struct db_stmt st_recent_dms = DB_STMT(
     "SELECT (SELECT COALESCE(json_agg(x ORDER BY x), '[]') FROM unnest(dc.user_ids) x WHERE x <> $1)::text, max(t.id)"
     "  FROM (SELECT m.id, m.direct_conversation_id FROM user_messages um JOIN messages m ON m.id = um.message_id"
-    "         WHERE um.user_id = $1 AND m.direct_conversation_id IS NOT NULL"
+    "         WHERE um.user_id = $1 AND um.flags & 256 <> 0 AND m.direct_conversation_id IS NOT NULL"
     "         ORDER BY um.message_id DESC LIMIT 1000) t"
     "  JOIN direct_conversations dc ON dc.id = t.direct_conversation_id"
     " GROUP BY dc.id ORDER BY 2 DESC");
