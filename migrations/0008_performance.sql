@@ -8,6 +8,11 @@ CREATE INDEX messages_channel_date ON messages (channel_id, date_sent) WHERE cha
 -- users instead of a join with every user, for each channel of a list.
 CREATE INDEX users_inactive ON users (id) WHERE NOT is_active;
 
+-- A channel's active subscribers in user order (typing audiences, recipients): the old index had no user_id, so
+-- generic plans read the channel's rows through subscriptions_pkey (user_id, channel_id) from end to end.
+DROP INDEX subscriptions_channel;
+CREATE INDEX subscriptions_channel ON subscriptions (channel_id, user_id) WHERE active;
+
 -- A user's direct messages (is_private, 256), newest first, for recent_private_conversations: without it,
 -- POST /register walks all the user's messages, channel ones included.
 CREATE INDEX user_messages_private ON user_messages (user_id, message_id) WHERE flags & 256 <> 0;
@@ -15,7 +20,8 @@ CREATE INDEX user_messages_private ON user_messages (user_id, message_id) WHERE 
 -- The functions below again, in PL/pgSQL: a SQL function whose body reads a table cannot be inlined into the
 -- calling statement, so PostgreSQL plans its body again at every call (0.1 ms each; a channel row calls
 -- confab_group_setting_api eleven times, authentication calls confab_system_group once). PL/pgSQL keeps its plans
--- for the session. Same bodies, same results.
+-- for the session. Same results; deactivated members are left out by an anti-join with users_inactive (a join
+-- with users made the generic plan hash all users at every call).
 CREATE OR REPLACE FUNCTION confab_system_group(p_realm bigint, p_name text) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
 BEGIN
     RETURN (SELECT id FROM user_groups WHERE realm_id = p_realm AND name = p_name AND is_system_group);
@@ -33,8 +39,9 @@ BEGIN
     RETURN (
         SELECT CASE WHEN g.name IS NOT NULL THEN to_jsonb(g.id) ELSE jsonb_build_object(
             'direct_members', COALESCE((SELECT jsonb_agg(m.user_id ORDER BY m.user_id)
-                                          FROM user_group_members m JOIN users u ON u.id = m.user_id AND u.is_active
-                                         WHERE m.group_id = g.id), '[]'),
+                                          FROM user_group_members m WHERE m.group_id = g.id AND NOT EXISTS
+                                              (SELECT 1 FROM users u WHERE u.id = m.user_id AND NOT u.is_active)),
+                                         '[]'),
             'direct_subgroups', COALESCE((SELECT jsonb_agg(s.subgroup_id ORDER BY s.subgroup_id)
                                             FROM user_group_subgroups s WHERE s.group_id = g.id), '[]'))
         END

@@ -63,7 +63,9 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	for (int i = 0; i < CS_COUNT; i++) {
 		c->settings[i] = db_int(res, row, col + 22 + 3 * i);
 		c->in_setting[i] = db_bool(res, row, col + 23 + 3 * i);
-		c->setting_json[i] = db_val(res, row, col + 24 + 3 * i);
+		c->setting_json[i] = db_null(res, row, col + 24 + 3 * i)
+		                         ? arena_printf(&req->arena, "%lld", (long long)c->settings[i])
+		                         : db_val(res, row, col + 24 + 3 * i);
 	}
 	int sc = col + 22 + 3 * CS_COUNT;
 	c->color = db_val(res, row, sc);

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/user.h" /* USER_ACTIVE_SQL */
+
 struct request;
 struct db_res;
 
@@ -100,9 +102,9 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
 #define CHANNEL_SELECT_LOOKUP CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"))
 #define CHANNEL_SELECT_WITH(stats) \
 	"WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION " \
-	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id), " \
-	"anon (id) AS (SELECT id FROM user_groups WHERE realm_id = $1 AND name IS NULL) " \
+	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id) " \
 	"SELECT " CHANNEL_COLUMNS_WITH(stats) " FROM channels c " \
+	"CROSS JOIN (SELECT COALESCE(array_agg(id), '{}') AS ids FROM mine) my " \
 	"LEFT JOIN subscriptions sub ON sub.channel_id = c.id AND sub.user_id = $2 AND sub.active " \
 	"WHERE c.realm_id = $1 "
 #define CHANNEL_COLUMNS_WITH(stats) \
@@ -136,18 +138,18 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
 	"  FROM messages m WHERE m.channel_id IS NOT NULL AND (m.channel_id, m.id) < (c.id + 1, 0)" \
 	"  ORDER BY m.channel_id DESC, m.id DESC LIMIT 1) x WHERE x.channel_id = c.id) > now() - interval '180 days', " \
 	traffic
-/* Deactivated users do not count; users_inactive makes that an anti-join with a (usually tiny) index. */
 #define CHANNEL_COUNT_SUBSCRIBERS \
-	"(SELECT count(*) FROM subscriptions s2 WHERE s2.channel_id = c.id AND s2.active" \
-	"  AND NOT EXISTS (SELECT 1 FROM users u2 WHERE u2.id = s2.user_id AND NOT u2.is_active))"
+	"(SELECT count(*) FROM subscriptions s2 WHERE s2.channel_id = c.id AND s2.active AND " \
+	USER_ACTIVE_SQL("s2.user_id") ")"
 #define CHANNEL_COUNT_TRAFFIC \
 	"CASE WHEN c.date_created > now() - interval '7 days' THEN NULL ELSE (SELECT count(*) / 4 FROM messages m " \
 	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END"
-/* Per setting: the group id, whether the user is in it, and its API value (a named group's is its id; only the
- * unnamed groups of the organization, in anon, need confab_group_setting_api). */
+/* Per setting: the group id, whether the user is in it (my.ids: the user's groups, as an array rather than a
+ * subquery, which would build a hashed subplan per setting), and the API value of an unnamed group (NULL for a named
+ * group, whose value is its id: channel_from_row() writes that). */
 #define CHANNEL_SETTING_COLUMNS(col) \
-	"c." col ", c." col " IN (SELECT id FROM mine), CASE WHEN c." col " IN (SELECT id FROM anon) " \
-	"THEN confab_group_setting_api(c." col ")::text ELSE c." col "::text END"
+	"c." col ", c." col " = ANY(my.ids), (SELECT confab_group_setting_api(g.id)::text " \
+	"FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
 #define CHANNEL_NCOLUMNS (22 + 3 * CS_COUNT + 8)
 /* clang-format on */
 

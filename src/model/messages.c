@@ -715,8 +715,8 @@ static int64_t insert_message(struct request *req, const struct message_draft *d
 	" | CASE WHEN r.id IN (SELECT id FROM mentioned) THEN 8 ELSE 0 END"
 static struct db_stmt st_channel_recipients = DB_STMT(
     MENTIONED_CTE ", rcpt AS ("
-                  " SELECT u.id FROM subscriptions s JOIN users u ON u.id = s.user_id"
-                  "   WHERE s.channel_id = $3 AND s.active AND u.is_active"
+                  " SELECT s.user_id AS id FROM subscriptions s"
+                  "   WHERE s.channel_id = $3 AND s.active AND " USER_ACTIVE_SQL("s.user_id")
                   " UNION SELECT u.id FROM users u WHERE u.id = ANY($6::bigint[]) AND u.realm_id = $9 AND u.is_active"
                   "   AND u.is_bot AND u.bot_type = 1)"
                   " INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, $1, " RECIPIENT_FLAGS
@@ -1787,7 +1787,7 @@ int message_fetch(struct request *req, struct narrow *nw, int64_t anchor, bool i
 
 /* ---- the Message object -------------------------------------------------------------------------------------- */
 
-#define SENDER_COLUMN 13 /* USER_COLUMNS of the sender start here */
+#define SENDER_COLUMN 13 /* the sender's id; the senders' rows come from st_senders, once each */
 /* clang-format off */
 static struct db_stmt st_objects = DB_STMT(
     "SELECT m.id, COALESCE(m.channel_id, 0), COALESCE(m.direct_conversation_id, 0), m.topic, m.content,"
@@ -1804,30 +1804,33 @@ static struct db_stmt st_objects = DB_STMT(
     "   'prev_rendered_content', e.prev_rendered_content, 'prev_topic', e.prev_topic,"
     "   'topic', CASE WHEN e.prev_topic IS NOT NULL THEN e.topic END, 'prev_stream', e.prev_channel_id,"
     "   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id DESC)"
-    "   FROM message_edits e WHERE e.message_id = m.id)::text, " USER_COLUMNS
-    " FROM messages m JOIN users u ON u.id = m.sender_id LEFT JOIN channels c ON c.id = m.channel_id"
+    "   FROM message_edits e WHERE e.message_id = m.id)::text, m.sender_id"
+    " FROM messages m LEFT JOIN channels c ON c.id = m.channel_id"
     " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
     " WHERE m.id = ANY($1::bigint[]) ORDER BY m.id");
 /* clang-format on */
 
-/* Senders seen in one response: their address and avatar as the requesting user sees them. */
+/* The senders of one response (st_senders rows) and their user_to_json() objects, made when first needed. */
+static struct db_stmt st_senders = DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.id = ANY($1::bigint[])");
 struct senders {
-	int64_t *ids;
-	json_object **users; /* user_to_json() objects, owned by the request */
-	int n;
+	struct db_res *rows;
+	json_object **users; /* per row; owned by the request */
 };
 
 static json_object *sender_json(struct request *req, struct senders *s, const struct db_res *res, int row,
                                 bool client_gravatar)
 {
 	int64_t id = db_int(res, row, SENDER_COLUMN);
-	for (int i = 0; i < s->n; i++)
-		if (s->ids[i] == id)
-			return s->users[i];
-	struct user *u = user_from_row(req, res, row, SENDER_COLUMN);
-	s->ids[s->n] = id;
-	s->users[s->n] = request_own_json(req, user_to_json(req, u, req->user, client_gravatar, NULL));
-	return s->users[s->n++];
+	for (int i = 0; i < db_rows(s->rows); i++) {
+		if (db_int(s->rows, i, 0) != id)
+			continue;
+		if (s->users[i] == NULL) {
+			struct user *u = user_from_row(req, s->rows, i, 0);
+			s->users[i] = request_own_json(req, user_to_json(req, u, req->user, client_gravatar, NULL));
+		}
+		return s->users[i];
+	}
+	return NULL; /* not reached: messages.sender_id references users */
 }
 
 static void add_json_text(struct request *req, json_object *o, const char *key, const char *text)
@@ -1900,8 +1903,13 @@ json_object *message_objects(struct request *req, const int64_t *ids, const int 
 	    DB_EXEC(req, &st_objects, db_arg_ids(req, ids, n), realm_fake_email_domain(req, req->realm));
 	if (res == NULL)
 		return NULL;
-	struct senders senders = {arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t)),
-	                          arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(json_object *)), 0};
+	int64_t *sender_ids = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*sender_ids));
+	for (int row = 0; row < db_rows(res); row++)
+		sender_ids[row] = db_int(res, row, SENDER_COLUMN);
+	struct senders senders = {DB_EXEC(req, &st_senders, db_arg_ids(req, sender_ids, db_rows(res))), NULL};
+	if (senders.rows == NULL)
+		return NULL;
+	senders.users = arena_alloc(&req->arena, (size_t)(db_rows(senders.rows) + 1) * sizeof(json_object *));
 	json_object *list = json_object_new_array_ext(n);
 	for (int i = 0, row = 0; i < n && row < db_rows(res); i++) {
 		if (db_int(res, row, 0) != ids[i])

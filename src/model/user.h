@@ -48,6 +48,11 @@ struct user {
 	"ELSE to_char(u.date_joined AT TIME ZONE 'UTC', '.US') END || '+00:00', "                                      \
 	"u.is_imported_stub, u.is_deleted, u.can_create_users, u.can_change_user_emails, md5(lower(u.delivery_email))"
 #define USER_NCOLUMNS 19
+/*
+ * SQL condition: the user whose id is expr is active. An anti-join with the (few) deactivated users by the index
+ * users_inactive, where a join with users would make generic plans hash the whole table at every execution.
+ */
+#define USER_ACTIVE_SQL(expr) "NOT EXISTS (SELECT 1 FROM users ux WHERE ux.id = " expr " AND NOT ux.is_active)"
 
 static inline bool user_is_owner(const struct user *u)
 {
