@@ -299,10 +299,9 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 		if (res == NULL || (w[i].channel = channel_by_id(req, db_int(res, 0, 0))) == NULL)
 			return -1;
 		w[i].channel->is_new = true;
-		/* The creation event shows the channel as created: before its subscribers, too new for traffic. */
-		w[i].channel->has_counts = true;
-		w[i].channel->subscriber_count = 0;
-		w[i].channel->weekly_traffic_is_null = true;
+		/* The creation event shows the channel as it is now, before its subscribers. */
+		if (channel_complete(req, w[i].channel) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -29,13 +29,19 @@ const char *const channel_setting_names[CS_COUNT] = {
 /* The four CHANNEL_STATS columns from column col (the counts are NULL in a CHANNEL_SELECT_LOOKUP row). */
 static void read_stats(struct channel *c, const struct db_res *res, int row, int col)
 {
-	c->has_counts = !db_null(res, row, col + 1);
+	c->complete = !db_null(res, row, col + 1);
 	c->first_message_is_null = db_null(res, row, col);
 	c->first_message_id = db_int(res, row, col);
 	c->subscriber_count = db_int(res, row, col + 1);
 	c->is_recently_active = db_bool(res, row, col + 2);
 	c->weekly_traffic_is_null = db_null(res, row, col + 3);
 	c->weekly_traffic = db_int(res, row, col + 3);
+}
+
+/* A CHANNEL_SETTING_VALUE column: an unnamed group's value, or NULL for the id of named group group_id. */
+static const char *setting_value(struct request *req, int64_t group_id, const struct db_res *res, int row, int col)
+{
+	return db_null(res, row, col) ? arena_printf(&req->arena, "%lld", (long long)group_id) : db_val(res, row, col);
 }
 
 struct channel *channel_from_row(struct request *req, const struct db_res *res, int row, int col)
@@ -63,9 +69,7 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	for (int i = 0; i < CS_COUNT; i++) {
 		c->settings[i] = db_int(res, row, col + 22 + 3 * i);
 		c->in_setting[i] = db_bool(res, row, col + 23 + 3 * i);
-		c->setting_json[i] = db_null(res, row, col + 24 + 3 * i)
-		                         ? arena_printf(&req->arena, "%lld", (long long)c->settings[i])
-		                         : db_val(res, row, col + 24 + 3 * i);
+		c->setting_json[i] = setting_value(req, c->settings[i], res, row, col + 24 + 3 * i);
 	}
 	int sc = col + 22 + 3 * CS_COUNT;
 	c->color = db_val(res, row, sc);
@@ -137,18 +141,39 @@ static int stream_post_policy(const struct channel *c)
 	return 1;
 }
 
-static struct db_stmt st_stats = DB_STMT(
-    "SELECT " CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC) " FROM channels c WHERE c.id = $1");
+/* clang-format off */
+#define VALUE_COLUMN(col) CHANNEL_SETTING_VALUE(col) ", "
+static struct db_stmt st_complete = DB_STMT(
+    "SELECT " CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC) ", "
+    VALUE_COLUMN("can_add_subscribers_group_id") VALUE_COLUMN("can_administer_channel_group_id")
+    VALUE_COLUMN("can_create_topic_group_id") VALUE_COLUMN("can_delete_any_message_group_id")
+    VALUE_COLUMN("can_delete_own_message_group_id") VALUE_COLUMN("can_move_messages_out_of_channel_group_id")
+    VALUE_COLUMN("can_move_messages_within_channel_group_id") VALUE_COLUMN("can_remove_subscribers_group_id")
+    VALUE_COLUMN("can_resolve_topics_group_id") VALUE_COLUMN("can_send_message_group_id")
+    CHANNEL_SETTING_VALUE("can_subscribe_group_id") " FROM channels c WHERE c.id = $1");
+#undef VALUE_COLUMN
+/* clang-format on */
+
+int channel_complete(struct request *req, struct channel *c)
+{
+	if (c->complete)
+		return 0;
+	struct db_res *res = DB_EXEC(req, &st_complete, db_arg_int(req, c->id));
+	if (res == NULL || db_rows(res) != 1)
+		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+	read_stats(c, res, 0, 0);
+	for (int i = 0; i < CS_COUNT; i++)
+		c->setting_json[i] = setting_value(req, c->settings[i], res, 0, 4 + i);
+	c->complete = true;
+	return 0;
+}
 
 json_object *channel_to_json(struct request *req, const struct channel *c)
 {
 	struct channel loaded;
-	if (!c->has_counts) {
-		/* A lookup's channel (CHANNEL_SELECT_LOOKUP): count now. */
+	if (!c->complete) {
 		loaded = *c;
-		struct db_res *res = DB_EXEC(req, &st_stats, db_arg_int(req, c->id));
-		if (res != NULL && db_rows(res) == 1)
-			read_stats(&loaded, res, 0, 0);
+		channel_complete(req, &loaded); /* on failure the request fails: the object is not sent */
 		c = &loaded;
 	}
 	json_object *o = json_object_new_object();

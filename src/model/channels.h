@@ -59,7 +59,8 @@ struct channel {
 	int64_t date_created;
 	int64_t settings[CS_COUNT];         /* group ids */
 	const char *setting_json[CS_COUNT]; /* their API values as JSON text */
-	bool has_counts; /* false: subscriber_count and weekly_traffic are not loaded (CHANNEL_SELECT_LOOKUP) */
+	bool complete; /* false (CHANNEL_SELECT_LOOKUP): subscriber_count, weekly_traffic and the setting_json of
+	                  unnamed groups are not loaded */
 	bool first_message_is_null;
 	int64_t first_message_id;
 	int64_t subscriber_count;
@@ -96,36 +97,46 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
  * realm id and $2 the requesting user's id; channel_from_row() reads its columns.
  */
 /* clang-format off */
-#define CHANNEL_SELECT CHANNEL_SELECT_WITH(CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC))
-/* The same without the two counts (subscriber_count, stream_weekly_traffic), for lookups that do not show the
- * channel: channel_to_json() counts them when it needs them. */
-#define CHANNEL_SELECT_LOOKUP CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"))
-#define CHANNEL_SELECT_WITH(stats) \
+#define CHANNEL_SELECT \
+	CHANNEL_SELECT_WITH(CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC), CHANNEL_SETTING_VALUE)
+/* The same without what only the Channel object shows (subscriber_count, stream_weekly_traffic, the values of
+ * unnamed groups), for lookups: channel_to_json() reads those when it needs them (struct channel.complete). */
+#define CHANNEL_SELECT_LOOKUP \
+	CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"), CHANNEL_SETTING_NO_VALUE)
+#define CHANNEL_SELECT_WITH(stats, VALUE) \
 	"WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION " \
 	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id) " \
-	"SELECT " CHANNEL_COLUMNS_WITH(stats) " FROM channels c " \
+	"SELECT " CHANNEL_COLUMNS_WITH(stats, VALUE) " FROM channels c " \
 	"CROSS JOIN (SELECT COALESCE(array_agg(id), '{}') AS ids FROM mine) my " \
 	"LEFT JOIN subscriptions sub ON sub.channel_id = c.id AND sub.user_id = $2 AND sub.active " \
 	"WHERE c.realm_id = $1 "
-#define CHANNEL_COLUMNS_WITH(stats) \
+/* Per setting: the group id, whether the user is in it (my.ids: the user's groups, as an array rather than a
+ * subquery, which would build a hashed subplan per setting), and VALUE(column). */
+#define CHANNEL_SETTING_COLUMNS(col, VALUE) "c." col ", c." col " = ANY(my.ids), " VALUE(col)
+#define CHANNEL_COLUMNS_WITH(stats, VALUE) \
 	"c.id, c.realm_id, c.name, c.description, c.rendered_description, c.invite_only, c.is_web_public, " \
 	"c.history_public_to_subscribers, c.is_archived, c.is_default, c.message_retention_days IS NULL, " \
 	"COALESCE(c.message_retention_days, 0), COALESCE(c.folder_id, 0), c.topics_policy, " \
 	"COALESCE(c.creator_id, 0), extract(epoch FROM c.date_created)::bigint, sub.user_id IS NOT NULL, " \
 	stats ", (SELECT g.name FROM user_groups g WHERE g.id = c.can_send_message_group_id AND g.is_system_group), " \
-	CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_administer_channel_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_create_topic_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_delete_any_message_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_delete_own_message_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_move_messages_out_of_channel_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_move_messages_within_channel_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_remove_subscribers_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_resolve_topics_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_send_message_group_id") ", " \
-	CHANNEL_SETTING_COLUMNS("can_subscribe_group_id") ", " \
+	CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_administer_channel_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_create_topic_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_delete_any_message_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_delete_own_message_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_move_messages_out_of_channel_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_move_messages_within_channel_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_remove_subscribers_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_resolve_topics_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_send_message_group_id", VALUE) ", " \
+	CHANNEL_SETTING_COLUMNS("can_subscribe_group_id", VALUE) ", " \
 	"sub.color, sub.pin_to_top, sub.is_muted, sub.desktop_notifications, sub.email_notifications, " \
 	"sub.push_notifications, sub.audible_notifications, sub.wildcard_mentions_notify"
+/* The API value of an unnamed group; NULL for a named group, whose value is its id (channel_from_row() writes
+ * that). */
+#define CHANNEL_SETTING_VALUE(col) \
+	"(SELECT confab_group_setting_api(g.id)::text FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
+#define CHANNEL_SETTING_NO_VALUE(col) "NULL::text"
 /* First message id, subscriber count, is_recently_active, stream_weekly_traffic of channel c. The first and last
  * messages are read from the index messages_channel by a row comparison: written as min(id) (or ORDER BY id LIMIT
  * 1), a prepared statement's generic plan walks messages_pkey instead, through every message older than the
@@ -144,12 +155,6 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
 #define CHANNEL_COUNT_TRAFFIC \
 	"CASE WHEN c.date_created > now() - interval '7 days' THEN NULL ELSE (SELECT count(*) / 4 FROM messages m " \
 	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END"
-/* Per setting: the group id, whether the user is in it (my.ids: the user's groups, as an array rather than a
- * subquery, which would build a hashed subplan per setting), and the API value of an unnamed group (NULL for a named
- * group, whose value is its id: channel_from_row() writes that). */
-#define CHANNEL_SETTING_COLUMNS(col) \
-	"c." col ", c." col " = ANY(my.ids), (SELECT confab_group_setting_api(g.id)::text " \
-	"FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
 #define CHANNEL_NCOLUMNS (22 + 3 * CS_COUNT + 8)
 /* clang-format on */
 
@@ -162,6 +167,8 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
  * stream_weekly_traffic, subscriber_count and the eleven group settings). A new object.
  */
 json_object *channel_to_json(struct request *req, const struct channel *c);
+/* Reads what a lookup (CHANNEL_SELECT_LOOKUP) left out; channel_to_json() does it for a copy when needed. 0 or -1. */
+int channel_complete(struct request *req, struct channel *c);
 
 /* The subscription object: channel_to_json() plus the user's settings, and subscribers when asked. */
 json_object *channel_subscription_json(struct request *req, const struct channel *c, bool subscribers);
