@@ -141,16 +141,19 @@ static int stream_post_policy(const struct channel *c)
 	return 1;
 }
 
+/* What a lookup left out: CHANNEL_STATS, then the API value of each setting's group when it is unnamed (for one
+ * channel, confab_group_setting_api() on those only; lists use CHANNEL_VALUE_JOINS). */
 /* clang-format off */
-#define VALUE_COLUMN(col) CHANNEL_SETTING_VALUE(col) ", "
+#define VALUE_COLUMN(col) \
+	", (SELECT confab_group_setting_api(g.id)::text FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
 static struct db_stmt st_complete = DB_STMT(
-    "SELECT " CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC) ", "
+    "SELECT " CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC)
     VALUE_COLUMN("can_add_subscribers_group_id") VALUE_COLUMN("can_administer_channel_group_id")
     VALUE_COLUMN("can_create_topic_group_id") VALUE_COLUMN("can_delete_any_message_group_id")
     VALUE_COLUMN("can_delete_own_message_group_id") VALUE_COLUMN("can_move_messages_out_of_channel_group_id")
     VALUE_COLUMN("can_move_messages_within_channel_group_id") VALUE_COLUMN("can_remove_subscribers_group_id")
     VALUE_COLUMN("can_resolve_topics_group_id") VALUE_COLUMN("can_send_message_group_id")
-    CHANNEL_SETTING_VALUE("can_subscribe_group_id") " FROM channels c WHERE c.id = $1");
+    VALUE_COLUMN("can_subscribe_group_id") " FROM channels c WHERE c.realm_id = $1 AND c.id = $2");
 #undef VALUE_COLUMN
 /* clang-format on */
 
@@ -158,7 +161,7 @@ int channel_complete(struct request *req, struct channel *c)
 {
 	if (c->complete)
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_complete, db_arg_int(req, c->id));
+	struct db_res *res = DB_EXEC(req, &st_complete, db_arg_int(req, c->realm_id), db_arg_int(req, c->id));
 	if (res == NULL || db_rows(res) != 1)
 		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
 	read_stats(c, res, 0, 0);

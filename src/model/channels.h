@@ -98,18 +98,38 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
  */
 /* clang-format off */
 #define CHANNEL_SELECT \
-	CHANNEL_SELECT_WITH(CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC), CHANNEL_SETTING_VALUE)
+	CHANNEL_SELECT_WITH(CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC), CHANNEL_SETTING_VALUE, \
+	                    CHANNEL_VALUE_JOINS)
 /* The same without what only the Channel object shows (subscriber_count, stream_weekly_traffic, the values of
  * unnamed groups), for lookups: channel_to_json() reads those when it needs them (struct channel.complete). */
 #define CHANNEL_SELECT_LOOKUP \
-	CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"), CHANNEL_SETTING_NO_VALUE)
-#define CHANNEL_SELECT_WITH(stats, VALUE) \
+	CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"), CHANNEL_SETTING_NO_VALUE, "")
+#define CHANNEL_SELECT_WITH(stats, VALUE, joins) \
 	"WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION " \
-	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id) " \
+	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id), " \
+	CHANNEL_UNNAMED_VALUES \
 	"SELECT " CHANNEL_COLUMNS_WITH(stats, VALUE) " FROM channels c " \
 	"CROSS JOIN (SELECT COALESCE(array_agg(id), '{}') AS ids FROM mine) my " \
 	"LEFT JOIN subscriptions sub ON sub.channel_id = c.id AND sub.user_id = $2 AND sub.active " \
+	"LEFT JOIN user_groups sg ON sg.id = c.can_send_message_group_id AND sg.is_system_group " joins \
 	"WHERE c.realm_id = $1 "
+/* The API value of every unnamed group of the organization (confab_group_setting_api() for a set: a list of 200
+ * channels would call it 200 times or more), joined to the channels by CHANNEL_VALUE_JOINS. */
+#define CHANNEL_UNNAMED_VALUES \
+	"unnamed (id, v) AS (SELECT g.id, jsonb_build_object('direct_members', COALESCE((SELECT jsonb_agg(m.user_id " \
+	"  ORDER BY m.user_id) FROM user_group_members m WHERE m.group_id = g.id AND " USER_ACTIVE_SQL("m.user_id") \
+	"  ), '[]'), 'direct_subgroups', COALESCE((SELECT jsonb_agg(s.subgroup_id ORDER BY s.subgroup_id)" \
+	"  FROM user_group_subgroups s WHERE s.group_id = g.id), '[]'))::text" \
+	"  FROM user_groups g WHERE g.realm_id = $1 AND g.name IS NULL) "
+#define CHANNEL_VALUE_JOIN(col) "LEFT JOIN unnamed v_" col " ON v_" col ".id = c." col " "
+#define CHANNEL_VALUE_JOINS \
+	CHANNEL_VALUE_JOIN("can_add_subscribers_group_id") CHANNEL_VALUE_JOIN("can_administer_channel_group_id") \
+	CHANNEL_VALUE_JOIN("can_create_topic_group_id") CHANNEL_VALUE_JOIN("can_delete_any_message_group_id") \
+	CHANNEL_VALUE_JOIN("can_delete_own_message_group_id") \
+	CHANNEL_VALUE_JOIN("can_move_messages_out_of_channel_group_id") \
+	CHANNEL_VALUE_JOIN("can_move_messages_within_channel_group_id") \
+	CHANNEL_VALUE_JOIN("can_remove_subscribers_group_id") CHANNEL_VALUE_JOIN("can_resolve_topics_group_id") \
+	CHANNEL_VALUE_JOIN("can_send_message_group_id") CHANNEL_VALUE_JOIN("can_subscribe_group_id")
 /* Per setting: the group id, whether the user is in it (my.ids: the user's groups, as an array rather than a
  * subquery, which would build a hashed subplan per setting), and VALUE(column). */
 #define CHANNEL_SETTING_COLUMNS(col, VALUE) "c." col ", c." col " = ANY(my.ids), " VALUE(col)
@@ -118,7 +138,7 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
 	"c.history_public_to_subscribers, c.is_archived, c.is_default, c.message_retention_days IS NULL, " \
 	"COALESCE(c.message_retention_days, 0), COALESCE(c.folder_id, 0), c.topics_policy, " \
 	"COALESCE(c.creator_id, 0), extract(epoch FROM c.date_created)::bigint, sub.user_id IS NOT NULL, " \
-	stats ", (SELECT g.name FROM user_groups g WHERE g.id = c.can_send_message_group_id AND g.is_system_group), " \
+	stats ", sg.name, " \
 	CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id", VALUE) ", " \
 	CHANNEL_SETTING_COLUMNS("can_administer_channel_group_id", VALUE) ", " \
 	CHANNEL_SETTING_COLUMNS("can_create_topic_group_id", VALUE) ", " \
@@ -132,10 +152,9 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
 	CHANNEL_SETTING_COLUMNS("can_subscribe_group_id", VALUE) ", " \
 	"sub.color, sub.pin_to_top, sub.is_muted, sub.desktop_notifications, sub.email_notifications, " \
 	"sub.push_notifications, sub.audible_notifications, sub.wildcard_mentions_notify"
-/* The API value of an unnamed group; NULL for a named group, whose value is its id (channel_from_row() writes
- * that). */
-#define CHANNEL_SETTING_VALUE(col) \
-	"(SELECT confab_group_setting_api(g.id)::text FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
+/* The API value of an unnamed group (CHANNEL_VALUE_JOINS); NULL for a named group, whose value is its id
+ * (channel_from_row() writes that). */
+#define CHANNEL_SETTING_VALUE(col) "v_" col ".v"
 #define CHANNEL_SETTING_NO_VALUE(col) "NULL::text"
 /* First message id, subscriber count, is_recently_active, stream_weekly_traffic of channel c. The first and last
  * messages are read from the index messages_channel by a row comparison: written as min(id) (or ORDER BY id LIMIT

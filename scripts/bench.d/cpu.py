@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""CPU time by program, for scripts/bench: where each row's time goes.
+
+  cpu.py snapshot > FILE            CPU ticks (user + system) of every process, summed by program name
+  cpu.py diff BEFORE AFTER REQUESTS  microseconds of CPU per request for postgres, confab-worker, nginx and
+                                    redis-server, as one line "postgres=... worker=... nginx=... redis=..."
+Reads /proc only. Processes that ended between the snapshots (wrk itself) are not counted.
+"""
+import json
+import os
+import sys
+
+NAMES = {"postgres": "postgres", "confab-worker": "worker", "nginx": "nginx", "redis-server": "redis"}
+
+
+def snapshot():
+    ticks = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        # utime and stime are fields 14 and 15 of stat(5); fields[] starts at field 3.
+        key = NAMES.get(name)
+        if key:
+            ticks[key] = ticks.get(key, 0) + int(fields[11]) + int(fields[12])
+    return ticks
+
+
+def main():
+    if sys.argv[1] == "snapshot":
+        json.dump(snapshot(), sys.stdout)
+        return
+    before, after = (json.load(open(p)) for p in sys.argv[2:4])
+    requests = max(1, int(sys.argv[4]))
+    hz = os.sysconf("SC_CLK_TCK")
+    print(" ".join(f"{k}={(after.get(k, 0) - before.get(k, 0)) * 1e6 / hz / requests:.0f}"
+                   for k in ("postgres", "worker", "nginx", "redis")))
+
+
+if __name__ == "__main__":
+    main()
