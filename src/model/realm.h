@@ -29,7 +29,8 @@ struct db_res;
 #define REALM_COLUMNS                                                                                                  \
 	"r.id, r.subdomain, r.name, r.description, r.deactivated, r.enable_spectator_access, r.invite_required, "      \
 	"r.emails_restricted_to_domains, "                                                                             \
-	"r.can_access_all_users_group_id = confab_system_group(r.id, 'role:everyone'), md5(r.subdomain)"
+	"EXISTS (SELECT 1 FROM user_groups eg WHERE eg.id = r.can_access_all_users_group_id AND eg.is_system_group " \
+	"AND eg.name = 'role:everyone'), md5(r.subdomain)"
 #define REALM_NCOLUMNS 10
 
 /* Builds a realm (in the arena) from REALM_COLUMNS starting at column col of row. */
