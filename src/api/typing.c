@@ -73,10 +73,12 @@ static const char *typing_op(struct request *req)
 
 /* ---- audiences ---------------------------------------------------------------------------------------------- */
 
+/* clang-format off */
 static struct db_stmt st_channel_audience =
     DB_STMT("SELECT s.user_id, (SELECT u.receives_typing_notifications FROM users u WHERE u.id = s.user_id)"
             " FROM subscriptions s WHERE s.channel_id = $1 AND s.active AND " USER_ACTIVE_SQL("s.user_id")
             " ORDER BY s.user_id LIMIT $2");
+/* clang-format on */
 
 /*
  * Who hears of typing in a channel: its active subscribers who receive typing notifications, nobody at all when

@@ -25,7 +25,8 @@ static int reply_user(struct request *req, const struct user *target)
 	if (!can_access_user(req, target))
 		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	json_object *profile = NULL;
-	if (param_bool(req, "include_custom_profile_fields") && (profile = user_profile_data(req, target->id, NULL)) == NULL)
+	if (param_bool(req, "include_custom_profile_fields") &&
+	    (profile = user_profile_data(req, target->id, NULL)) == NULL)
 		return -1;
 	json_object *u = user_to_json(req, target, req->user, param_bool(req, "client_gravatar"), profile);
 	json_object_object_add(request_result(req), "user", u);

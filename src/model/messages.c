@@ -713,6 +713,7 @@ static int64_t insert_message(struct request *req, const struct message_draft *d
 #define RECIPIENT_FLAGS                                                                                                \
 	"$4::int | CASE WHEN r.id = $2 AND $5 THEN 1 ELSE 0 END"                                                       \
 	" | CASE WHEN r.id IN (SELECT id FROM mentioned) THEN 8 ELSE 0 END"
+/* clang-format off */
 static struct db_stmt st_channel_recipients = DB_STMT(
     MENTIONED_CTE ", rcpt AS ("
                   " SELECT s.user_id AS id FROM subscriptions s"
@@ -723,6 +724,7 @@ static struct db_stmt st_channel_recipients = DB_STMT(
                   " | CASE WHEN $8 AND (r.id = $2 OR EXISTS (SELECT 1 FROM messages pm WHERE pm.channel_id = $3"
                   "   AND lower(pm.topic) = lower($10) AND pm.sender_id = r.id)) THEN 32 ELSE 0 END"
                   " FROM rcpt r RETURNING user_id, flags");
+/* clang-format on */
 static struct db_stmt st_direct_recipients =
     DB_STMT(MENTIONED_CTE " INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, $1, " RECIPIENT_FLAGS
                           " FROM unnest($3::bigint[]) AS r (id) RETURNING user_id, flags");

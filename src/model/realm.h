@@ -29,7 +29,7 @@ struct db_res;
 #define REALM_COLUMNS                                                                                                  \
 	"r.id, r.subdomain, r.name, r.description, r.deactivated, r.enable_spectator_access, r.invite_required, "      \
 	"r.emails_restricted_to_domains, "                                                                             \
-	"EXISTS (SELECT 1 FROM user_groups eg WHERE eg.id = r.can_access_all_users_group_id AND eg.is_system_group " \
+	"EXISTS (SELECT 1 FROM user_groups eg WHERE eg.id = r.can_access_all_users_group_id AND eg.is_system_group "   \
 	"AND eg.name = 'role:everyone'), md5(r.subdomain)"
 #define REALM_NCOLUMNS 10
 

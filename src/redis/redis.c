@@ -165,13 +165,17 @@ static const char *script_sha(struct redis_conn *c, const char *text)
 	for (int i = 0; i < scripts.n && sha == NULL; i++)
 		if (scripts.text[i] == text)
 			sha = scripts.sha[i];
+	bool full = scripts.n == MAX_SCRIPTS;
 	pthread_mutex_unlock(&scripts.lock);
-	if (sha != NULL || scripts.n == MAX_SCRIPTS)
+	if (sha != NULL || full)
 		return sha;
 	redisReply *r = redisCommand(c->ctx, "SCRIPT LOAD %s", text);
 	if (r != NULL && r->type == REDIS_REPLY_STRING && r->len == 40) {
 		pthread_mutex_lock(&scripts.lock);
-		if (scripts.n < MAX_SCRIPTS) {
+		for (int i = 0; i < scripts.n && sha == NULL; i++) /* another thread may have loaded it meanwhile */
+			if (scripts.text[i] == text)
+				sha = scripts.sha[i];
+		if (sha == NULL && scripts.n < MAX_SCRIPTS) {
 			scripts.text[scripts.n] = text;
 			memcpy(scripts.sha[scripts.n], r->str, 41);
 			sha = scripts.sha[scripts.n++];
