@@ -248,14 +248,17 @@ json_object *channel_subscriber_ids(struct request *req, int64_t channel_id)
  * and subscribed guests; private channels subscribers, administrators and the non-guest members of the groups
  * granting metadata access. $2 false leaves subscriptions out (a channel nobody has subscribed to yet). */
 static struct db_stmt st_metadata_users = DB_STMT(
-    "SELECT u.id FROM users u JOIN channels c ON c.id = $1 AND u.realm_id = c.realm_id"
+    "WITH c AS (SELECT * FROM channels WHERE id = $1),"
+    /* the granting groups' members once (as a correlated subquery they were computed per user: 0.5 s for 2,000) */
+    " granted AS (SELECT g.user_id FROM c, LATERAL (SELECT user_id FROM"
+    "   confab_group_members(c.can_administer_channel_group_id) UNION SELECT user_id FROM"
+    "   confab_group_members(c.can_add_subscribers_group_id) UNION SELECT user_id FROM"
+    "   confab_group_members(c.can_subscribe_group_id)) g WHERE c.invite_only)"
+    " SELECT u.id FROM users u JOIN c ON u.realm_id = c.realm_id"
     " WHERE u.is_active AND (c.is_web_public OR (NOT c.invite_only AND u.role <> 600)"
     "   OR ($2 AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = u.id AND s.active))"
     "   OR (c.invite_only AND u.role <= 200)"
-    "   OR (c.invite_only AND u.role <> 600 AND u.id IN (SELECT user_id FROM"
-    "        confab_group_members(c.can_administer_channel_group_id) UNION SELECT user_id FROM"
-    "        confab_group_members(c.can_add_subscribers_group_id) UNION SELECT user_id FROM"
-    "        confab_group_members(c.can_subscribe_group_id))))"
+    "   OR (c.invite_only AND u.role <> 600 AND u.id IN (SELECT user_id FROM granted)))"
     " ORDER BY u.id");
 
 int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool with_subscribers, int *n)
