@@ -71,6 +71,7 @@ def delivery(args, sender, receiver, channel):
     samples = []
     conn = http.client.HTTPConnection(args.host, args.port, timeout=120)
     deadline = time.monotonic() + (args.seconds or 1e9)
+    warmup = args.warmup
     while len(samples) < (args.rounds or 1e9) and time.monotonic() < deadline:
         q = urllib.parse.urlencode({"queue_id": queue, "last_event_id": last})
         conn.request("GET", f"/api/v1/events?{q}", headers=receiver.headers)
@@ -80,7 +81,10 @@ def delivery(args, sender, receiver, channel):
                                           "content": f"m{len(samples)}"})
         r = conn.getresponse()
         events = json.loads(r.read())["events"]
-        samples.append((time.perf_counter() - t0) * 1000)
+        if warmup > 0:
+            warmup -= 1  # not measured: first uses of the workers' database connections, cold caches
+        else:
+            samples.append((time.perf_counter() - t0) * 1000)
         last = events[-1]["id"]
     return samples
 
@@ -148,6 +152,7 @@ def main():
     ap.add_argument("--receiver", help="email:key (delivery)")
     ap.add_argument("--rounds", type=int, default=0, help="delivery samples")
     ap.add_argument("--seconds", type=float, default=0, help="delivery for this long instead")
+    ap.add_argument("--warmup", type=int, default=0, help="delivery rounds to run first, not measured")
     ap.add_argument("--user", help="email:key (capacity)")
     ap.add_argument("--steps", type=int, nargs="+", default=[900], help="polls to hold (capacity)")
     args = ap.parse_args()
