@@ -741,13 +741,16 @@ static struct db_stmt st_link =
             "ON CONFLICT DO NOTHING RETURNING 1) "
             "SELECT (SELECT count(*) FROM linked) + (SELECT count(*) FROM attachment_messages WHERE message_id = $1)");
 
-int attachments_link_message(struct request *req, int64_t message_id, int64_t sender_id, const char *content)
+int attachments_link_message(struct request *req, int64_t message_id, int64_t sender_id, const char *content,
+                             bool new_message)
 {
 	const char *url = req->realm ? realm_url(req, req->realm) : NULL;
 	json_object *paths = request_own_json(req, attachments_linked_paths(content, url));
+	if (new_message && json_object_array_length(paths) == 0)
+		return 0; /* nothing to link, nothing linked before: no round trips */
 	const char *json = json_object_to_json_string_ext(paths, JSON_C_TO_STRING_PLAIN);
 	const char *mid = db_arg_int(req, message_id);
-	if (DB_EXEC(req, &st_unlink, mid, json) == NULL)
+	if (!new_message && DB_EXEC(req, &st_unlink, mid, json) == NULL)
 		return -1;
 	struct db_res *res = DB_EXEC(req, &st_link, mid, db_arg_int(req, sender_id), json);
 	return res == NULL ? -1 : (int)db_int(res, 0, 0);

@@ -27,9 +27,11 @@ struct attachment {
  * Links message_id to every attachment its content refers to (/user_uploads/<path_id> links, relative or
  * absolute to the organization's URL) that the sender may share: their own uploads, and uploads already linked
  * from a message the sender can read. Replaces the message's previous links (for edits). Returns the number of
- * attachments linked (the message's has_attachment), or -1 with the error recorded.
+ * attachments linked (the message's has_attachment), or -1 with the error recorded. new_message: the message has
+ * no links yet (nothing to replace).
  */
-int attachments_link_message(struct request *req, int64_t message_id, int64_t sender_id, const char *content);
+int attachments_link_message(struct request *req, int64_t message_id, int64_t sender_id, const char *content,
+                             bool new_message);
 
 /*
  * The attachments owned by owner_id that were linked to message_id before an edit and are now linked to no

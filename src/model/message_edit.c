@@ -402,7 +402,7 @@ static json_object *apply_content(struct request *req, struct message_edit *e, j
 	const char *id = db_arg_int(req, m->id);
 	int64_t *previous = NULL;
 	int nprevious = attachments_of_message(req, m->id, &previous);
-	int linked = nprevious < 0 ? -1 : attachments_link_message(req, m->id, m->sender_id, e->content);
+	int linked = nprevious < 0 ? -1 : attachments_link_message(req, m->id, m->sender_id, e->content, false);
 	if (linked < 0 || DB_EXEC(req, &st_update_content, id, e->content, e->md.html, bool_arg(linked > 0),
 	                          bool_arg(e->md.has_image), bool_arg(e->md.has_link)) == NULL)
 		return NULL;

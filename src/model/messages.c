@@ -775,7 +775,7 @@ int message_send(struct request *req, const struct message_draft *d, struct mess
 	out->id = insert_message(req, d, &md);
 	if (out->id == 0)
 		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	int attached = attachments_link_message(req, out->id, d->sender->id, d->content);
+	int attached = attachments_link_message(req, out->id, d->sender->id, d->content, true);
 	if (attached < 0)
 		return -1;
 	if (attached > 0 && DB_EXEC(req, &st_set_has_attachment, db_arg_int(req, out->id)) == NULL)
