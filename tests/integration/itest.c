@@ -377,6 +377,61 @@ json_object *find_member(json_object *members, int64_t id)
 	return NULL;
 }
 
+/* ---- chat helpers ------------------------------------------------------------------------------------------- */
+
+static int64_t send_message(const struct user *u, const char *form)
+{
+	struct resp *r = api_post(u, "/messages", form);
+	EXPECT_SUCCESS(r);
+	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
+	return jint(r->json, "id");
+}
+
+int64_t send_channel_message(const struct user *u, const char *channel, const char *topic, const char *content)
+{
+	return send_message(u, fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(channel), url_encode(topic),
+	                           url_encode(content)));
+}
+
+int64_t send_direct_message(const struct user *u, const char *to, const char *content)
+{
+	return send_message(u, fmt("type=direct&to=%s&content=%s", url_encode(to), url_encode(content)));
+}
+
+struct queue *queue_register(const struct user *u, const char *form)
+{
+	struct resp *r = api_post(u, "/register", form);
+	EXPECT_SUCCESS(r);
+	REQUIRE(jstr(r->json, "queue_id") != NULL && jint(r->json, "last_event_id") != INT64_MIN, "register: %s",
+	        r->body);
+	struct queue *q = keep(calloc(1, sizeof(*q)));
+	q->u = u;
+	q->id = fmt("%s", jstr(r->json, "queue_id"));
+	q->last = jint(r->json, "last_event_id");
+	return q;
+}
+
+json_object *queue_drain(struct queue *q)
+{
+	struct resp *r =
+	    api_get(q->u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id, (long long)q->last));
+	EXPECT_SUCCESS(r);
+	json_object *all = jget(r->json, "events");
+	REQUIRE(json_object_is_type(all, json_type_array), "events: %s", r->body);
+	json_object *out = json_object_new_array();
+	json_object_object_add(r->json, "_drained", out); /* freed with the response */
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *e = json_object_array_get_idx(all, i);
+		CHECK(jint(e, "id") > q->last, "event ids must increase: %s", jtext(all));
+		q->last = jint(e, "id");
+		json_object_object_del(e, "id");
+		const char *type = jstr(e, "type");
+		if (type == NULL || strcmp(type, "heartbeat") != 0)
+			json_object_array_add(out, json_object_get(e));
+	}
+	return out;
+}
+
 /* ---- HTTP --------------------------------------------------------------------------------------------------- */
 
 static void resp_free(void *p)

@@ -166,6 +166,24 @@ void expect_header(const struct resp *r, const char *name, const char *want, con
 	expect_str_list((o), (key), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
 #define EXPECT_HEADER(r, name, want) expect_header((r), (name), (want), __FILE__, __LINE__)
 
+/* ---- chat helpers ------------------------------------------------------------------------------------------- */
+
+/* POST /messages that must succeed: a channel message, a direct message (to: the "to" parameter). The id. */
+int64_t send_channel_message(const struct user *u, const char *channel, const char *topic, const char *content);
+int64_t send_direct_message(const struct user *u, const char *to, const char *content);
+
+/* An event queue of u and the last event id acknowledged. */
+struct queue {
+	const struct user *u;
+	const char *id;
+	int64_t last;
+};
+/* POST /register with form (URL-encoded parameters) that must succeed; freed after the current test. */
+struct queue *queue_register(const struct user *u, const char *form);
+/* The events since the last call, in order, heartbeats left out and ids removed (ids must increase); acknowledges
+ * them. Owned by the current test. */
+json_object *queue_drain(struct queue *q);
+
 /* ---- suites ------------------------------------------------------------------------------------------------- */
 
 struct itest_case {

@@ -30,51 +30,15 @@ static const char *id_list(int64_t a, int64_t b)
 
 /* ---- queues ------------------------------------------------------------------------------------------------- */
 
-struct queue {
-	const struct user *u;
-	const char *id;
-	int64_t last; /* the last event id acknowledged */
-};
-
 /* Registers a queue for u receiving types (a JSON list) with extra form fields (or NULL); HTML content and no
  * Gravatar shortcut unless extra says otherwise. */
 static struct queue *reg(const struct user *u, const char *types, const char *extra)
 {
-	struct resp *r = api_post(u, "/register",
-	                          fmt("event_types=%s&apply_markdown=true&client_gravatar=false%s%s", url_encode(types),
-	                              extra ? "&" : "", extra ? extra : ""));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jstr(r->json, "queue_id") != NULL && jint(r->json, "last_event_id") != INT64_MIN, "register: %s",
-	        r->body);
-	struct queue *q = keep(calloc(1, sizeof(*q)));
-	q->u = u;
-	q->id = fmt("%s", jstr(r->json, "queue_id"));
-	q->last = jint(r->json, "last_event_id");
-	return q;
+	return queue_register(u, fmt("event_types=%s&apply_markdown=true&client_gravatar=false%s%s", url_encode(types),
+	                             extra ? "&" : "", extra ? extra : ""));
 }
 
 /* The events that arrived since the last call (heartbeats left out), each without its id; acknowledges them. */
-static json_object *drain(struct queue *q)
-{
-	struct resp *r =
-	    api_get(q->u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id, (long long)q->last));
-	EXPECT_SUCCESS(r);
-	json_object *all = jget(r->json, "events");
-	REQUIRE(json_object_is_type(all, json_type_array), "events: %s", r->body);
-	json_object *out = json_object_new_array();
-	json_object_object_add(r->json, "_drained", out); /* freed with the response */
-	for (size_t i = 0; i < json_object_array_length(all); i++) {
-		json_object *e = json_object_array_get_idx(all, i);
-		CHECK(jint(e, "id") > q->last, "event ids must increase: %s", jtext(all));
-		q->last = jint(e, "id");
-		json_object_object_del(e, "id");
-		const char *type = jstr(e, "type");
-		if (type == NULL || strcmp(type, "heartbeat") != 0)
-			json_object_array_add(out, json_object_get(e));
-	}
-	return out;
-}
-
 static const char *text(json_object *o)
 {
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -83,7 +47,7 @@ static const char *text(json_object *o)
 /* The queue holds exactly the events of want (a JSON list text), in order. */
 static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
 {
-	json_object *got = drain(q), *w = json_tokener_parse(want);
+	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
 	bool same = json_object_equal(got, w);
 	itest_check(same, false, file, line, "user %lld: expected events %s\n      got %s", (long long)q->u->id, want,
@@ -96,7 +60,7 @@ static void expect_events_at(struct queue *q, const char *want, const char *file
 /* The queue holds exactly one event; returns it. */
 static json_object *one_event_at(struct queue *q, const char *file, int line)
 {
-	json_object *got = drain(q);
+	json_object *got = queue_drain(q);
 	itest_check(json_object_array_length(got) == 1, true, file, line, "user %lld: expected one event, got %s",
 	            (long long)q->u->id, text(got));
 	return json_object_array_get_idx(got, 0);
@@ -137,25 +101,6 @@ static void subscribe(const struct user *u, const char *name, const char *princi
 	REQUIRE(r->status == 200, "subscribing %s to %s: %s", principals, name, r->body);
 }
 
-static int64_t send_channel(const struct user *u, const char *channel, const char *topic, const char *content)
-{
-	struct resp *r = api_post(
-	    u, "/messages",
-	    fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(channel), url_encode(topic), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
-static int64_t send_dm(const struct user *u, const char *to, const char *content)
-{
-	struct resp *r =
-	    api_post(u, "/messages", fmt("type=direct&to=%s&content=%s", url_encode(to), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
 /* The message event u must receive for message id: the Message object as GET /messages shows it to u (HTML, no
  * Gravatar shortcut), its flags beside it instead of inside. */
 static char *message_event_for(const struct user *u, int64_t id)
@@ -182,7 +127,7 @@ static void test_channel_message(void)
 	subscribe(z.o, ch, fmt("[%lld,%lld,%lld]", (long long)z.o->id, (long long)z.a->id, (long long)z.c->id), NULL);
 	struct queue *qo = reg(z.o, "[\"message\"]", NULL), *qa = reg(z.a, "[\"message\"]", NULL);
 	struct queue *qb = reg(z.b, "[\"message\"]", NULL), *qc = reg(z.c, "[\"message\"]", NULL);
-	int64_t id = send_channel(z.a, ch, "Lunch", fmt("hello @**|%lld**", (long long)z.c->id));
+	int64_t id = send_channel_message(z.a, ch, "Lunch", fmt("hello @**|%lld**", (long long)z.c->id));
 	EXPECT_EVENTS(qo, message_event_for(z.o, id));
 	EXPECT_EVENTS(qa, message_event_for(z.a, id));
 	char *want = message_event_for(z.c, id);
@@ -198,7 +143,7 @@ static void test_message_markdown_source(void)
 	char *ch = uniq("raw");
 	subscribe(z.o, ch, fmt("[%lld]", (long long)z.o->id), NULL);
 	struct queue *q = reg(z.o, "[\"message\"]", "apply_markdown=false");
-	send_channel(z.o, ch, "t", "**bold**");
+	send_channel_message(z.o, ch, "t", "**bold**");
 	json_object *m = jget(ONE_EVENT(q), "message");
 	EXPECT_STR(m, "content", "**bold**");
 	EXPECT_STR(m, "content_type", "text/x-markdown");
@@ -212,7 +157,7 @@ static void test_direct_message(void)
 	struct org z = new_org();
 	struct queue *qa = reg(z.a, "[\"message\"]", NULL), *qb = reg(z.b, "[\"message\"]", NULL);
 	struct queue *qc = reg(z.c, "[\"message\"]", NULL);
-	int64_t id = send_dm(z.a, id_list(z.b->id, 0), "psst");
+	int64_t id = send_direct_message(z.a, id_list(z.b->id, 0), "psst");
 	EXPECT_EVENTS(qa, message_event_for(z.a, id));
 	EXPECT_EVENTS(qb, message_event_for(z.b, id));
 	EXPECT_NO_EVENTS(qc);
@@ -228,8 +173,8 @@ static void test_all_public_streams(void)
 	subscribe(z.o, priv, fmt("[%lld]", (long long)z.o->id), "invite_only=true");
 	struct queue *qb = reg(z.b, "[\"message\"]", "all_public_streams=true");
 	struct queue *qa = reg(z.a, "[\"message\"]", "all_public_streams=true");
-	int64_t id = send_channel(z.o, pub, "t", "for all");
-	send_channel(z.o, priv, "t", "secret");
+	int64_t id = send_channel_message(z.o, pub, "t", "for all");
+	send_channel_message(z.o, priv, "t", "secret");
 	json_object *e = ONE_EVENT(qb);
 	EXPECT_INT(jget(e, "message"), "id", id);
 	EXPECT_STR_LIST(e, "flags", NULL);
@@ -247,9 +192,9 @@ static void test_message_narrow(void)
 	subscribe(z.o, one, fmt("[%lld]", (long long)z.o->id), NULL);
 	subscribe(z.o, two, fmt("[%lld]", (long long)z.o->id), NULL);
 	struct queue *q = reg(z.o, "[\"message\"]", fmt("narrow=%s", url_encode(fmt("[[\"channel\",\"%s\"]]", one))));
-	int64_t id = send_channel(z.o, one, "t", "in");
-	send_channel(z.o, two, "t", "out");
-	send_dm(z.o, id_list(z.a->id, 0), "out too");
+	int64_t id = send_channel_message(z.o, one, "t", "in");
+	send_channel_message(z.o, two, "t", "out");
+	send_direct_message(z.o, id_list(z.a->id, 0), "out too");
 	EXPECT_EVENTS(q, message_event_for(z.o, id));
 }
 
@@ -274,7 +219,7 @@ static void test_delete_channel_message(void)
 	char *ch = uniq("del");
 	subscribe(z.o, ch, fmt("[%lld,%lld]", (long long)z.o->id, (long long)z.a->id), NULL);
 	int64_t sid = channel_id(ch);
-	int64_t id = send_channel(z.a, ch, "Lunch Plans", "first");
+	int64_t id = send_channel_message(z.a, ch, "Lunch Plans", "first");
 	struct queue *qo =
 	    reg(z.o, "[\"delete_message\",\"stream\"]", "client_capabilities={\"bulk_message_deletion\":true}");
 	struct queue *qa = reg(z.a, "[\"delete_message\"]", NULL);
@@ -297,7 +242,7 @@ static void test_delete_channel_message(void)
 static void test_delete_direct_message(void)
 {
 	struct org z = new_org();
-	int64_t id = send_dm(z.o, id_list(z.a->id, 0), "oops");
+	int64_t id = send_direct_message(z.o, id_list(z.a->id, 0), "oops");
 	const char *caps = "client_capabilities={\"bulk_message_deletion\":true}";
 	struct queue *qo = reg(z.o, "[\"delete_message\"]", caps), *qa = reg(z.a, "[\"delete_message\"]", caps);
 	struct queue *qb = reg(z.b, "[\"delete_message\"]", caps);
@@ -316,7 +261,7 @@ static void test_message_flags(void)
 	char *ch = uniq("flags");
 	subscribe(z.o, ch, fmt("[%lld,%lld]", (long long)z.o->id, (long long)z.a->id), NULL);
 	int64_t sid = channel_id(ch);
-	int64_t m1 = send_channel(z.o, ch, "Topic", "one"), m2 = send_dm(z.o, id_list(z.a->id, 0), "two");
+	int64_t m1 = send_channel_message(z.o, ch, "Topic", "one"), m2 = send_direct_message(z.o, id_list(z.a->id, 0), "two");
 	struct queue *qa = reg(z.a, "[\"update_message_flags\"]", NULL),
 	             *qo = reg(z.o, "[\"update_message_flags\"]", NULL);
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags", fmt("messages=[%lld]&op=add&flag=starred", (long long)m1)));
@@ -331,7 +276,7 @@ static void test_message_flags(void)
 	                      (long long)m1));
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags",
 	                        fmt("messages=[%lld,%lld]&op=add&flag=read", (long long)m1, (long long)m2)));
-	drain(qa);
+	queue_drain(qa);
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags",
 	                        fmt("messages=[%lld,%lld]&op=remove&flag=read", (long long)m2, (long long)m1)));
 	EXPECT_EVENTS(qa, fmt("[{\"type\":\"update_message_flags\",\"op\":\"remove\",\"operation\":\"remove\","
@@ -348,7 +293,7 @@ static void test_message_flags(void)
 static void test_unread_details_mention(void)
 {
 	struct org z = new_org();
-	int64_t id = send_dm(z.o, id_list(z.a->id, z.b->id), fmt("hey @**|%lld**", (long long)z.a->id));
+	int64_t id = send_direct_message(z.o, id_list(z.a->id, z.b->id), fmt("hey @**|%lld**", (long long)z.a->id));
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags", fmt("messages=[%lld]&op=add&flag=read", (long long)id)));
 	struct queue *qa = reg(z.a, "[\"update_message_flags\"]", NULL);
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags", fmt("messages=[%lld]&op=remove&flag=read", (long long)id)));
@@ -370,14 +315,14 @@ static void test_message_wakes_channel(void)
 	psql_ok("UPDATE channels SET date_created = now() - interval '400 days' WHERE id = %lld", (long long)id);
 	struct queue *qa = reg(z.a, "[\"stream\",\"message\"]", NULL), *qg = reg(z.g, "[\"stream\"]", NULL);
 	struct queue *qo = reg(z.o, "[\"stream\"]", NULL);
-	send_channel(z.o, ch, "t", "wake up");
+	send_channel_message(z.o, ch, "t", "wake up");
 	char *want = fmt("[{\"type\":\"stream\",\"op\":\"update\",\"property\":\"is_recently_active\",\"value\":true,"
 	                 "\"stream_id\":%lld,\"name\":\"%s\"}]",
 	                 (long long)id, ch);
 	EXPECT_EVENTS(qa, want); /* a non-subscriber sees the channel, but gets no message */
 	EXPECT_EVENTS(qo, want);
 	EXPECT_NO_EVENTS(qg);
-	send_channel(z.o, ch, "t", "again");
+	send_channel_message(z.o, ch, "t", "again");
 	EXPECT_NO_EVENTS(qo);
 }
 
@@ -421,7 +366,7 @@ static void test_subscribe_new_public_channel(void)
 	int64_t id = channel_id(ch);
 	for (int k = 0; k < 2; k++) {
 		struct queue *q = k ? qa : qo;
-		json_object *ev = drain(q);
+		json_object *ev = queue_drain(q);
 		REQUIRE(json_object_array_length(ev) == 2, "user %lld: create + add: %s", (long long)q->u->id,
 		        text(ev));
 		json_object *create = json_object_array_get_idx(ev, 0);
@@ -435,7 +380,7 @@ static void test_subscribe_new_public_channel(void)
 		EXPECT_ABSENT(s, "subscribers");
 		expect_subscription_add(json_object_array_get_idx(ev, 1), q->u, id);
 	}
-	json_object *ev = drain(qb);
+	json_object *ev = queue_drain(qb);
 	REQUIRE(json_object_array_length(ev) == 2, "b: create + peer_add: %s", text(ev));
 	EXPECT_STR(json_object_array_get_idx(ev, 0), "op", "create");
 	json_object *want =
@@ -459,11 +404,11 @@ static void test_subscribe_private_channel(void)
 	char *ch = uniq("priv");
 	subscribe(z.a, ch, id_list(z.a->id, 0), "invite_only=true");
 	int64_t id = channel_id(ch);
-	json_object *ev = drain(qa);
+	json_object *ev = queue_drain(qa);
 	REQUIRE(json_object_array_length(ev) == 2, "creator: create + add: %s", text(ev));
 	EXPECT_STR(json_object_array_get_idx(ev, 0), "op", "create");
 	expect_subscription_add(json_object_array_get_idx(ev, 1), z.a, id);
-	ev = drain(qo); /* an administrator: sees every channel and its subscribers */
+	ev = queue_drain(qo); /* an administrator: sees every channel and its subscribers */
 	REQUIRE(json_object_array_length(ev) == 2, "admin: create + peer_add: %s", text(ev));
 	EXPECT_STR(json_object_array_get_idx(ev, 0), "op", "create");
 	json_object *want =
@@ -476,7 +421,7 @@ static void test_subscribe_private_channel(void)
 	EXPECT_NO_EVENTS(qc);
 
 	subscribe(z.a, ch, id_list(z.c->id, 0), NULL);
-	ev = drain(qc);
+	ev = queue_drain(qc);
 	REQUIRE(json_object_array_length(ev) == 2, "new subscriber: create + add: %s", text(ev));
 	EXPECT_STR(json_object_array_get_idx(ev, 0), "op", "create");
 	EXPECT_INT(json_object_array_get_idx(jget(json_object_array_get_idx(ev, 0), "streams"), 0), "stream_id", id);
@@ -595,7 +540,7 @@ static void test_create_user(void)
 	}
 	struct queue *qs[] = {qo, qa, qg};
 	for (int k = 0; k < 3; k++) {
-		json_object *ev = drain(qs[k]);
+		json_object *ev = queue_drain(qs[k]);
 		REQUIRE(json_object_array_length(ev) == 3, "user %lld: realm_user add + 2 add_members: %s",
 		        (long long)qs[k]->u->id, text(ev));
 		json_object *add = json_object_array_get_idx(ev, 0);
@@ -771,7 +716,7 @@ static void test_group_grants_channel_metadata(void)
 	struct queue *qb = reg(z.b, "[\"stream\",\"subscription\"]", NULL);
 	EXPECT_SUCCESS(
 	    api_post(z.o, fmt("/user_groups/%lld/members", (long long)gid), fmt("add=[%lld]", (long long)z.b->id)));
-	json_object *ev = drain(qb);
+	json_object *ev = queue_drain(qb);
 	REQUIRE(json_object_array_length(ev) == 2, "create + peer_add: %s", text(ev));
 	json_object *create = json_object_array_get_idx(ev, 0);
 	EXPECT_STR(create, "op", "create");

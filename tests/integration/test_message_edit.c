@@ -671,47 +671,16 @@ static void test_detached_uploads(void)
 
 /* ---- events ------------------------------------------------------------------------------------------------- */
 
-struct queue {
-	const struct user *u;
-	const char *id;
-	long long last;
-};
-
 static struct queue *reg(const struct user *u, const char *types, const char *extra)
 {
-	struct resp *r = api_post(u, "/register",
-	                          fmt("event_types=%s&apply_markdown=true&client_gravatar=false%s%s", url_encode(types),
-	                              extra ? "&" : "", extra ? extra : ""));
-	EXPECT_SUCCESS(r);
-	struct queue *q = keep(calloc(1, sizeof(*q)));
-	q->u = u;
-	q->id = fmt("%s", jstr(r->json, "queue_id"));
-	q->last = jint(r->json, "last_event_id");
-	return q;
-}
-
-/* The events since the last call (no heartbeats, no ids), acknowledged. */
-static json_object *drain(struct queue *q)
-{
-	struct resp *r =
-	    api_get(q->u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id, (long long)q->last));
-	EXPECT_SUCCESS(r);
-	json_object *all = jget(r->json, "events"), *out = json_object_new_array();
-	json_object_object_add(r->json, "_drained", out);
-	for (size_t i = 0; all && i < json_object_array_length(all); i++) {
-		json_object *e = json_object_array_get_idx(all, i);
-		q->last = jint(e, "id");
-		json_object_object_del(e, "id");
-		if (strcmp(jstr(e, "type"), "heartbeat") != 0)
-			json_object_array_add(out, json_object_get(e));
-	}
-	return out;
+	return queue_register(u, fmt("event_types=%s&apply_markdown=true&client_gravatar=false%s%s", url_encode(types),
+	                             extra ? "&" : "", extra ? extra : ""));
 }
 
 /* The queue holds exactly the events of want (JSON text); edit_timestamp must be recent and is left out. */
 static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
 {
-	json_object *got = drain(q), *w = json_tokener_parse(want);
+	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
 	for (size_t i = 0; i < json_object_array_length(got); i++) {
 		json_object *e = json_object_array_get_idx(got, i);
@@ -767,7 +736,7 @@ static void test_event_direct_message_edit(void)
 	        "\"rendering_only\":false,\"orig_content\":\"psst\",\"orig_rendered_content\":"
 	        "\"<p>psst</p>\",\"content\":\"/me waves\",\"is_me_message\":true",
 	        (long long)z.a->id, id, id);
-	json_object *ea = json_object_array_get_idx(drain(qa), 0), *eb = json_object_array_get_idx(drain(qb), 0);
+	json_object *ea = json_object_array_get_idx(queue_drain(qa), 0), *eb = json_object_array_get_idx(queue_drain(qb), 0);
 	REQUIRE(ea && eb, "both participants hear of it");
 	json_object_object_del(ea, "edit_timestamp");
 	json_object_object_del(eb, "edit_timestamp");
@@ -894,7 +863,7 @@ static void test_topic_move_notifications(void)
 	                                   "%lld|plans|This topic was moved to #**%s>done** by %s.",
 	                                   to, one, who, from, two, who)) == 0,
 	      "breadcrumbs:\n%s", bot_messages(&z));
-	json_object *got = drain(qb);
+	json_object *got = queue_drain(qb);
 	REQUIRE(json_object_array_length(got) == 2, "b: %s", jtext(got));
 	json_object *e1 = json_object_array_get_idx(got, 0), *e2 = json_object_array_get_idx(got, 1);
 	EXPECT_STR(jget(e1, "message"), "sender_full_name", "Notification Bot");
@@ -904,7 +873,7 @@ static void test_topic_move_notifications(void)
 	EXPECT_STR(jget(e2, "message"), "subject", "plans");
 	EXPECT_INT(jget(e2, "message"), "stream_id", from);
 	/* The mover's own copies are read. */
-	got = drain(qa);
+	got = queue_drain(qa);
 	REQUIRE(json_object_array_length(got) == 2, "a: %s", jtext(got));
 	EXPECT_STR_LIST(json_object_array_get_idx(got, 0), "flags", "read");
 	EXPECT_STR_LIST(json_object_array_get_idx(got, 1), "flags", "read");
@@ -959,7 +928,7 @@ static void test_resolve_and_undo(void)
 	CHECK(strcmp(bots, fmt("%lld|\xe2\x9c\x94 bug|%s has marked this topic as resolved.", channel_of(id),
 	                       mention(z.a))) == 0,
 	      "resolve notice:\n%s", bots);
-	json_object *got = drain(qb);
+	json_object *got = queue_drain(qb);
 	REQUIRE(json_object_array_length(got) == 1, "b: %s", jtext(got));
 	EXPECT_STR_LIST(json_object_array_get_idx(got, 0), "flags", "read");
 	/* The quick undo deletes the notice (moved back along with the topic) and posts nothing. */

@@ -58,25 +58,6 @@ static const char *set_moderation_channel(const struct user *owner)
 	return name;
 }
 
-static int64_t send_ok(const struct user *u, const char *form)
-{
-	struct resp *r = api_post(u, "/messages", form);
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
-static int64_t send_channel(const struct user *u, const char *channel, const char *topic, const char *content)
-{
-	return send_ok(u, fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(channel), url_encode(topic),
-	                      url_encode(content)));
-}
-
-static int64_t send_dm(const struct user *u, const char *to, const char *content)
-{
-	return send_ok(u, fmt("type=direct&to=%s&content=%s", url_encode(to), url_encode(content)));
-}
-
 static struct resp *report(const struct user *u, int64_t id, const char *form)
 {
 	return api_post(u, fmt("/messages/%lld/report", (long long)id), form);
@@ -125,7 +106,7 @@ static void test_report_parameter_errors(void)
 	set_moderation_channel(o);
 	const char *ch = name_of("pub");
 	make_channel(o, ch, fmt("[%lld]", (long long)o->id), NULL);
-	int64_t id = send_channel(o, ch, "t", "hello");
+	int64_t id = send_channel_message(o, ch, "t", "hello");
 	struct resp *r = report(u, id, "");
 	EXPECT_ERROR(r, 400, "REQUEST_VARIABLE_MISSING", "Missing 'report_type' argument");
 	EXPECT_STR(r->json, "var_name", "report_type");
@@ -166,7 +147,7 @@ static void test_report_not_enabled(void)
 	struct user *o = new_realm(), *u = new_user_in(o->realm, "member", NULL);
 	const char *ch = name_of("pub");
 	make_channel(o, ch, fmt("[%lld]", (long long)o->id), NULL);
-	int64_t id = send_channel(o, ch, "t", "hello");
+	int64_t id = send_channel_message(o, ch, "t", "hello");
 	const char *off = "Message reporting is not enabled in this organization.";
 	EXPECT_ERROR(report(u, id, "report_type=spam"), 400, "BAD_REQUEST", off);
 	EXPECT_ERROR(report(o, id, "report_type=harassment&description=rude"), 400, "BAD_REQUEST", off);
@@ -191,17 +172,17 @@ static void test_report_inaccessible_message(void)
 	const char *bad = "Invalid message(s)";
 	EXPECT_ERROR(report(u, 999999999999, "report_type=spam"), 400, "BAD_REQUEST", bad);
 	/* A direct message between others. */
-	int64_t dm = send_dm(a, fmt("[%lld]", (long long)b->id), "between us");
+	int64_t dm = send_direct_message(a, fmt("[%lld]", (long long)b->id), "between us");
 	EXPECT_ERROR(report(u, dm, "report_type=spam"), 400, "BAD_REQUEST", bad);
 	/* A private channel u is not subscribed to. */
 	const char *priv = name_of("priv");
 	make_channel(a, priv, fmt("[%lld]", (long long)a->id), "invite_only=true");
-	EXPECT_ERROR(report(u, send_channel(a, priv, "t", "secret"), "report_type=spam"), 400, "BAD_REQUEST", bad);
+	EXPECT_ERROR(report(u, send_channel_message(a, priv, "t", "secret"), "report_type=spam"), 400, "BAD_REQUEST", bad);
 	/* A message of another organization. */
 	struct user *other = new_realm();
 	const char *ch = name_of("elsewhere");
 	make_channel(other, ch, fmt("[%lld]", (long long)other->id), NULL);
-	EXPECT_ERROR(report(u, send_channel(other, ch, "t", "far away"), "report_type=spam"), 400, "BAD_REQUEST", bad);
+	EXPECT_ERROR(report(u, send_channel_message(other, ch, "t", "far away"), "report_type=spam"), 400, "BAD_REQUEST", bad);
 	/* Nothing reached the moderation channel. */
 	CHECK(strcmp(psql_ok("SELECT count(*) FROM messages m JOIN channels c ON c.id = m.channel_id"
 	                     " WHERE c.name = '%s'",
@@ -220,7 +201,7 @@ static void test_report_channel_message(void)
 	/* A public channel the reporter is not subscribed to: its messages can be read, so reported. */
 	const char *ch = name_of("pub");
 	make_channel(s, ch, fmt("[%lld]", (long long)s->id), NULL);
-	int64_t id = send_channel(s, ch, "civilized discussions", "I squeeze toothpaste from the middle");
+	int64_t id = send_channel_message(s, ch, "civilized discussions", "I squeeze toothpaste from the middle");
 	struct resp *r = report(u, id, "report_type=harassment&description=this%20is%20crime%20against%20food");
 	EXPECT_SUCCESS(r);
 	EXPECT_KEYS(r->json, "result", "msg");
@@ -257,7 +238,7 @@ static void test_report_direct_message(void)
 	struct user *o = new_realm(), *u = new_user_in(o->realm, "member", NULL);
 	struct user *s = new_user_in(o->realm, "member", NULL);
 	const char *moderation = set_moderation_channel(o);
-	int64_t id = send_dm(s, fmt("[%lld]", (long long)u->id), "I dip fries in ice cream");
+	int64_t id = send_direct_message(s, fmt("[%lld]", (long long)u->id), "I dip fries in ice cream");
 	EXPECT_SUCCESS(report(u, id, "report_type=inappropriate&description=gross"));
 	expect_report(o, moderation, s,
 	              fmt("%s reported a DM sent by %s.\n"
@@ -271,7 +252,7 @@ static void test_report_direct_message(void)
 	                  "```",
 	                  mention(u), mention(s), mention(s)));
 	/* The topic follows the reported user's name; a sender may report their own message, even to themselves. */
-	int64_t self = send_dm(u, fmt("[%lld]", (long long)u->id), "note to self");
+	int64_t self = send_direct_message(u, fmt("[%lld]", (long long)u->id), "note to self");
 	EXPECT_SUCCESS(report(u, self, "report_type=norms&description=mine"));
 	expect_report(o, moderation, u,
 	              fmt("%s reported a DM sent by %s.\n"
@@ -291,7 +272,7 @@ static void test_report_group_direct_message(void)
 	struct user *o = new_realm(), *u = new_user_in(o->realm, "member", NULL);
 	struct user *s = new_user_in(o->realm, "member", NULL), *x = new_user_in(o->realm, "member", NULL);
 	const char *moderation = set_moderation_channel(o);
-	int64_t id = send_dm(s, fmt("[%lld,%lld]", (long long)x->id, (long long)u->id), "I eat cereal with water");
+	int64_t id = send_direct_message(s, fmt("[%lld,%lld]", (long long)x->id, (long long)u->id), "I eat cereal with water");
 	EXPECT_SUCCESS(report(u, id, "report_type=other&description=Call%20the%20police%20please"));
 	/* Every participant, the sender included, in the order of their ids (u, s, x were created in that order). */
 	CHECK(u->id < s->id && s->id < x->id, "ids in creation order");
@@ -308,7 +289,7 @@ static void test_report_group_direct_message(void)
 	                  mention(u), mention(s), mention(u), mention(s), mention(x), mention(s)));
 	/* With four participants. */
 	struct user *y = new_user_in(o->realm, "member", NULL);
-	id = send_dm(x, fmt("[%lld,%lld,%lld]", (long long)u->id, (long long)s->id, (long long)y->id), "four of us");
+	id = send_direct_message(x, fmt("[%lld,%lld,%lld]", (long long)u->id, (long long)s->id, (long long)y->id), "four of us");
 	EXPECT_SUCCESS(report(y, id, "report_type=spam"));
 	expect_report(o, moderation, x,
 	              fmt("%s reported a DM sent by %s to %s, %s, %s, and %s.\n"
@@ -340,7 +321,7 @@ static void test_report_long_message(void)
 			kept = fmt("%s", content);
 		content = fmt("%s\xc3\xa9", content);
 	}
-	int64_t id = send_channel(s, ch, "long", content);
+	int64_t id = send_channel_message(s, ch, "long", content);
 	EXPECT_SUCCESS(report(u, id, "report_type=spam&description=too%20long"));
 	const char *topic = fmt("%s...", repeat('N', 57));
 	json_object *list = reports_about(o, moderation, topic);
@@ -360,7 +341,7 @@ static void test_report_long_message(void)
 	               mention(u), ch, (long long)id, mention(s), mention(s), kept));
 	/* 8500 characters exactly are quoted whole. */
 	content = fmt("%s", repeat('.', 8500));
-	id = send_channel(s, ch, "exact", content);
+	id = send_channel_message(s, ch, "exact", content);
 	EXPECT_SUCCESS(report(u, id, "report_type=spam&description=fits"));
 	list = reports_about(o, moderation, topic);
 	REQUIRE(json_object_array_length(list) == 2, "two reports expected: %s", jtext(list));

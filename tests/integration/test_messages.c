@@ -50,23 +50,6 @@ static struct resp *send_form(const struct user *u, const char *form)
 	return api_post(u, "/messages", form);
 }
 
-static int64_t send_channel(const struct user *u, const char *channel, const char *topic, const char *content)
-{
-	struct resp *r = send_form(u, fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(channel),
-	                                  url_encode(topic), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
-static int64_t send_dm(const struct user *u, const char *to, const char *content)
-{
-	struct resp *r = send_form(u, fmt("type=direct&to=%s&content=%s", url_encode(to), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
 static json_object *get_message(const struct user *u, int64_t id, const char *query)
 {
 	struct resp *r = api_get(u, fmt("/messages/%lld%s%s", (long long)id, query ? "?" : "", query ? query : ""));
@@ -192,7 +175,7 @@ static void test_truncation_and_empty_topic(void)
 	char *ch = name_of("trunc");
 	make_channel(u, ch, NULL, NULL);
 	char *long_content = fmt("%s  \n\n", repeat('a', 10001));
-	int64_t id = send_channel(u, ch, repeat('t', 61), long_content);
+	int64_t id = send_channel_message(u, ch, repeat('t', 61), long_content);
 	json_object *m = get_message(u, id, "apply_markdown=false");
 	const char *content = jstr(m, "content");
 	CHECK(content && strlen(content) == 10000 && strcmp(content + 9980, "\n[message truncated]") == 0 &&
@@ -200,8 +183,8 @@ static void test_truncation_and_empty_topic(void)
 	      "content should be cut to 10000 characters ending in \\n[message truncated]");
 	EXPECT_STR(m, "subject", fmt("%s...", repeat('t', 57)));
 	/* "(no topic)" and "general chat" are the empty topic, shown as "general chat" without the capability. */
-	int64_t e1 = send_channel(u, ch, "(no topic)", "a");
-	int64_t e2 = send_channel(u, ch, "  general chat ", "b");
+	int64_t e1 = send_channel_message(u, ch, "(no topic)", "a");
+	int64_t e2 = send_channel_message(u, ch, "  general chat ", "b");
 	EXPECT_STR(get_message(u, e1, NULL), "subject", "general chat");
 	EXPECT_STR(get_message(u, e2, "allow_empty_topic_name=true"), "subject", "");
 	CHECK(strcmp(psql_ok("SELECT '[' || topic || ']' FROM messages WHERE id = %lld", (long long)e2), "[]") == 0,
@@ -219,11 +202,11 @@ static void test_topics_policy(void)
 	             "Sending messages to the general chat is not allowed in this channel.");
 	EXPECT_ERROR(send_form(u, fmt("type=stream&to=%s&topic=%%28no+topic%%29&content=a", to)), 400, "BAD_REQUEST",
 	             "Sending messages to the general chat is not allowed in this channel.");
-	send_channel(u, ch, "real topic", "fine");
+	send_channel_message(u, ch, "real topic", "fine");
 	psql_ok("UPDATE channels SET topics_policy = 'empty_topic_only' WHERE id = %lld", (long long)cid);
 	EXPECT_ERROR(send_form(u, fmt("type=stream&to=%s&topic=x&content=a", to)), 400, "BAD_REQUEST",
 	             "Only the general chat topic is allowed in this channel.");
-	send_channel(u, ch, "", "fine");
+	send_channel_message(u, ch, "", "fine");
 	/* inherit: the organization's policy (a separate organization, so other tests are unaffected). */
 	struct user *o = new_realm();
 	char *ch2 = name_of("inherit");
@@ -250,12 +233,12 @@ static void test_channel_permissions(void)
 	        group_id(m, "role:administrators"), (long long)cid);
 	EXPECT_ERROR(send_form(m, fmt("type=stream&to=%s&topic=t&content=a", to)), 400, "BAD_REQUEST",
 	             "You do not have permission to post in this channel.");
-	send_channel(admin, ch, "t", "admins may");
+	send_channel_message(admin, ch, "t", "admins may");
 	psql_ok("UPDATE channels SET can_send_message_group_id = %s, can_create_topic_group_id = %s WHERE id = %lld",
 	        group_id(m, "role:everyone"), group_id(m, "role:nobody"), (long long)cid);
 	EXPECT_ERROR(send_form(m, fmt("type=stream&to=%s&topic=brand+new&content=a", to)), 400, "BAD_REQUEST",
 	             "You do not have permission to create new topics in this channel.");
-	send_channel(m, ch, "T", "an existing topic (compared ignoring case) is fine");
+	send_channel_message(m, ch, "T", "an existing topic (compared ignoring case) is fine");
 	/* Private channel the sender is not subscribed to; archived channel. */
 	struct user *outsider = new_user("member");
 	char *priv = name_of("priv");
@@ -270,7 +253,7 @@ static void test_channel_permissions(void)
 static void test_send_direct_message(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member"), *c = new_user("member");
-	int64_t id = send_dm(a, fmt("[%lld]", (long long)b->id), "hi b");
+	int64_t id = send_direct_message(a, fmt("[%lld]", (long long)b->id), "hi b");
 	json_object *m = get_message(b, id, NULL);
 	EXPECT_STR(m, "type", "private");
 	EXPECT_STR(m, "subject", "");
@@ -281,7 +264,7 @@ static void test_send_direct_message(void)
 	for (int i = 0; i < 2; i++)
 		EXPECT_KEYS(json_object_array_get_idx(dr, i), "id", "email", "full_name", "is_mirror_dummy");
 	/* By e-mail (comma-separated or a list), a group conversation, oneself. */
-	int64_t g = send_dm(a, fmt("%s,%s", b->email, c->email), "group");
+	int64_t g = send_direct_message(a, fmt("%s,%s", b->email, c->email), "group");
 	m = get_message(c, g, NULL);
 	dr = jget(m, "display_recipient");
 	CHECK(dr && json_object_array_length(dr) == 3 && jint(json_object_array_get_idx(dr, 0), "id") == a->id &&
@@ -290,7 +273,7 @@ static void test_send_direct_message(void)
 	CHECK(jint(get_message(a, g, NULL), "recipient_id") == jint(m, "recipient_id") &&
 	          jint(m, "recipient_id") != jint(get_message(a, id, NULL), "recipient_id"),
 	      "recipient_id identifies the conversation");
-	int64_t self = send_dm(a, fmt("[\"%s\"]", a->email), "note to self");
+	int64_t self = send_direct_message(a, fmt("[\"%s\"]", a->email), "note to self");
 	dr = jget(get_message(a, self, NULL), "display_recipient");
 	CHECK(dr && json_object_array_length(dr) == 1, "self: %s", jtext(dr));
 	EXPECT_ERROR(api_get(c, fmt("/messages/%lld", (long long)id)), 400, "BAD_REQUEST", "Invalid message(s)");
@@ -327,14 +310,14 @@ static void test_direct_message_errors(void)
 	        realm);
 	EXPECT_ERROR(send_form(m1, fmt("type=direct&to=%s&content=x", to)), 400, "BAD_REQUEST",
 	             "This conversation does not include any users who can authorize it.");
-	send_dm(m1, fmt("[%lld]", (long long)o->id), "the owner can authorize");
+	send_direct_message(m1, fmt("[%lld]", (long long)o->id), "the owner can authorize");
 	psql_ok("UPDATE realms SET direct_message_permission_group_id = confab_system_group(id, 'role:everyone'),"
 	        " direct_message_initiator_group_id = confab_system_group(id, 'role:administrators') WHERE id = %s",
 	        realm);
 	EXPECT_ERROR(send_form(m1, fmt("type=direct&to=%s&content=x", to)), 400, "BAD_REQUEST",
 	             "You do not have permission to initiate direct message conversations.");
-	send_dm(o, fmt("[%lld]", (long long)m2->id), "initiators may start");
-	send_dm(m2, fmt("[%lld]", (long long)o->id), "and anyone may answer");
+	send_direct_message(o, fmt("[%lld]", (long long)m2->id), "initiators may start");
+	send_direct_message(m2, fmt("[%lld]", (long long)o->id), "and anyone may answer");
 }
 
 /* ---- mentions ------------------------------------------------------------------------------------------------ */
@@ -360,7 +343,7 @@ static void test_user_mention(void)
 	psql_ok("UPDATE users SET full_name = '%s' WHERE id = %lld", name_of("Mention Target"), (long long)b->id);
 	char *ch = name_of("mention");
 	make_channel(a, ch, fmt("%lld,%lld", (long long)b->id, (long long)c->id), NULL);
-	int64_t id = send_channel(a, ch, "t", fmt("hello @**%s**", full_name(b)));
+	int64_t id = send_channel_message(a, ch, "t", fmt("hello @**%s**", full_name(b)));
 	json_object *mb = get_message(b, id, NULL);
 	CHECK(contains(jstr(mb, "content"), fmt("<span class=\"user-mention\" data-user-id=\"%lld\">@%s</span>",
 	                                        (long long)b->id, full_name(b))),
@@ -368,7 +351,7 @@ static void test_user_mention(void)
 	CHECK(strcmp(flags_of(mb), "[\"mentioned\"]") == 0, "b is mentioned: %s", flags_of(mb));
 	CHECK(strcmp(flags_of(get_message(c, id, NULL)), "[]") == 0, "c is not mentioned");
 	/* Silent mentions render but do not notify. */
-	id = send_channel(a, ch, "t", fmt("@_**%s**", full_name(b)));
+	id = send_channel_message(a, ch, "t", fmt("@_**%s**", full_name(b)));
 	CHECK(strcmp(flags_of(get_message(b, id, NULL)), "[]") == 0, "silent mention sets no flag");
 	/* is:mentioned finds the first one only. */
 	struct resp *r = fetch(b, "[{\"operator\":\"is\",\"operand\":\"mentioned\"}]", "anchor=newest&num_before=10");
@@ -381,7 +364,7 @@ static void test_wildcard_mentions(void)
 	struct user *m = new_user("member"), *admin = new_user("admin");
 	char *small = name_of("small"), *big = name_of("big");
 	make_channel(m, small, NULL, NULL);
-	int64_t id = send_channel(m, small, "t", "@**all** hello");
+	int64_t id = send_channel_message(m, small, "t", "@**all** hello");
 	json_object *msg = get_message(m, id, NULL);
 	CHECK(strcmp(flags_of(msg), "[\"stream_wildcard_mentioned\",\"wildcard_mentioned\"]") == 0, "flags: %s",
 	      flags_of(msg));
@@ -394,8 +377,8 @@ static void test_wildcard_mentions(void)
 	    send_form(m, fmt("type=stream&to=%s&topic=t&content=%s", url_encode(big), url_encode("@**channel**"))), 400,
 	    "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
 	    "You do not have permission to use channel wildcard mentions in this channel.");
-	send_channel(admin, big, "t", "@**everyone** from an administrator");
-	send_channel(m, big, "t", "`@**all**` in code is no mention");
+	send_channel_message(admin, big, "t", "@**everyone** from an administrator");
+	send_channel_message(m, big, "t", "`@**all**` in code is no mention");
 	/* Topic wildcard: a topic with 16 participants besides the sender. */
 	psql_ok("INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content)"
 	        " SELECT c.realm_id, s.user_id, c.id, 'crowded', 'x', '<p>x</p>' FROM channels c"
@@ -405,7 +388,7 @@ static void test_wildcard_mentions(void)
 	    send_form(m, fmt("type=stream&to=%s&topic=crowded&content=%s", url_encode(big), url_encode("@**topic**"))),
 	    400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
 	    "You do not have permission to use topic wildcard mentions in this topic.");
-	id = send_channel(m, big, "quiet", "@**topic**");
+	id = send_channel_message(m, big, "quiet", "@**topic**");
 	CHECK(strcmp(flags_of(get_message(m, id, NULL)), "[\"topic_wildcard_mentioned\",\"wildcard_mentioned\"]") == 0,
 	      "topic wildcard flags: %s", flags_of(get_message(m, id, NULL)));
 }
@@ -424,7 +407,7 @@ static void test_group_mention(void)
 	EXPECT_ERROR(
 	    send_form(a, fmt("type=stream&to=%s&topic=t&content=%s", url_encode(ch), url_encode("@*support*"))), 400,
 	    "BAD_REQUEST", "You are not allowed to mention user group 'support'.");
-	int64_t id = send_channel(o, ch, "t", "@*support* please");
+	int64_t id = send_channel_message(o, ch, "t", "@*support* please");
 	json_object *mb = get_message(b, id, NULL);
 	CHECK(contains(jstr(mb, "content"), fmt("data-user-group-id=\"%s\"", g)), "group mention: %s",
 	      jstr(mb, "content"));
@@ -432,7 +415,7 @@ static void test_group_mention(void)
 	CHECK(strcmp(flags_of(get_message(a, id, NULL)), "[]") == 0, "others are not");
 	psql_ok("UPDATE user_groups SET can_mention_group_id = confab_system_group(%s, 'role:everyone') WHERE id = %s",
 	        realm, g);
-	send_channel(a, ch, "t", "@*support* now anyone may");
+	send_channel_message(a, ch, "t", "@*support* now anyone may");
 }
 
 /* ---- GET /messages ------------------------------------------------------------------------------------------- */
@@ -444,7 +427,7 @@ static void test_fetch_anchors(void)
 	int64_t cid = make_channel(u, ch, NULL, NULL);
 	int64_t ids[5];
 	for (int i = 0; i < 5; i++)
-		ids[i] = send_channel(u, ch, i < 3 ? "one" : "two", fmt("m%d", i));
+		ids[i] = send_channel_message(u, ch, i < 3 ? "one" : "two", fmt("m%d", i));
 	const char *narrow = fmt("[{\"operator\":\"channel\",\"operand\":%lld}]", (long long)cid);
 	struct resp *r = fetch(u, narrow, "anchor=newest&num_before=3&num_after=0");
 	EXPECT_SUCCESS(r);
@@ -528,10 +511,10 @@ static void test_fetch_narrows(void)
 	struct user *a = new_user("member"), *b = new_user("member");
 	char *ch = name_of("narrows");
 	make_channel(a, ch, id_text(b->id), NULL);
-	int64_t c1 = send_channel(a, ch, "t", "from a");
-	int64_t c2 = send_channel(b, ch, "t", "from b, see https://example.com");
-	int64_t d1 = send_dm(a, fmt("[%lld]", (long long)b->id), "dm to b");
-	int64_t d2 = send_dm(b, fmt("[%lld]", (long long)a->id), "dm back");
+	int64_t c1 = send_channel_message(a, ch, "t", "from a");
+	int64_t c2 = send_channel_message(b, ch, "t", "from b, see https://example.com");
+	int64_t d1 = send_direct_message(a, fmt("[%lld]", (long long)b->id), "dm to b");
+	int64_t d2 = send_direct_message(b, fmt("[%lld]", (long long)a->id), "dm back");
 	const char *q = "anchor=newest&num_before=100";
 	struct resp *r = fetch(a, fmt("[{\"operator\":\"dm\",\"operand\":[%lld]}]", (long long)b->id), q);
 	CHECK(strcmp(ids_of(r), fmt("%lld,%lld", (long long)d1, (long long)d2)) == 0, "dm: %s", ids_of(r));
@@ -580,7 +563,7 @@ static void test_public_history(void)
 	struct user *a = new_user("member"), *late = new_user("member");
 	char *ch = name_of("public");
 	int64_t cid = make_channel(a, ch, NULL, NULL);
-	int64_t id = send_channel(a, ch, "t", "before you came");
+	int64_t id = send_channel_message(a, ch, "t", "before you came");
 	/* Not subscribed: the channel narrow reads its history, flagged read and historical. */
 	struct resp *r = fetch(late, fmt("[[\"channel\",\"%s\"]]", ch), "anchor=newest&num_before=10");
 	EXPECT_SUCCESS(r);
@@ -604,9 +587,9 @@ static void test_private_protected_history(void)
 	struct user *a = new_user("member"), *b = new_user("member"), *c = new_user("member");
 	char *ch = name_of("protected");
 	int64_t cid = make_channel(a, ch, id_text(b->id), "invite_only=true");
-	int64_t before = send_channel(a, ch, "t", "before c");
+	int64_t before = send_channel_message(a, ch, "t", "before c");
 	subscribe(c, cid);
-	int64_t after = send_channel(a, ch, "t", "after c");
+	int64_t after = send_channel_message(a, ch, "t", "after c");
 	struct resp *r = fetch(c, fmt("[[\"channel\",\"%s\"]]", ch), "anchor=newest&num_before=10");
 	CHECK(strcmp(ids_of(r), id_text(after)) == 0, "protected history: %s", ids_of(r));
 	EXPECT_ERROR(api_get(c, fmt("/messages/%lld", (long long)before)), 400, "BAD_REQUEST", "Invalid message(s)");
@@ -621,7 +604,7 @@ static void test_private_protected_history(void)
 	/* Shared history: a later subscriber reads it all. */
 	char *shared = name_of("shared");
 	int64_t sid = make_channel(a, shared, NULL, "invite_only=true&history_public_to_subscribers=true");
-	int64_t old = send_channel(a, shared, "t", "old");
+	int64_t old = send_channel_message(a, shared, "t", "old");
 	subscribe(c, sid);
 	r = fetch(c, fmt("[{\"operator\":\"channel\",\"operand\":%lld}]", (long long)sid),
 	          "anchor=newest&num_before=10");
@@ -633,14 +616,14 @@ static void test_guests(void)
 	struct user *m = new_user("member"), *g = new_user("guest");
 	char *ch = name_of("guests");
 	make_channel(m, ch, NULL, NULL);
-	int64_t id = send_channel(m, ch, "t", "public, but not for guests");
+	int64_t id = send_channel_message(m, ch, "t", "public, but not for guests");
 	EXPECT_ERROR(api_get(g, fmt("/messages/%lld", (long long)id)), 400, "BAD_REQUEST", "Invalid message(s)");
 	struct resp *r = fetch(g, fmt("[[\"channel\",\"%s\"]]", ch), "anchor=newest&num_before=10");
 	EXPECT_SUCCESS(r);
 	CHECK(strcmp(ids_of(r), "") == 0, "guest history: %s", ids_of(r));
 	EXPECT_ERROR(send_form(g, fmt("type=stream&to=%s&topic=t&content=x", url_encode(ch))), 400, "BAD_REQUEST",
 	             fmt("Not authorized to send to channel '%s'", ch));
-	int64_t dm = send_dm(g, fmt("[%lld]", (long long)m->id), "hello from a guest");
+	int64_t dm = send_direct_message(g, fmt("[%lld]", (long long)m->id), "hello from a guest");
 	EXPECT_STR(get_message(m, dm, NULL), "content", "<p>hello from a guest</p>");
 }
 
@@ -651,8 +634,8 @@ static void test_delete(void)
 	struct user *a = new_user("member"), *b = new_user("member"), *admin = new_user("admin");
 	char *ch = name_of("delete");
 	make_channel(a, ch, id_text(b->id), NULL);
-	int64_t mine = send_channel(a, ch, "t", "mine");
-	int64_t theirs = send_channel(b, ch, "t", "theirs");
+	int64_t mine = send_channel_message(a, ch, "t", "mine");
+	int64_t theirs = send_channel_message(b, ch, "t", "theirs");
 	EXPECT_ERROR(api_method("DELETE", a, fmt("/messages/%lld", (long long)theirs)), 400, "BAD_REQUEST",
 	             "You don't have permission to delete this message");
 	struct resp *r = api_method("DELETE", a, fmt("/messages/%lld", (long long)mine));
@@ -662,11 +645,11 @@ static void test_delete(void)
 	EXPECT_ERROR(api_method("DELETE", a, fmt("/messages/%lld", (long long)mine)), 400, "BAD_REQUEST",
 	             "Invalid message(s)");
 	EXPECT_SUCCESS(api_method("DELETE", admin, fmt("/messages/%lld", (long long)theirs)));
-	int64_t old = send_channel(a, ch, "t", "too old to delete");
+	int64_t old = send_channel_message(a, ch, "t", "too old to delete");
 	psql_ok("UPDATE messages SET date_sent = now() - interval '11 minutes' WHERE id = %lld", (long long)old);
 	EXPECT_ERROR(api_method("DELETE", a, fmt("/messages/%lld", (long long)old)), 400, "BAD_REQUEST",
 	             "The time limit for deleting this message has passed");
-	int64_t dm = send_dm(a, fmt("[%lld]", (long long)b->id), "private");
+	int64_t dm = send_direct_message(a, fmt("[%lld]", (long long)b->id), "private");
 	EXPECT_ERROR(api_method("DELETE", admin, fmt("/messages/%lld", (long long)dm)), 400, "BAD_REQUEST",
 	             "Invalid message(s)");
 }
@@ -676,7 +659,7 @@ static void test_delete(void)
 static void test_flags(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member");
-	int64_t dm = send_dm(a, fmt("[%lld]", (long long)b->id), "flag me");
+	int64_t dm = send_direct_message(a, fmt("[%lld]", (long long)b->id), "flag me");
 	const char *list = url_encode(fmt("[%lld]", (long long)dm));
 	struct resp *r = api_post(b, "/messages/flags", fmt("op=add&flag=starred&messages=%s", list));
 	EXPECT_SUCCESS(r);
@@ -699,7 +682,7 @@ static void test_flags(void)
 	/* Marking unread in a channel one is not subscribed to is skipped and reported. */
 	char *ch = name_of("flags");
 	int64_t cid = make_channel(a, ch, NULL, NULL);
-	int64_t cm = send_channel(a, ch, "t", "x");
+	int64_t cm = send_channel_message(a, ch, "t", "x");
 	r = api_post(c, "/messages/flags",
 	             fmt("op=remove&flag=read&messages=%s", url_encode(fmt("[%lld]", (long long)cm))));
 	EXPECT_SUCCESS(r);
@@ -712,7 +695,7 @@ static void test_max_message_id(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member");
 	EXPECT_INT(api_get(b, "/users/me")->json, "max_message_id", -1);
-	int64_t id = send_dm(a, fmt("[%lld]", (long long)b->id), "count me");
+	int64_t id = send_direct_message(a, fmt("[%lld]", (long long)b->id), "count me");
 	EXPECT_INT(api_get(b, "/users/me")->json, "max_message_id", id);
 }
 

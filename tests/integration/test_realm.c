@@ -38,38 +38,14 @@ static void expect_body_at(const struct resp *r, const char *want, const char *f
 
 /* ---- queues ------------------------------------------------------------------------------------------------- */
 
-struct queue {
-	const struct user *u;
-	const char *id;
-	int64_t last;
-};
-
 static struct queue *reg(const struct user *u)
 {
-	struct resp *r = api_post(u, "/register", fmt("event_types=%s", url_encode("[\"realm\",\"user_group\"]")));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jstr(r->json, "queue_id") != NULL, "register: %s", r->body);
-	struct queue *q = keep(calloc(1, sizeof(*q)));
-	q->u = u;
-	q->id = fmt("%s", jstr(r->json, "queue_id"));
-	q->last = jint(r->json, "last_event_id");
-	return q;
+	return queue_register(u, fmt("event_types=%s", url_encode("[\"realm\",\"user_group\"]")));
 }
 
 static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
 {
-	struct resp *r =
-	    api_get(q->u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id, (long long)q->last));
-	EXPECT_SUCCESS(r);
-	json_object *all = jget(r->json, "events"), *got = json_object_new_array();
-	json_object_object_add(r->json, "_got", got);
-	for (size_t i = 0; i < json_object_array_length(all); i++) {
-		json_object *e = json_object_array_get_idx(all, i);
-		q->last = jint(e, "id");
-		json_object_object_del(e, "id");
-		if (strcmp(jstr(e, "type") ? jstr(e, "type") : "", "heartbeat") != 0)
-			json_object_array_add(got, json_object_get(e));
-	}
+	json_object *got = queue_drain(q);
 	json_object *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
 	itest_check(json_object_equal(got, w), false, file, line, "user %lld: expected events %s\n      got %s",

@@ -86,25 +86,6 @@ static int64_t make_channel(const struct user *u, const char *name, const char *
 	                     name, u->realm));
 }
 
-static int64_t send_channel(const struct user *u, const char *channel, const char *topic, const char *content)
-{
-	struct resp *r = api_post(
-	    u, "/messages",
-	    fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(channel), url_encode(topic), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
-static int64_t send_dm(const struct user *u, const char *to, const char *content)
-{
-	struct resp *r =
-	    api_post(u, "/messages", fmt("type=direct&to=%s&content=%s", url_encode(to), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
 /* The element of list whose key has integer value id, or NULL. */
 static json_object *find_by(json_object *list, const char *key, int64_t id)
 {
@@ -176,7 +157,7 @@ static void test_queue_and_versions(void)
 static void test_events_after_register(void)
 {
 	struct user *u = new_user("member"), *v = new_user("member");
-	send_dm(v, id_list(u->id, 0), "before");
+	send_direct_message(v, id_list(u->id, 0), "before");
 	json_object *j = reg_ok(u, fmt("event_types=%s&%s", url_encode("[\"message\"]"), fetch("[\"message\"]")));
 	const char *qid = fmt("%s", jstr(j, "queue_id"));
 	int64_t max_id = jint(j, "max_message_id");
@@ -185,7 +166,7 @@ static void test_events_after_register(void)
 	EXPECT_SUCCESS(r);
 	/* The message sent before registering is in the state (max_message_id), not in the queue. */
 	EXPECT_JSON(r->json, "events", "[]");
-	int64_t id = send_dm(v, id_list(u->id, 0), "after");
+	int64_t id = send_direct_message(v, id_list(u->id, 0), "after");
 	CHECK(id > max_id, "max_message_id %lld, new message %lld", (long long)max_id, (long long)id);
 	r = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", qid));
 	EXPECT_SUCCESS(r);
@@ -336,7 +317,7 @@ static void test_event_types_filter_queue(void)
 	json_object *j = reg_ok(u, fmt("event_types=%s&%s", url_encode("[\"realm_user\"]"), fetch("[\"message\"]")));
 	const char *qid = fmt("%s", jstr(j, "queue_id"));
 	EXPECT_INT(j, "max_message_id", -1);
-	send_dm(v, id_list(u->id, 0), "not for this queue");
+	send_direct_message(v, id_list(u->id, 0), "not for this queue");
 	struct resp *r = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", qid));
 	EXPECT_SUCCESS(r);
 	EXPECT_JSON(r->json, "events", "[]");
@@ -696,13 +677,13 @@ static void test_unread_msgs(void)
 	psql_ok("UPDATE subscriptions SET is_muted = true WHERE user_id = %lld AND channel_id = %lld",
 	        (long long)me->id, (long long)muted_id);
 	const char *my_name = jstr(api_get(me, "/users/me")->json, "full_name");
-	int64_t t1 = send_channel(a, ch, "Topic", "one");
-	int64_t t2 = send_channel(a, ch, "topic", fmt("@**%s** two", my_name));
-	int64_t empty = send_channel(a, ch, "general chat", "three");
-	int64_t mw = send_channel(o, muted, "x", "@**all** muted wildcard");
-	int64_t dm1 = send_dm(a, id_list(me->id, 0), "dm");
-	int64_t dm2 = send_dm(b, id_list(me->id, 0), "dm");
-	int64_t grp = send_dm(a, fmt("[%lld,%lld]", (long long)me->id, (long long)b->id), "group");
+	int64_t t1 = send_channel_message(a, ch, "Topic", "one");
+	int64_t t2 = send_channel_message(a, ch, "topic", fmt("@**%s** two", my_name));
+	int64_t empty = send_channel_message(a, ch, "general chat", "three");
+	int64_t mw = send_channel_message(o, muted, "x", "@**all** muted wildcard");
+	int64_t dm1 = send_direct_message(a, id_list(me->id, 0), "dm");
+	int64_t dm2 = send_direct_message(b, id_list(me->id, 0), "dm");
+	int64_t grp = send_direct_message(a, fmt("[%lld,%lld]", (long long)me->id, (long long)b->id), "group");
 	struct resp *r = api_post(
 	    me, "/messages", fmt("type=direct&to=%s&content=mine&read_by_sender=true", url_encode(id_list(a->id, 0))));
 	EXPECT_SUCCESS(r);
@@ -766,13 +747,13 @@ static void test_recent_private_conversations(void)
 	struct user *b = new_user_in(o->realm, "member", NULL);
 	json_object *j = reg_ok(me, fetch("[\"recent_private_conversations\"]"));
 	EXPECT_JSON(j, "recent_private_conversations", "[]");
-	send_dm(a, id_list(me->id, 0), "1");
-	int64_t to_self = send_dm(me, id_list(me->id, 0), "2");
-	int64_t group = send_dm(b, fmt("[%lld,%lld]", (long long)me->id, (long long)a->id), "3");
-	int64_t with_a = send_dm(me, id_list(a->id, 0), "4");
+	send_direct_message(a, id_list(me->id, 0), "1");
+	int64_t to_self = send_direct_message(me, id_list(me->id, 0), "2");
+	int64_t group = send_direct_message(b, fmt("[%lld,%lld]", (long long)me->id, (long long)a->id), "3");
+	int64_t with_a = send_direct_message(me, id_list(a->id, 0), "4");
 	const char *ch = name_of("ignored");
 	make_channel(o, ch, id_list(o->id, me->id), NULL);
-	send_channel(o, ch, "t", "x");
+	send_channel_message(o, ch, "t", "x");
 	j = reg_ok(me, fetch("[\"recent_private_conversations\"]"));
 	int64_t lo = a->id < b->id ? a->id : b->id, hi = a->id < b->id ? b->id : a->id;
 	EXPECT_JSON(

@@ -21,25 +21,11 @@ static char *uniq(const char *tag)
 
 /* ---- queues ------------------------------------------------------------------------------------------------- */
 
-struct queue {
-	const struct user *u;
-	const char *id;
-	int64_t last;
-};
-
 /* A queue for u's typing events; caps: client_capabilities JSON or NULL. */
 static struct queue *reg_caps(const struct user *u, const char *types, const char *caps)
 {
-	struct resp *r = api_post(u, "/register",
-	                          fmt("event_types=%s%s%s", url_encode(types), caps ? "&client_capabilities=" : "",
-	                              caps ? url_encode(caps) : ""));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jstr(r->json, "queue_id") != NULL, "register: %s", r->body);
-	struct queue *q = keep(calloc(1, sizeof(*q)));
-	q->u = u;
-	q->id = fmt("%s", jstr(r->json, "queue_id"));
-	q->last = jint(r->json, "last_event_id");
-	return q;
+	return queue_register(u, fmt("event_types=%s%s%s", url_encode(types), caps ? "&client_capabilities=" : "",
+	                             caps ? url_encode(caps) : ""));
 }
 
 static struct queue *reg(const struct user *u, const char *caps)
@@ -49,29 +35,9 @@ static struct queue *reg(const struct user *u, const char *caps)
 
 #define STREAM_TYPING "{\"stream_typing_notifications\":true,\"empty_topic_name\":true}"
 
-/* The events since the last call (heartbeats left out, ids removed), acknowledged. */
-static json_object *drain(struct queue *q)
-{
-	struct resp *r =
-	    api_get(q->u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id, (long long)q->last));
-	EXPECT_SUCCESS(r);
-	json_object *all = jget(r->json, "events");
-	REQUIRE(json_object_is_type(all, json_type_array), "events: %s", r->body);
-	json_object *out = json_object_new_array();
-	json_object_object_add(r->json, "_drained", out);
-	for (size_t i = 0; i < json_object_array_length(all); i++) {
-		json_object *e = json_object_array_get_idx(all, i);
-		q->last = jint(e, "id");
-		json_object_object_del(e, "id");
-		if (strcmp(jstr(e, "type") ? jstr(e, "type") : "", "heartbeat") != 0)
-			json_object_array_add(out, json_object_get(e));
-	}
-	return out;
-}
-
 static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
 {
-	json_object *got = drain(q), *w = json_tokener_parse(want);
+	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
 	itest_check(json_object_equal(got, w), false, file, line, "user %lld: expected events %s\n      got %s",
 	            (long long)q->u->id, want, jtext(got));
@@ -331,7 +297,7 @@ static void test_typing_channel_events(void)
 	psql_ok("UPDATE users SET receives_typing_notifications = false WHERE id = %lld", (long long)z.b->id);
 	EXPECT_SUCCESS(typing(z.a, fmt("op=start&type=stream&stream_id=%lld&topic=x", (long long)ch)));
 	EXPECT_NO_EVENTS(qb);
-	CHECK(json_object_array_length(drain(qa)) == 1, "a still hears of typing");
+	CHECK(json_object_array_length(queue_drain(qa)) == 1, "a still hears of typing");
 }
 
 /* MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: with more than 100 active subscribers nobody hears of typing. */
@@ -351,14 +317,14 @@ static void test_typing_channel_size_limit(void)
 	        (long long)ch, (long long)ch);
 	const char *form = fmt("op=start&type=stream&stream_id=%lld&topic=x", (long long)ch);
 	EXPECT_SUCCESS(typing(z.a, form));
-	CHECK(json_object_array_length(drain(qb)) == 1, "100 subscribers still hear of typing");
+	CHECK(json_object_array_length(queue_drain(qb)) == 1, "100 subscribers still hear of typing");
 	/* A deactivated subscriber does not count. */
 	psql_ok("UPDATE users SET is_active = false WHERE id = (SELECT max(user_id) FROM subscriptions"
 	        " WHERE channel_id = %lld)",
 	        (long long)ch);
 	psql_ok("UPDATE subscriptions SET active = true WHERE channel_id = %lld", (long long)ch);
 	EXPECT_SUCCESS(typing(z.a, form));
-	CHECK(json_object_array_length(drain(qb)) == 1, "a deactivated subscriber does not count");
+	CHECK(json_object_array_length(queue_drain(qb)) == 1, "a deactivated subscriber does not count");
 	psql_ok("UPDATE users SET is_active = true WHERE id = (SELECT max(user_id) FROM subscriptions"
 	        " WHERE channel_id = %lld)",
 	        (long long)ch);
