@@ -3,10 +3,12 @@
  * "restarts" suite, run last) recovery after PostgreSQL and Redis restarts.
  * Reference: zulip-digest.md section h; Zulip zerver/views/auth.py get_server_settings, zerver/lib/rest.py.
  */
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,6 +349,8 @@ static void test_restart_redis(void)
 	restart_and_recover("CONFAB_RESTART_REDIS");
 }
 
+static void test_nginx_errors_are_json(void); /* at the end of the file */
+
 void register_server_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -359,6 +363,7 @@ void register_server_tests(void)
 	    {"head_is_get", test_head_is_get},
 	    {"options", test_options},
 	    {"rate_limit", test_rate_limit},
+	    {"nginx_errors_are_json", test_nginx_errors_are_json},
 	    {NULL, NULL},
 	};
 	itest_add_suite("server", cases);
@@ -372,4 +377,109 @@ void register_restart_tests(void)
 	    {NULL, NULL},
 	};
 	itest_add_suite("restarts", cases);
+}
+
+/* ==== nginx's own errors (issue 10, item 8) ==================================================================== */
+
+/* What a raw exchange answered: status, Content-Type and body of the first response. */
+struct raw_answer {
+	long status;
+	const char *ctype;
+	const char *text;
+};
+
+/*
+ * Sends the bytes of req as they are (curl would refuse or repair them) to the stack's host and port, and reads
+ * the answer until nginx closes the connection.
+ */
+static struct raw_answer raw_exchange(const char *req, size_t len)
+{
+	struct raw_answer a = {0, "", ""};
+	const char *colon = strrchr(itest_hostport, ':');
+	const char *port = colon && strchr(colon, ']') == NULL ? colon + 1 : "80";
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+	REQUIRE(getaddrinfo(itest_hostname, port, &hints, &ai) == 0, "cannot resolve %s", itest_hostport);
+	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	bool ok = fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+	freeaddrinfo(ai);
+	REQUIRE(ok, "cannot connect to %s", itest_hostport);
+	struct timeval tv = {10, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (size_t sent = 0; sent < len;) {
+		ssize_t n = send(fd, req + sent, len - sent, MSG_NOSIGNAL);
+		if (n <= 0)
+			break; /* nginx may answer and close before reading everything */
+		sent += (size_t)n;
+	}
+	size_t cap = 65536, got = 0;
+	char *buf = keep(malloc(cap + 1));
+	REQUIRE(buf != NULL, "out of memory");
+	ssize_t n;
+	while (got < cap && (n = recv(fd, buf + got, cap - got, 0)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	sscanf(buf, "HTTP/1.%*d %ld", &a.status);
+	char *body = strstr(buf, "\r\n\r\n");
+	if (body == NULL)
+		return a;
+	*body = '\0';
+	a.text = body + 4;
+	char *ct = strcasestr(buf, "\r\nContent-Type:");
+	if (ct != NULL) {
+		ct += 15;
+		ct += strspn(ct, " ");
+		ct[strcspn(ct, "\r")] = '\0';
+		a.ctype = ct;
+	}
+	return a;
+}
+
+static void expect_nginx_json(struct raw_answer a, const char *what, long status, const char *msg, const char *file,
+                              int line)
+{
+	json_object *json = json_tokener_parse(a.text);
+	size_t first_line = strcspn(what, "\r");
+	itest_check(a.status == status && strcmp(a.ctype, "application/json") == 0 && json != NULL, false, file, line,
+	            "%.*s: %ld %s %.200s, want %ld application/json", (int)(first_line < 80 ? first_line : 80), what,
+	            a.status, a.ctype, a.text, status);
+	if (json == NULL)
+		return;
+	expect_keys(json, (const char *const[]){"result", "msg", "code", NULL}, file, line);
+	expect_str(json, "result", "error", file, line);
+	expect_str(json, "msg", msg, file, line);
+	expect_str(json, "code", "BAD_REQUEST", file, line);
+	json_object_put(json);
+}
+#define EXPECT_NGINX_JSON(req, status, msg)                                                                            \
+	expect_nginx_json(raw_exchange((req), strlen(req)), (req), (status), (msg), __FILE__, __LINE__)
+
+/* Errors nginx finds in the request line and headers, before any location is chosen, answer JSON as well. */
+static void test_nginx_errors_are_json(void)
+{
+	const char *host = itest_hostport;
+	/* A request line over large_client_header_buffers (8 KB): 414. */
+	const char *long_uri = fmt("GET /api/v1/users/me?x=%s HTTP/1.1\r\nHost: %s\r\n\r\n", repeat('a', 9000), host);
+	EXPECT_NGINX_JSON(long_uri, 414, "Request-URI too large");
+	struct resp *r = http(&(struct request){.path = fmt("/api/v1/users/me?x=%s", repeat('a', 9000))});
+	EXPECT_ERROR(r, 414, "BAD_REQUEST", "Request-URI too large");
+	/* A header line over the buffers: nginx's 494, sent as 400. */
+	r = http(&(struct request){.path = "/api/v1/users/me",
+	                           .headers = (const char *const[]){fmt("X-Big: %s", repeat('b', 9000)), NULL}});
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Request header or cookie too large");
+	/* Invalid headers and request lines: 400. */
+	EXPECT_NGINX_JSON(fmt("GET /api/v1/users/me HTTP/1.1\r\nHost: %s\r\nNo colon here\r\n\r\n", host), 400,
+	                  "Bad Request");
+	EXPECT_NGINX_JSON(fmt("GET /api/v1/users/me HTTP/1.1\r\nHost: %s\r\nHost: %s\r\n\r\n", host, host), 400,
+	                  "Bad Request");
+	EXPECT_NGINX_JSON("GET /api/v1/users/me HTTP/1.1\r\n\r\n", 400, "Bad Request");
+	EXPECT_NGINX_JSON("GARBAGE\r\n\r\n", 400, "Bad Request");
+	EXPECT_NGINX_JSON(fmt("POST /api/v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Length: many\r\n\r\n", host), 400,
+	                  "Bad Request");
+	EXPECT_NGINX_JSON(fmt("GET /api/v1/users/me HTTP/2.0\r\nHost: %s\r\n\r\n", host), 505,
+	                  "HTTP Version Not Supported");
+	EXPECT_NGINX_JSON(fmt("POST /api/v1/messages HTTP/1.1\r\nHost: %s\r\nTransfer-Encoding: gzip\r\n\r\n", host),
+	                  501, "Not Implemented");
+	/* The error pages are not reachable from outside. */
+	EXPECT_NOT_FOUND(http(&(struct request){.path = "/_confab/error/400"}));
 }
