@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "db/db.h"
+#include "http/header.h"
 #include "http/router.h"
 #include "redis/redis.h"
 
@@ -54,6 +56,11 @@ struct raw_param *request_find_param(struct request *req, const char *name)
 
 void request_add_header(struct request *req, const char *name, const char *value)
 {
+	/* A CR or LF in either would end the header and start another one: never written, whatever its origin. */
+	if (!header_is_token(name) || !header_is_value(value)) {
+		log_msg(LOG_ERROR, "request=%llu dropped an invalid response header: %.64s", req->id, name);
+		return;
+	}
 	if (req->nheaders < REQUEST_MAX_HEADERS) {
 		req->header_names[req->nheaders] = name;
 		req->header_values[req->nheaders] = value;
@@ -63,6 +70,11 @@ void request_add_header(struct request *req, const char *name, const char *value
 
 void request_set_raw(struct request *req, int status, const char *content_type, const char *body, size_t len)
 {
+	if (content_type != NULL && !header_is_media_type(content_type)) {
+		log_msg(LOG_ERROR, "request=%llu replaced an invalid Content-Type by application/octet-stream",
+		        req->id);
+		content_type = "application/octet-stream";
+	}
 	req->raw_response = true;
 	req->status = status;
 	req->raw_content_type = content_type;

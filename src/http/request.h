@@ -107,7 +107,10 @@ void request_finish(struct request *req);
 void request_add_param(struct request *req, const char *name, size_t nlen, const char *value, size_t vlen);
 /* Returns the last parameter named name (form fields override the query string), or NULL. */
 struct raw_param *request_find_param(struct request *req, const char *name);
-/* Adds a response header; names and values must outlive the request (arena or static). */
+/*
+ * Adds a response header; names and values must outlive the request (arena or static). A name that is no token
+ * or a value with a control character (CR, LF, ...) is logged and dropped, never written.
+ */
 void request_add_header(struct request *req, const char *name, const char *value);
 /* Returns the success result object, creating it on first use. */
 json_object *request_result(struct request *req);
@@ -117,7 +120,8 @@ json_object *request_own_json(struct request *req, json_object *obj);
 const char *request_body_json(struct request *req, size_t *len);
 /*
  * Answers with status and body (len bytes, kept by reference: arena or static) instead of the JSON envelope,
- * e.g. an HTML error page or an empty body with X-Accel-Redirect. content_type NULL sends no Content-Type.
+ * e.g. an HTML error page or an empty body with X-Accel-Redirect. content_type NULL sends no Content-Type; one
+ * that is no valid media type (header_is_media_type()) is logged and sent as application/octet-stream.
  */
 void request_set_raw(struct request *req, int status, const char *content_type, const char *body, size_t len);
 
