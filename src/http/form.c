@@ -2,6 +2,7 @@
 #include "http/form.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -125,11 +126,27 @@ struct part {
 	size_t len;
 };
 
+/*
+ * True if every CR and LF of the header block [p, end) belongs to a CRLF line break. A header line ends at CRLF
+ * only (RFC 7578 section 4.8, RFC 5322 section 2.2); a bare CR or LF would be kept inside a value, and a value
+ * such as a part's Content-Type is later written into response headers.
+ */
+static bool has_only_crlf_breaks(const char *p, const char *end)
+{
+	for (const char *c = p; c < end; c++) {
+		if (*c == '\r' && (c + 1 >= end || c[1] != '\n'))
+			return false;
+		if (*c == '\n' && (c == p || c[-1] != '\r'))
+			return false;
+	}
+	return true;
+}
+
 /* Parses the headers of one part (from p to the blank line). Returns 0 or -1. */
 static int parse_part(struct request *req, const char *p, size_t len, struct part *out)
 {
 	const char *sep = memmem_s(p, len, "\r\n\r\n", 4);
-	if (sep == NULL)
+	if (sep == NULL || !has_only_crlf_breaks(p, sep + 2))
 		return -1;
 	memset(out, 0, sizeof(*out));
 	const char *line = p;

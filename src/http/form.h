@@ -14,7 +14,8 @@ struct request;
 void form_parse_urlencoded(struct request *req, const char *s, size_t len);
 /*
  * Adds the parts of a multipart body; content_type is the full header (with boundary=). File parts keep
- * their bytes as they are. Returns 0, or -1 if the body is not valid multipart (nothing is added then).
+ * their bytes as they are. Returns 0, or -1 if the body is not valid multipart (nothing is added then), a part
+ * whose headers hold a CR or LF outside a CRLF line break included.
  */
 int form_parse_multipart(struct request *req, const char *content_type, const char *body, size_t len);
 /*

@@ -1,4 +1,5 @@
 /* Query string, urlencoded and multipart parsing. */
+#include <stdio.h>
 #include <string.h>
 
 #include "http/form.h"
@@ -58,9 +59,9 @@ static void test_form_multipart_truncated_body_is_rejected(void)
 {
 	setup();
 	const char *body = "--XyZ\r\n"
-			   "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n"
-			   "\x01\x00\x02\r\n"
-			   "--XyZ--\r\n";
+	                   "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n"
+	                   "\x01\x00\x02\r\n"
+	                   "--XyZ--\r\n";
 	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, strlen(body)), -1);
 	request_finish(&req);
 }
@@ -69,16 +70,16 @@ static void test_form_multipart_parses(void)
 {
 	setup();
 	static const char body[] = "--XyZ\r\n"
-				   "Content-Disposition: form-data; name=\"to\"\r\n\r\n"
-				   "[1,2]\r\n"
-				   "--XyZ\r\n"
-				   "Content-Disposition: form-data; name=\"content\"\r\n\r\n"
-				   "line1\r\nline2 %20\r\n"
-				   "--XyZ\r\n"
-				   "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
-				   "Content-Type: application/octet-stream\r\n\r\n"
-				   "\x00\x01\xff\r\n"
-				   "--XyZ--\r\n";
+	                           "Content-Disposition: form-data; name=\"to\"\r\n\r\n"
+	                           "[1,2]\r\n"
+	                           "--XyZ\r\n"
+	                           "Content-Disposition: form-data; name=\"content\"\r\n\r\n"
+	                           "line1\r\nline2 %20\r\n"
+	                           "--XyZ\r\n"
+	                           "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
+	                           "Content-Type: application/octet-stream\r\n\r\n"
+	                           "\x00\x01\xff\r\n"
+	                           "--XyZ--\r\n";
 	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, sizeof(body) - 1), 0);
 	CU_ASSERT_STRING_EQUAL(value("to"), "[1,2]");
 	CU_ASSERT_STRING_EQUAL(value("content"), "line1\r\nline2 %20");
@@ -95,23 +96,83 @@ static void test_form_multipart_rejects_garbage(void)
 {
 	setup();
 	const char *bad[] = {"no boundary here", "--XyZ\r\nContent-Disposition: form-data\r\n\r\nx\r\n--XyZ--",
-			     "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated"};
+	                     "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated"};
 	for (size_t i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", bad[i], strlen(bad[i])), -1);
+		CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", bad[i], strlen(bad[i])),
+		                -1);
 	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data", "", 0), -1);
+	request_finish(&req);
+}
+
+/* One file part whose header lines are headers (the bytes between the delimiter line and the blank line). */
+static int parse_file_part(const char *headers)
+{
+	char body[512];
+	snprintf(body, sizeof(body), "--XyZ\r\n%s\r\n\r\ndata\r\n--XyZ--\r\n", headers);
+	return form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, strlen(body));
+}
+
+/*
+ * A header line ends at CRLF only: a bare LF or CR inside a part's headers is a malformed body, never part of a
+ * value (a bare LF in Content-Type was written into the response headers when the file was served: issue 10).
+ */
+static void test_form_multipart_bare_cr_or_lf_in_part_headers(void)
+{
+	const char *disposition = "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"";
+	const char *bad[] = {
+	    "Content-Type: application/x-foo\nX-Accel-Redirect: /internal/uploads/1/ab/x/secret.txt?",
+	    "Content-Type: application/x-foo\nSet-Cookie: session=1",
+	    "Content-Type: application/x-foo\rX: y",
+	    "Content-Type: application/x-foo\r",
+	    "Content-Type: application/x-foo\n",
+	    "Content-Type: text/plain\n\r\nX: y",
+	    "Content-Type: text/plain\r\r\nX: y",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setup();
+		char headers[256];
+		snprintf(headers, sizeof(headers), "%s\r\n%s", disposition, bad[i]);
+		CU_ASSERT_EQUAL(parse_file_part(headers), -1);
+		CU_ASSERT_EQUAL(req.nraw, 0);
+		request_finish(&req);
+		/* Also in the Content-Disposition line, and before it. */
+		setup();
+		snprintf(headers, sizeof(headers), "%s\r\n%s", bad[i], disposition);
+		CU_ASSERT_EQUAL(parse_file_part(headers), -1);
+		request_finish(&req);
+	}
+	setup();
+	CU_ASSERT_EQUAL(parse_file_part("Content-Disposition: form-data; name=\"fi\nle\"; filename=\"a.bin\""), -1);
+	request_finish(&req);
+	setup();
+	CU_ASSERT_EQUAL(parse_file_part("Content-Disposition: form-data; name=\"file\"; filename=\"a\rb.bin\""), -1);
+	request_finish(&req);
+
+	/* CRLF breaks, and CR or LF in the part's data, are fine. */
+	setup();
+	static const char body[] = "--XyZ\r\n"
+	                           "Content-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
+	                           "Content-Type: application/x-foo\r\n\r\n"
+	                           "\n\r\r\n\n\r\n"
+	                           "--XyZ--\r\n";
+	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, sizeof(body) - 1), 0);
+	CU_ASSERT_EQUAL(req.nraw, 1);
+	CU_ASSERT_STRING_EQUAL(req.raw[0].content_type, "application/x-foo");
+	CU_ASSERT_EQUAL(req.raw[0].len, 5); /* the last CRLF belongs to the delimiter */
 	request_finish(&req);
 }
 
 int main(void)
 {
 	static const struct unit_test tests[] = {
-		{"test_form_urlencoded_decodes", test_form_urlencoded_decodes},
-		{"test_form_repairs_invalid_utf8", test_form_repairs_invalid_utf8},
-		{"test_form_keeps_nul_bytes_with_length", test_form_keeps_nul_bytes_with_length},
-		{"test_form_multipart_truncated_body_is_rejected", test_form_multipart_truncated_body_is_rejected},
-		{"test_form_multipart_parses", test_form_multipart_parses},
-		{"test_form_multipart_rejects_garbage", test_form_multipart_rejects_garbage},
-		{NULL, NULL},
+	    {"test_form_urlencoded_decodes", test_form_urlencoded_decodes},
+	    {"test_form_repairs_invalid_utf8", test_form_repairs_invalid_utf8},
+	    {"test_form_keeps_nul_bytes_with_length", test_form_keeps_nul_bytes_with_length},
+	    {"test_form_multipart_truncated_body_is_rejected", test_form_multipart_truncated_body_is_rejected},
+	    {"test_form_multipart_parses", test_form_multipart_parses},
+	    {"test_form_multipart_rejects_garbage", test_form_multipart_rejects_garbage},
+	    {"test_form_multipart_bare_cr_or_lf_in_part_headers", test_form_multipart_bare_cr_or_lf_in_part_headers},
+	    {NULL, NULL},
 	};
 	return unit_run("form", tests);
 }
