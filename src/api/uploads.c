@@ -92,13 +92,14 @@ static int send_file(struct request *req, const struct attachment *at, bool down
 		request_set_raw(req, 404, HTML_TYPE, body, strlen(body));
 		return 0;
 	}
-	bool attachment = download || at->content_type == NULL || !attachments_is_inline(at->content_type);
+	const char *type = attachments_served_type(at->content_type);
+	bool attachment = download || type == NULL || !attachments_is_inline(type);
 	request_add_header(
 	    req, "X-Accel-Redirect",
 	    arena_printf(&req->arena, "/internal/uploads/%s", attachments_quote(&req->arena, at->path_id)));
 	request_add_header(req, "Content-Disposition", attachments_disposition(&req->arena, attachment, at->file_name));
 	request_add_header(req, "Cache-Control", "private, immutable");
-	request_set_raw(req, 200, at->content_type, "", 0);
+	request_set_raw(req, 200, type, "", 0);
 	return 0;
 }
 

@@ -20,12 +20,14 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "db/db.h"
+#include "http/header.h"
 #include "http/request.h"
 #include "model/realm.h"
 #include "model/user.h"
 #include "redis/redis.h"
 
 #define MAX_FILE_NAME_BYTES 255  /* a path component on Linux file systems */
+#define MAX_UPLOAD_NAME     255  /* characters of an uploaded file's name (Django's UploadedFile) */
 #define TOKEN_TTL_SECONDS   "60" /* the reference's SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS */
 
 /* ---- code points ---------------------------------------------------------------------------------------- */
@@ -194,6 +196,28 @@ static char *percent_decode(struct arena *a, const char *s, size_t *len)
 	return out;
 }
 
+/*
+ * Django's UploadedFile name rule: at most max characters, keeping the extension (os.path.splitext: from the last
+ * '.', unless only dots come before it; an extension longer than max is cut to max characters). In place.
+ */
+static void truncate_chars(struct cps *s, size_t max)
+{
+	if (s->n <= max)
+		return;
+	size_t ext = 0; /* the extension's length, its '.' included */
+	size_t dot = s->n;
+	while (dot > 0 && s->v[dot - 1] != '.')
+		dot--;
+	for (size_t i = 0; dot > 0 && i + 1 < dot; i++)
+		if (s->v[i] != '.') {
+			ext = s->n - (dot - 1);
+			break;
+		}
+	size_t kept = ext > max ? max : ext;
+	memmove(s->v + (max - kept), s->v + (s->n - ext), kept * sizeof(*s->v));
+	s->n = max;
+}
+
 char *attachments_file_name(struct arena *a, const char *raw, size_t len)
 {
 	/* As Django's MultiPartParser.sanitize_file_name ... */
@@ -216,6 +240,8 @@ char *attachments_file_name(struct arena *a, const char *raw, size_t len)
 	s.n = m;
 	if (m == 0 || (m == 1 && s.v[0] == '.') || (m == 2 && s.v[0] == '.' && s.v[1] == '.'))
 		return NULL;
+	/* ... then as UploadedFile does (the bound keeps Content-Disposition within nginx's header buffer) ... */
+	truncate_chars(&s, MAX_UPLOAD_NAME);
 	/* ... then as the reference's get_file_info (unquote) and upload_message_attachment (no NUL). */
 	size_t dlen;
 	char *decoded = percent_decode(a, cps_encode(a, s), &dlen);
@@ -579,24 +605,36 @@ char *attachments_content_type(struct arena *a, const char *part_type, const cha
 {
 	bool has_charset = false;
 	char *type = part_type ? part_type_with_params(a, part_type, &has_charset) : "";
-	if (type[0] == '\0' || type[0] == ';') {
+	/* What is no media type (or too long to serve) is stored as if the part had none: it is served in a header. */
+	if (!header_is_media_type(type)) {
 		const char *guessed = guess_type(a, file_name);
 		type = arena_strdup(a, guessed ? guessed : "application/octet-stream");
 		has_charset = false;
 	}
 	const char *charset = NULL;
-	if (!has_charset && strcmp(bare_type(a, type), "text/plain") == 0 && (charset = detect_charset(data, len)))
-		type = arena_printf(a, "%s; %s", type, format_param(a, "charset", charset));
+	if (!has_charset && strcmp(bare_type(a, type), "text/plain") == 0 && (charset = detect_charset(data, len))) {
+		char *with_charset = arena_printf(a, "%s; %s", type, format_param(a, "charset", charset));
+		if (header_is_media_type(with_charset))
+			type = with_charset;
+	}
 	return type;
 }
 
-char *attachments_quote(struct arena *a, const char *s)
+const char *attachments_served_type(const char *content_type)
+{
+	if (content_type == NULL || header_is_media_type(content_type))
+		return content_type;
+	return "application/octet-stream";
+}
+
+/* Python's urllib.parse.quote(s, safe): every byte but letters, digits, "_.-~" and those of safe %-escaped. */
+static char *quote_safe(struct arena *a, const char *s, const char *safe)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	char *out = arena_alloc(a, strlen(s) * 3 + 1), *o = out;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if ((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		    strchr("_.-~/", *p) != NULL) {
+		    strchr("_.-~", *p) != NULL || strchr(safe, *p) != NULL) {
 			*o++ = (char)*p;
 		} else {
 			*o++ = '%';
@@ -608,15 +646,27 @@ char *attachments_quote(struct arena *a, const char *s)
 	return out;
 }
 
+char *attachments_quote(struct arena *a, const char *s)
+{
+	return quote_safe(a, s, "/");
+}
+
 char *attachments_disposition(struct arena *a, bool download, const char *file_name)
 {
 	const char *kind = download ? "attachment" : "inline";
+	/* Names stored before uploads were bounded: the header must still fit nginx's buffer. */
+	struct cps name = cps_decode(a, file_name, strlen(file_name));
+	if (name.n > MAX_UPLOAD_NAME) {
+		truncate_chars(&name, MAX_UPLOAD_NAME);
+		file_name = cps_encode(a, name);
+	}
 	/* Django's content_disposition_header: a quoted string when it can hold the name, else RFC 5987. */
 	bool quotable = true;
 	for (const unsigned char *p = (const unsigned char *)file_name; *p && quotable; p++)
 		quotable = *p == '\t' || (*p >= 0x20 && *p <= 0x7e);
 	if (!quotable)
-		return arena_printf(a, "%s; filename*=utf-8''%s", kind, attachments_quote(a, file_name));
+		/* '/' is no attr-char of RFC 5987 (Python's quote() would keep it): escaped too. */
+		return arena_printf(a, "%s; filename*=utf-8''%s", kind, quote_safe(a, file_name, ""));
 	return arena_printf(a, "%s; %s", kind, format_param(a, "filename", file_name));
 }
 

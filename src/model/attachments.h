@@ -74,9 +74,9 @@ const char *attachments_token_path(struct request *req, const char *token);
 
 /*
  * The name of an uploaded file part as the reference keeps it: from the multipart filename (len bytes), HTML
- * entities decoded, anything up to the last '/' or '\' dropped, non-printable characters dropped, then
- * %-escapes decoded and NUL characters dropped. NULL when nothing is left (or only "." or ".."): then the part
- * is no file.
+ * entities decoded, anything up to the last '/' or '\' dropped, non-printable characters dropped, at most 255
+ * characters kept (the extension with them, as Django's UploadedFile does), then %-escapes decoded and NUL
+ * characters dropped. NULL when nothing is left (or only "." or ".."): then the part is no file.
  */
 char *attachments_file_name(struct arena *a, const char *raw, size_t len);
 /*
@@ -88,13 +88,25 @@ char *attachments_sanitize_name(struct arena *a, const char *name);
 /*
  * The content type stored for an upload: the part's Content-Type (part_type, NULL if absent) with its
  * parameters, else one guessed from file_name, else application/octet-stream; text/plain without a charset
- * gets the charset the data looks like (ascii, utf-8).
+ * gets the charset the data looks like (ascii, utf-8). A part type that is no media type by the header grammar
+ * (header_is_media_type(): control characters, more than 255 bytes, ...) counts as absent, so the result is
+ * always one.
  */
 char *attachments_content_type(struct arena *a, const char *part_type, const char *file_name, const char *data,
                                size_t len);
+/*
+ * The Content-Type to serve a stored content type with: itself when it is a valid media type, NULL for NULL,
+ * else (rows stored before types were checked) application/octet-stream.
+ */
+const char *attachments_served_type(const char *content_type);
 /* True if browsers may show content_type inline (images, audio, video, PDF, plain text). */
 bool attachments_is_inline(const char *content_type);
-/* The Content-Disposition value for file_name: "inline; filename=..." or "attachment; ...". */
+/*
+ * The Content-Disposition value for file_name, as Django's content_disposition_header writes it: "inline; " or
+ * "attachment; ", then filename="..." (a quoted-string, '\' and '"' escaped) when the name is printable ASCII,
+ * else filename*=utf-8''... (RFC 5987/8187, every byte but unreserved characters %-escaped). A name longer than
+ * 255 characters is cut as attachments_file_name() cuts it. Always a valid header value.
+ */
 char *attachments_disposition(struct arena *a, bool download, const char *file_name);
 /* s with every byte but unreserved characters and '/' %-escaped (Python's urllib.parse.quote). */
 char *attachments_quote(struct arena *a, const char *s);
