@@ -560,6 +560,195 @@ static void test_temporary_url(void)
 	EXPECT_STATUS(http(&(struct request){.path = fmt("/api/v1%s", url)}), 401);
 }
 
+/* ---- response-header injection and unservable uploads (issue 10, item 1) ------------------------------------------
+ */
+
+#define MALFORMED "Malformed multipart request body"
+
+/* path with its capital letters %-escaped: nginx decodes X-Accel-Redirect, so they survive a lowercased type. */
+static const char *escape_capitals(const char *path)
+{
+	char *out = keep(malloc(strlen(path) * 3 + 1)), *o = out;
+	REQUIRE(out != NULL, "out of memory");
+	for (const char *p = path; *p; p++)
+		o += isupper((unsigned char)*p) ? sprintf(o, "%%%02X", (unsigned char)*p) : sprintf(o, "%c", *p);
+	return out;
+}
+
+/*
+ * The attack: a bare LF in a part's Content-Type used to be stored, then written into the response headers when
+ * the file was served, so an X-Accel-Redirect of the attacker's choice made nginx send another user's file.
+ * Now the upload is a malformed body; and should it be stored anyway, serving it must not leak the secret.
+ */
+static void test_upload_header_injection_lf(void)
+{
+	struct user *victim = new_user("member"), *attacker = new_realm();
+	struct resp *r = upload(victim, "secret.txt", "text/plain", "top secret", 10);
+	EXPECT_SUCCESS(r);
+	const char *secret_url = jstr(r->json, "url");
+	REQUIRE(secret_url != NULL, "no url");
+	EXPECT_HTML(get_as(attacker, secret_url), 403, FORBIDDEN_HTML);
+	const char *types[] = {
+	    fmt("application/x-foo\nX-Accel-Redirect: /internal/uploads/%s?", escape_capitals(path_id_of(secret_url))),
+	    "application/x-foo\nSet-Cookie: pwned=1",
+	    fmt("application/x-foo\r\nX-Accel-Redirect: /internal/uploads/%s?\n",
+	        escape_capitals(path_id_of(secret_url))),
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		r = upload(attacker, "x.bin", types[i], "mine", 4);
+		EXPECT_ERROR(r, 400, "BAD_REQUEST", MALFORMED);
+		const char *url = jstr(r->json, "url");
+		if (url == NULL)
+			continue;
+		struct resp *g = get_as(attacker, url);
+		CHECK(strstr(g->body, "top secret") == NULL, "%s served the victim's file: %s", g->what, g->body);
+		CHECK(resp_header(g, "Set-Cookie") == NULL, "%s: Set-Cookie %s", g->what, resp_header(g, "Set-Cookie"));
+	}
+	/* A CRLF there only starts another part header, which is ignored. */
+	r = upload(attacker, "y.bin", "application/x-foo\r\nSet-Cookie: pwned=1", "mine", 4);
+	EXPECT_SUCCESS(r);
+	struct resp *g = get_as(attacker, jstr(r->json, "url"));
+	EXPECT_BYTES(g, "mine", 4);
+	EXPECT_HEADER(g, "Content-Type", "application/x-foo");
+	CHECK(resp_header(g, "Set-Cookie") == NULL, "%s: Set-Cookie %s", g->what, resp_header(g, "Set-Cookie"));
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM attachments WHERE owner_id = %lld", (long long)attacker->id), "1") ==
+	          0,
+	      "a malformed upload was stored");
+}
+
+/* A bare CR used to be stored too, and the file then answered 502 for good. */
+static void test_upload_header_injection_cr(void)
+{
+	struct user *u = new_user("member");
+	const char *types[] = {"text/plain\rX-Injected: 1", "text/plain\r", "image/png\r\r\n"};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct resp *r = upload(u, "cr.txt", types[i], "zulip!", 6);
+		EXPECT_ERROR(r, 400, "BAD_REQUEST", MALFORMED);
+		if (jstr(r->json, "url") != NULL)
+			EXPECT_BYTES(get_as(u, jstr(r->json, "url")), "zulip!", 6);
+	}
+	/* In the file name too. */
+	struct resp *r = upload(u, "a\nX-Injected: 1.txt", "text/plain", "zulip!", 6);
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", MALFORMED);
+	r = upload(u, "a\rb.txt", "text/plain", "zulip!", 6);
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", MALFORMED);
+}
+
+/*
+ * Rows stored before these checks (set here with psql) are served safely: a content type that is no media type
+ * as application/octet-stream (downloaded), never written into the headers as it is.
+ */
+static void test_download_stored_bad_type(void)
+{
+	struct user *victim = new_user("member"), *attacker = new_user("member");
+	const char *secret_url = upload_ok(victim, "secret.txt");
+	const char *url = upload_ok(attacker, "mine.txt");
+	const char *bad[] = {
+	    fmt("application/x-foo\nX-Accel-Redirect: /internal/uploads/%s?", escape_capitals(path_id_of(secret_url))),
+	    "text/plain\nSet-Cookie: pwned=1",
+	    "text/plain\r",
+	    "text/plain\x01",
+	    "",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *hex = keep(malloc(strlen(bad[i]) * 2 + 1)), *o = hex;
+		REQUIRE(hex != NULL, "out of memory");
+		*o = '\0';
+		for (const char *p = bad[i]; *p; p++)
+			o += sprintf(o, "%02x", (unsigned char)*p);
+		psql_ok("UPDATE attachments SET content_type = convert_from(decode('%s', 'hex'), 'UTF8') "
+		        "WHERE path_id = '%s'",
+		        hex, path_id_of(url));
+		struct resp *g = get_as(attacker, url);
+		EXPECT_BYTES(g, "zulip!", 6);
+		EXPECT_HEADER(g, "Content-Type", "application/octet-stream");
+		EXPECT_HEADER(g, "Content-Disposition", "attachment; filename=\"mine.txt\"");
+		CHECK(resp_header(g, "Set-Cookie") == NULL, "%s: Set-Cookie %s", g->what, resp_header(g, "Set-Cookie"));
+	}
+}
+
+/* A 255-character name of 4-byte characters: the largest Content-Disposition a new upload can need. */
+static const char *widest_name(void)
+{
+	char *name = keep(malloc(5000 * 4 + 8));
+	REQUIRE(name != NULL, "out of memory");
+	for (int i = 0; i < 5000; i++)
+		memcpy(name + 4 * i, "\xf0\x9f\x98\x80", 4);
+	strcpy(name + 5000 * 4, ".txt");
+	return name;
+}
+
+/* Names are cut to 255 characters (Django's UploadedFile keeps the extension), so every upload can be served. */
+static void test_upload_long_file_name(void)
+{
+	struct user *u = new_user("member");
+	char *name = repeat('n', 5004);
+	memcpy(name + 5000, ".txt", 4);
+	struct resp *r = upload(u, name, "text/plain", "zulip!", 6);
+	EXPECT_SUCCESS(r);
+	char *want = repeat('n', 255);
+	memcpy(want + 251, ".txt", 4);
+	EXPECT_STR(r->json, "filename", want);
+	const char *url = jstr(r->json, "url");
+	REQUIRE(url != NULL, "no url");
+	struct resp *g = get_as(u, url);
+	EXPECT_BYTES(g, "zulip!", 6);
+	EXPECT_HEADER(g, "Content-Disposition", fmt("inline; filename=\"%s\"", want));
+	CHECK(strcmp(psql_ok("SELECT length(file_name) FROM attachments WHERE path_id = '%s'", path_id_of(url)),
+	             "255") == 0,
+	      "stored name of %s characters",
+	      psql_ok("SELECT length(file_name) FROM attachments WHERE path_id = '%s'", path_id_of(url)));
+
+	/* 5,000 four-byte characters: 255 kept, %-escaped in the header. */
+	r = upload(u, widest_name(), "text/plain", "zulip!", 6);
+	EXPECT_SUCCESS(r);
+	url = jstr(r->json, "url");
+	REQUIRE(url != NULL, "no url");
+	g = get_as(u, fmt("%.*s/%s", (int)(strrchr(url, '/') - url), url, url_encode(strrchr(url, '/') + 1)));
+	EXPECT_BYTES(g, "zulip!", 6);
+	const char *cd = resp_header(g, "Content-Disposition");
+	CHECK(cd != NULL && strncmp(cd, "inline; filename*=utf-8''%F0%9F%98%80", 37) == 0 &&
+	          strlen(cd) == strlen("inline; filename*=utf-8''") + 251 * 12 + 4,
+	      "Content-Disposition %.80s... (%zu bytes)", cd ? cd : "(none)", cd ? strlen(cd) : 0);
+
+	/* A name stored before the bound is cut when served. */
+	psql_ok("UPDATE attachments SET file_name = repeat('x', 5000) || '.pdf' WHERE path_id = '%s'", path_id_of(url));
+	g = get_as(u, fmt("%.*s/%s", (int)(strrchr(url, '/') - url), url, url_encode(strrchr(url, '/') + 1)));
+	EXPECT_BYTES(g, "zulip!", 6);
+	char *cut = repeat('x', 255);
+	memcpy(cut + 251, ".pdf", 4);
+	EXPECT_HEADER(g, "Content-Disposition", fmt("inline; filename=\"%s\"", cut));
+}
+
+/* A content type longer than a media type can be (255 bytes here) counts as absent: served by the name's type. */
+static void test_upload_long_content_type(void)
+{
+	struct user *u = new_user("member");
+	char *type = repeat('x', 10000);
+	memcpy(type, "image/", 6);
+	struct resp *r = upload(u, "long.bin", type, "zulip!", 6);
+	EXPECT_SUCCESS(r);
+	const char *url = jstr(r->json, "url");
+	REQUIRE(url != NULL, "no url");
+	struct resp *g = get_as(u, url);
+	EXPECT_BYTES(g, "zulip!", 6);
+	EXPECT_HEADER(g, "Content-Type", "application/octet-stream");
+	r = upload(u, "long.png", fmt("text/plain; x=\"%s\"", repeat('y', 10000)), "\x89PNG", 4);
+	EXPECT_SUCCESS(r);
+	EXPECT_HEADER(get_as(u, jstr(r->json, "url")), "Content-Type", "image/png");
+	/* Up to 255 bytes it is kept. */
+	type[255] = '\0';
+	r = upload(u, "long.bin", type, "zulip!", 6);
+	EXPECT_SUCCESS(r);
+	g = get_as(u, jstr(r->json, "url"));
+	EXPECT_BYTES(g, "zulip!", 6);
+	EXPECT_HEADER(g, "Content-Type", type);
+	/* Other types that are no media types. */
+	r = upload(u, "odd.bin", "not a type", "zulip!", 6);
+	EXPECT_SUCCESS(r);
+	EXPECT_HEADER(get_as(u, jstr(r->json, "url")), "Content-Type", "application/octet-stream");
+}
+
 void register_uploads_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -581,6 +770,11 @@ void register_uploads_tests(void)
 	    {"access_spectator", test_access_spectator},
 	    {"message_links_uploads", test_message_links_uploads},
 	    {"temporary_url", test_temporary_url},
+	    {"upload_header_injection_lf", test_upload_header_injection_lf},
+	    {"upload_header_injection_cr", test_upload_header_injection_cr},
+	    {"download_stored_bad_type", test_download_stored_bad_type},
+	    {"upload_long_file_name", test_upload_long_file_name},
+	    {"upload_long_content_type", test_upload_long_content_type},
 	    {NULL, NULL},
 	};
 	itest_add_suite("uploads", cases);
