@@ -58,7 +58,10 @@ void request_add_header(struct request *req, const char *name, const char *value
 {
 	/* A CR or LF in either would end the header and start another one: never written, whatever its origin. */
 	if (!header_is_token(name) || !header_is_value(value)) {
-		log_msg(LOG_ERROR, "request=%llu dropped an invalid response header: %.64s", req->id, name);
+		int n = 0; /* the name up to its first invalid byte, so that the log line stays one line */
+		while (n < 64 && name[n] > 0x20 && name[n] < 0x7f)
+			n++;
+		log_msg(LOG_ERROR, "request=%llu dropped an invalid response header: %.*s", req->id, n, name);
 		return;
 	}
 	if (req->nheaders < REQUEST_MAX_HEADERS) {
