@@ -33,8 +33,11 @@ static const char *run_dir(void)
 	return d;
 }
 
-/* The command line of pid with spaces between the arguments, in buf; false if the process is gone. */
-static bool cmdline(pid_t pid, char *buf, size_t size)
+/*
+ * The program name (argv[0]) of pid in buf; false if the process is gone. Not the whole command line: a child of
+ * multiwatch that has not exec'd yet has multiwatch's, which names the program too.
+ */
+static bool argv0(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
@@ -43,9 +46,6 @@ static bool cmdline(pid_t pid, char *buf, size_t size)
 		return false;
 	size_t n = fread(buf, 1, size - 1, f);
 	fclose(f);
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
 	buf[n] = '\0';
 	return n > 0;
 }
@@ -69,7 +69,7 @@ static pid_t parent_of(pid_t pid)
 	return (pid_t)ppid;
 }
 
-/* Fills out with the live children of parent whose command line contains prog; returns how many. */
+/* Fills out with the live children of parent whose program name contains prog; returns how many. */
 static int children(pid_t parent, const char *prog, pid_t *out, int max)
 {
 	DIR *d = opendir("/proc");
@@ -80,7 +80,7 @@ static int children(pid_t parent, const char *prog, pid_t *out, int max)
 	while ((e = readdir(d)) != NULL && n < max) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		if (*end == '\0' && pid > 0 && parent_of((pid_t)pid) == parent && cmdline((pid_t)pid, cmd, sizeof(cmd)) &&
+		if (*end == '\0' && pid > 0 && parent_of((pid_t)pid) == parent && argv0((pid_t)pid, cmd, sizeof(cmd)) &&
 		    strstr(cmd, prog) != NULL)
 			out[n++] = (pid_t)pid;
 	}
@@ -100,7 +100,7 @@ static pid_t supervisor(const char *group)
 		fclose(f);
 	}
 	char cmd[1024] = "(gone)";
-	REQUIRE(pid > 0 && cmdline((pid_t)pid, cmd, sizeof(cmd)) && strstr(cmd, "multiwatch") != NULL,
+	REQUIRE(pid > 0 && argv0((pid_t)pid, cmd, sizeof(cmd)) && strstr(cmd, "multiwatch") != NULL,
 	        "%s names pid %ld, which is not a multiwatch: %s", path, pid, cmd);
 	return (pid_t)pid;
 }
