@@ -188,10 +188,13 @@ static void poster(struct traffic *t, int k, struct client_report *rep)
 		                       : api_post(t->posters[k], "/messages",
 		                                  fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(t->channel),
 		                                      url_encode(t->topic), url_encode(fmt("poster %d message %d", k, i))));
-		if (r->status != 200 || r->json == NULL)
+		if (r->status != 200 || r->json == NULL) {
 			note_failure(rep, r);
-		else if (rep->ok++, i % 2 == 0 && rep->n < MAX_RECEIVE)
-			rep->ids[rep->n++] = jint(r->json, "id");
+		} else {
+			rep->ok++;
+			if (i % 2 == 0 && rep->n < MAX_RECEIVE)
+				rep->ids[rep->n++] = jint(r->json, "id");
+		}
 		usleep(100000);
 	}
 }
