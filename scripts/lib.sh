@@ -2,12 +2,19 @@
 # Shared functions for scripts/up, scripts/down and scripts/test.
 # Source it, then call cf_init STATE_DIR. Everything runs as root on Debian 12 without systemd:
 # PostgreSQL (own cluster), Redis, two spawn-fcgi worker groups, the reaper and nginx, all with
-# their sockets, pid files and logs under the state directory.
+# their sockets, pid files and logs under the state directory. Each worker group and the reaper run
+# under multiwatch, which restarts a process that dies (conf/systemd/ has the same layout for
+# production).
+#
+# Access: PostgreSQL has no TCP listener and authenticates by peer on its socket (www-data and root
+# as the role confab, which owns only its database; root and postgres as postgres); Redis runs as
+# user redis with group www-data on a socket of mode 0770 in a directory of mode 0750, so of the
+# local users only www-data (and root) can open it.
 #
 # Layout of a state directory:
 #   confab.conf        configuration for worker, reaper and confabctl (regenerated at every start)
 #   conf/              generated nginx.conf, nginx-site.conf, redis.conf
-#   run/               pid files and sockets (run/pg is PostgreSQL's socket directory)
+#   run/               pid files and sockets (run/pg: PostgreSQL's socket directory, run/redis: Redis's)
 #   log/               logs (log/asan: sanitizer reports, when the caller sets ASAN_OPTIONS log_path)
 #   pg/data            PostgreSQL cluster;  redis/  Redis working dir;  nginx/  nginx prefix and temp dirs
 #   uploads/           upload_dir (owned by www-data)
@@ -17,9 +24,10 @@ CF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CF_PACKAGES=(
     build-essential autoconf automake libtool pkg-config libfcgi-dev spawn-fcgi libpq-dev
     libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
-    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev
+    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev multiwatch
 )
 CF_WWW_USER=www-data
+CF_REDIS_USER=redis
 
 cf_log() { printf '==> %s\n' "$*" >&2; }
 cf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -174,7 +182,8 @@ cf_init() {
     CF_CONF=$CF_STATE/confab.conf
     CF_PGDATA=$CF_STATE/pg/data
     CF_PGSOCK=$CF_RUN/pg
-    CF_REDIS_SOCK=$CF_RUN/redis.sock
+    CF_REDIS_DIR=$CF_RUN/redis
+    CF_REDIS_SOCK=$CF_REDIS_DIR/redis.sock
     CF_API_SOCK=$CF_RUN/api.sock
     CF_EVENTS_SOCK=$CF_RUN/events.sock
     CF_UPLOAD_DIR=$CF_STATE/uploads
@@ -183,7 +192,7 @@ cf_init() {
     CF_PG_DURABLE=${CF_PG_DURABLE:-1}
     CF_API_PROCS=${CF_API_PROCS:-2}
     CF_API_THREADS=${CF_API_THREADS:-${CONFAB_THREADS:-16}}
-    CF_EVENTS_PROCS=${CF_EVENTS_PROCS:-1}
+    CF_EVENTS_PROCS=${CF_EVENTS_PROCS:-2}
     CF_EVENTS_THREADS=${CF_EVENTS_THREADS:-1000}
 }
 
@@ -221,8 +230,31 @@ cf_pg_running() {
     [ -f "$CF_PGDATA/PG_VERSION" ] && cf_as_postgres "$(cf_pg_bin)/pg_ctl" -D "$CF_PGDATA" status >/dev/null 2>&1
 }
 
+# As the superuser postgres (root may connect as postgres: see cf_pg_auth).
 cf_psql() {
     "$(cf_pg_bin)/psql" -h "$CF_PGSOCK" -p "$CF_PG_PORT" -U postgres -d postgres -qAtX -v ON_ERROR_STOP=1 "$@"
+}
+
+# Peer authentication on the socket only (there is no TCP listener): the workers' user and root connect as
+# confab, root and postgres as postgres, nobody else at all. Rewritten at every start, so that a cluster
+# initialized by an older version (trust) is locked too.
+cf_pg_auth() {
+    cat >"$CF_PGDATA/pg_hba.conf" <<EOF
+# written by scripts/lib.sh at every start
+# TYPE  DATABASE  USER      METHOD
+local   all       postgres  peer map=admin
+local   all       confab    peer map=confab
+EOF
+    cat >"$CF_PGDATA/pg_ident.conf" <<EOF
+# written by scripts/lib.sh at every start
+# MAP   SYSTEM-USER  PG-USER
+admin   postgres     postgres
+admin   root         postgres
+confab  $CF_WWW_USER     confab
+confab  root         confab
+EOF
+    chown postgres:postgres "$CF_PGDATA/pg_hba.conf" "$CF_PGDATA/pg_ident.conf"
+    chmod 600 "$CF_PGDATA/pg_hba.conf" "$CF_PGDATA/pg_ident.conf"
 }
 
 # Start the cluster (initdb on first use) on CF_PG_PORT; settings live in confab-stack.conf.
@@ -234,13 +266,14 @@ cf_pg_start() {
     [ -e "$CF_LOG/pg.log" ] || install -o postgres -g postgres -m 640 /dev/null "$CF_LOG/pg.log"
     if [ ! -f "$CF_PGDATA/PG_VERSION" ]; then
         cf_log "initdb $CF_PGDATA ($bin)"
-        cf_as_postgres "$bin/initdb" -D "$CF_PGDATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
+        cf_as_postgres "$bin/initdb" -D "$CF_PGDATA" -U postgres --auth-local=peer --auth-host=reject -E UTF8 \
+            --locale=C.UTF-8 \
             >"$CF_LOG/initdb.log" 2>&1 || { cat "$CF_LOG/initdb.log" >&2; return 1; }
         echo "include_if_exists = 'confab-stack.conf'" >>"$CF_PGDATA/postgresql.conf"
     fi
     {
         echo "# written by scripts/lib.sh at every start"
-        echo "listen_addresses = '127.0.0.1'"
+        echo "listen_addresses = ''"
         echo "port = $CF_PG_PORT"
         echo "unix_socket_directories = '$CF_PGSOCK'"
         echo "max_connections = 200"
@@ -252,15 +285,17 @@ cf_pg_start() {
         [ -z "${CF_PG_EXTRA:-}" ] || printf '%s\n' "$CF_PG_EXTRA"
     } >"$CF_PGDATA/confab-stack.conf"
     chown postgres:postgres "$CF_PGDATA/confab-stack.conf"
-    cf_log "PostgreSQL on 127.0.0.1:$CF_PG_PORT and $CF_PGSOCK"
+    cf_pg_auth
+    cf_log "PostgreSQL on $CF_PGSOCK (port $CF_PG_PORT, no TCP)"
     cf_as_postgres "$bin/pg_ctl" -D "$CF_PGDATA" -l "$CF_LOG/pg.log" -w -t 60 start >/dev/null ||
         { tail -n 20 "$CF_LOG/pg.log" >&2; return 1; }
 }
 
-# Role and database "confab" (idempotent).
+# Role and database "confab" (idempotent). The role owns its database and has no other privilege.
 cf_pg_bootstrap() {
     [ "$(cf_psql -c "SELECT 1 FROM pg_roles WHERE rolname = 'confab'")" = 1 ] ||
         cf_psql -c "CREATE ROLE confab LOGIN"
+    cf_psql -c "ALTER ROLE confab NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
     [ "$(cf_psql -c "SELECT 1 FROM pg_database WHERE datname = 'confab'")" = 1 ] ||
         cf_psql -c "CREATE DATABASE confab OWNER confab"
 }
@@ -276,19 +311,23 @@ cf_pg_restart() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Redis (volatile; unix socket only, world-writable so the www-data workers can connect)
+# Redis (volatile; unix socket only). It runs as user redis with group www-data: the socket (mode 0770, in a
+# directory of mode 0750) is open to the workers and root only.
 
 cf_redis_ping() { [ "$(redis-cli -s "$CF_REDIS_SOCK" ping 2>/dev/null)" = PONG ]; }
 
 cf_redis_start() {
-    install -d -m 700 "$CF_STATE/redis"
+    install -d -o "$CF_REDIS_USER" -g "$CF_REDIS_USER" -m 700 "$CF_STATE/redis"
+    install -d -o "$CF_REDIS_USER" -g "$CF_WWW_USER" -m 750 "$CF_REDIS_DIR"
+    [ -e "$CF_LOG/redis.log" ] || install -m 640 /dev/null "$CF_LOG/redis.log"
+    chown "$CF_REDIS_USER:$CF_REDIS_USER" "$CF_LOG/redis.log"
     cat >"$CF_STATE/conf/redis.conf" <<EOF
 # written by scripts/lib.sh
 port 0
 unixsocket $CF_REDIS_SOCK
-unixsocketperm 777
+unixsocketperm 770
 daemonize yes
-pidfile $CF_RUN/redis.pid
+pidfile $CF_REDIS_DIR/redis.pid
 logfile $CF_LOG/redis.log
 dir $CF_STATE/redis
 save ""
@@ -296,11 +335,16 @@ appendonly no
 maxclients 19000
 EOF
     cf_log "Redis on $CF_REDIS_SOCK"
-    redis-server "$CF_STATE/conf/redis.conf"
+    (cd / && setpriv --reuid="$CF_REDIS_USER" --regid="$CF_WWW_USER" --clear-groups -- \
+        redis-server "$CF_STATE/conf/redis.conf")
     cf_wait 10 cf_redis_ping || { tail -n 20 "$CF_LOG/redis.log" >&2; cf_die "Redis did not start"; }
 }
 
-cf_redis_stop() { cf_stop_pidfile redis-server TERM 10 "$CF_RUN/redis.pid"; }
+# run/redis.pid: where versions before run/redis/ kept it.
+cf_redis_stop() {
+    cf_stop_pidfile redis-server TERM 10 "$CF_RUN/redis.pid" &&
+        cf_stop_pidfile redis-server TERM 10 "$CF_REDIS_DIR/redis.pid"
+}
 
 cf_redis_restart() { cf_redis_stop && cf_redis_start; }
 
@@ -341,22 +385,67 @@ cf_check_binaries() {
         cf_die "$CF_WWW_USER cannot execute $CF_BIN_DIR/confab-worker (check the permissions of its parent dirs)"
 }
 
-# Background reaper as www-data, in its own session; its pid goes to run/reaper.pid.
+# cf_children PID [NAME]: the pids of PID's child processes (whose command line mentions NAME), one a line.
+cf_children() {
+    local p
+    for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        [ -z "${2:-}" ] || cf_pid_is "$p" "$2" && echo "$p"
+    done
+}
+
+# cf_supervise NAME COMMAND...: run COMMAND, which execs multiwatch, in the background in a session of its
+# own; its pid goes to run/NAME.pid, its output (multiwatch reports each restart) to log/NAME.out.
+cf_supervise() {
+    local name=$1
+    shift
+    setsid "$@" </dev/null >>"$CF_LOG/$name.out" 2>&1 &
+    echo "$!" >"$CF_RUN/$name.pid"
+}
+
+# cf_stop_supervised NAME SECONDS: TERM the multiwatch of run/NAME.pid, which passes TERM on to its children
+# (sent a second time: passed on again) and exits when they have; after SECONDS, KILL it and them. The pid
+# files of versions before multiwatch listed the processes themselves: they get TERM directly.
+cf_stop_supervised() {
+    local file=$CF_RUN/$1.pid secs=$2 p pids=() top=() all=()
+    [ -f "$file" ] || return 0
+    mapfile -t pids <"$file"
+    for p in "${pids[@]}"; do
+        cf_pid_is "$p" confab- || continue
+        top+=("$p")
+        mapfile -t -O "${#all[@]}" all < <(echo "$p"; cf_children "$p")
+    done
+    if [ "${#top[@]}" -gt 0 ]; then
+        kill -TERM "${top[@]}" 2>/dev/null || true
+        if ! cf_wait "$secs" cf_all_gone "${all[@]}"; then
+            cf_log "$1 (${all[*]}) still running after ${secs}s: sending KILL"
+            kill -KILL "${all[@]}" 2>/dev/null || true
+            cf_wait 5 cf_all_gone "${all[@]}" || { cf_log "could not stop $1 (${all[*]})"; return 1; }
+        fi
+    fi
+    rm -f "$file"
+}
+
+# The reaper as www-data under multiwatch (restarted when it dies); multiwatch's pid goes to run/reaper.pid.
 cf_reaper_start() {
-    local pid
     cf_touch_www "$CF_LOG/reaper.log"
-    setsid setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- \
-        env CONFAB_CONFIG="$CF_CONF" CONFAB_LOG_FILE="$CF_LOG/reaper.log" "$CF_BIN_DIR/confab-reaper" \
-        </dev/null >>"$CF_LOG/reaper.out" 2>&1 &
-    pid=$!
-    echo "$pid" >"$CF_RUN/reaper.pid"
-    cf_wait 5 cf_pid_is "$pid" confab-reaper ||
+    cf_touch_www "$CF_LOG/reaper.out"
+    cf_supervise reaper setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- \
+        env CONFAB_CONFIG="$CF_CONF" CONFAB_LOG_FILE="$CF_LOG/reaper.log" \
+        multiwatch -f 1 -s TERM -- "$CF_BIN_DIR/confab-reaper"
+    cf_wait 5 cf_reaper_alive ||
         { tail -n 20 "$CF_LOG/reaper.out" "$CF_LOG/reaper.log" >&2; cf_die "confab-reaper did not start"; }
 }
 
-cf_reaper_stop() { cf_stop_pidfile confab-reaper TERM 5 "$CF_RUN/reaper.pid"; }
+cf_reaper_alive() {
+    local pid
+    pid=$(cat "$CF_RUN/reaper.pid" 2>/dev/null) && cf_pid_is "$pid" multiwatch &&
+        [ -n "$(cf_children "$pid" confab-reaper)" ]
+}
 
-# cf_worker_group NAME SOCKET PROCESSES THREADS: spawn-fcgi PROCESSES x THREADS workers on SOCKET.
+cf_reaper_stop() { cf_stop_supervised reaper 15; }
+
+# cf_worker_group NAME SOCKET PROCESSES THREADS: spawn-fcgi creates SOCKET and execs multiwatch (as www-data),
+# which runs PROCESSES confab-workers of THREADS threads on it and restarts any that dies.
 cf_worker_group() {
     local name=$1 sock=$2 procs=$3 threads=$4 log=$CF_LOG/worker-$1.log stack=512
     # Long-poll threads only wait: small stacks let one process hold thousands (ASan needs more).
@@ -364,33 +453,35 @@ cf_worker_group() {
     cf_touch_www "$log"
     rm -f "$sock" "$CF_RUN/$name.pid"
     cf_log "workers '$name': $procs x $threads threads on $sock"
-    env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" CONFAB_LOG_FILE="$log" \
-        spawn-fcgi -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
-        -u "$CF_WWW_USER" -g "$CF_WWW_USER" -F "$procs" -b 1024 -P "$CF_RUN/$name.pid" \
-        -- "$CF_BIN_DIR/confab-worker" >>"$CF_LOG/spawn-fcgi.log" 2>&1 ||
-        { tail -n 5 "$CF_LOG/spawn-fcgi.log" >&2; cf_die "spawn-fcgi failed for '$name'"; }
+    cf_supervise "$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" \
+        CONFAB_LOG_FILE="$log" spawn-fcgi -n -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
+        -u "$CF_WWW_USER" -g "$CF_WWW_USER" -b 1024 \
+        -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
 }
 
 cf_workers_start() {
     cf_worker_group api "$CF_API_SOCK" "$CF_API_PROCS" "$CF_API_THREADS"
     cf_worker_group events "$CF_EVENTS_SOCK" "$CF_EVENTS_PROCS" "$CF_EVENTS_THREADS"
+    cf_wait 10 cf_workers_alive ||
+        { tail -n 5 "$CF_LOG/api.out" "$CF_LOG/events.out" >&2; cf_die "the worker groups did not start"; }
 }
 
-# True if every worker in the pid files is still running (a crash at start shows up here).
+# True if each group's multiwatch runs its full number of workers (a crash at start shows up here).
 cf_workers_alive() {
-    local name pids p
+    local name procs pid
     for name in api events; do
-        [ -f "$CF_RUN/$name.pid" ] || return 1
-        mapfile -t pids <"$CF_RUN/$name.pid"
-        [ "${#pids[@]}" -gt 0 ] || return 1
-        for p in "${pids[@]}"; do cf_pid_is "$p" confab-worker || return 1; done
+        procs=$CF_API_PROCS
+        [ "$name" = api ] || procs=$CF_EVENTS_PROCS
+        pid=$(cat "$CF_RUN/$name.pid" 2>/dev/null) && cf_pid_is "$pid" multiwatch || return 1
+        [ "$(cf_children "$pid" confab-worker | wc -l)" -eq "$procs" ] || return 1
     done
 }
 
+# Workers finish their requests in progress for up to 3 s, then exit (sanitizer builds write reports).
 cf_workers_stop() {
     local rc=0
-    cf_stop_pidfile confab-worker TERM 5 "$CF_RUN/api.pid" || rc=1
-    cf_stop_pidfile confab-worker TERM 5 "$CF_RUN/events.pid" || rc=1
+    cf_stop_supervised api 20 || rc=1
+    cf_stop_supervised events 20 || rc=1
     rm -f "$CF_API_SOCK" "$CF_EVENTS_SOCK"
     return "$rc"
 }

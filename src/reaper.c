@@ -2,7 +2,8 @@
  * confab-reaper: the periodic work no request triggers, about once a second: heartbeats to long-polls that have
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap). Scheduled messages and
  * invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL,
- * so two reapers running at once are harmless.
+ * so two reapers running at once are harmless. It outlives Redis and PostgreSQL restarts (a lost connection is
+ * reconnected on the next attempt, with backoff) and is itself restarted by multiwatch or systemd if it dies.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,16 +19,29 @@
 #include "http/request.h"
 #include "redis/redis.h"
 
-static void tick(struct worker *w, unsigned long long n)
+/* Longest wait between two attempts while the work keeps failing (Redis down): 1, 2, 4, 8, 16, 16 ... s. */
+#define MAX_BACKOFF_SECS 16
+
+/*
+ * One round of work. Returns 0, or -1 if it failed; *failures counts the failed rounds in a row, so that an
+ * outage is logged when it starts and when it ends instead of at every attempt.
+ */
+static int tick(struct worker *w, unsigned long long n, int *failures)
 {
 	struct request req;
 	request_init(&req, w, n);
 	int touched = events_reap(&req);
-	if (touched < 0)
-		log_msg(LOG_WARNING, "event queue maintenance failed: %s", req.error_msg ? req.error_msg : "?");
-	else if (touched > 0)
+	if (touched < 0 && (*failures)++ == 0)
+		log_msg(LOG_WARNING, "event queue maintenance failed, retrying with backoff: %s",
+		        req.error_msg ? req.error_msg : "?");
+	if (touched >= 0 && *failures > 0) {
+		log_msg(LOG_INFO, "event queue maintenance works again after %d failed attempts", *failures);
+		*failures = 0;
+	}
+	if (touched > 0)
 		log_msg(LOG_DEBUG, "event queue maintenance: %d queues", touched);
 	request_finish(&req);
+	return touched < 0 ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -52,16 +66,24 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* A write to a Redis that went away must fail with EPIPE (and be reconnected), not end the process. */
+	signal(SIGPIPE, SIG_IGN);
 	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
 	log_msg(LOG_INFO, "started");
-	struct timespec second = {1, 0};
+	int failures = 0;
+	struct timespec wait = {1, 0};
 	for (unsigned long long n = 1;; n++) {
-		int sig = sigtimedwait(&set, NULL, &second);
+		int sig = sigtimedwait(&set, NULL, &wait);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_msg(LOG_INFO, "received signal %d, shutting down", sig);
 			break;
 		}
-		tick(&w, n);
+		if (sig < 0 && errno == EINTR)
+			continue;
+		if (tick(&w, n, &failures) == 0)
+			wait.tv_sec = 1;
+		else if (wait.tv_sec < MAX_BACKOFF_SECS)
+			wait.tv_sec *= 2;
 	}
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);

@@ -26,6 +26,7 @@ struct redis_pool {
 	int size;
 	struct redis_conn *conns;
 	struct slots slots;
+	int down; /* the last connection attempt failed (atomic): an outage is logged once, not at every attempt */
 };
 
 struct redis_pool *redis_pool_new(const struct config *cfg)
@@ -67,12 +68,16 @@ static int conn_open(struct redis_pool *pool, struct redis_conn *c)
 	else
 		c->ctx = redisConnectWithTimeout(pool->host, pool->port, tv);
 	if (c->ctx == NULL || c->ctx->err) {
-		log_msg(LOG_WARNING, "could not connect to redis: %s", c->ctx ? c->ctx->errstr : "out of memory");
+		if (!__atomic_exchange_n(&pool->down, 1, __ATOMIC_RELAXED))
+			log_msg(LOG_WARNING, "could not connect to redis (logged once until it is back): %s",
+			        c->ctx ? c->ctx->errstr : "out of memory");
 		if (c->ctx != NULL)
 			redisFree(c->ctx);
 		c->ctx = NULL;
 		return -1;
 	}
+	if (__atomic_exchange_n(&pool->down, 0, __ATOMIC_RELAXED))
+		log_msg(LOG_INFO, "connected to redis again");
 	/* Without a read timeout a hung server would hold the thread forever (stack-notes 12). */
 	redisSetTimeout(c->ctx, tv);
 	return 0;

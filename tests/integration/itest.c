@@ -434,6 +434,15 @@ json_object *queue_drain(struct queue *q)
 
 /* ---- HTTP --------------------------------------------------------------------------------------------------- */
 
+void itest_http_after_fork(void)
+{
+	/* The parent's handle (and its kept-alive connection) stays the parent's; it is not cleaned up here, since
+	 * that would close the connection under the parent. */
+	curl_handle = curl_easy_init();
+	if (curl_handle == NULL)
+		oom();
+}
+
 static void resp_free(void *p)
 {
 	struct resp *r = p;
@@ -986,6 +995,7 @@ int main(int argc, char **argv)
 	register_typing_tests();
 	register_realm_tests();
 	register_restart_tests();
+	register_faults_tests();
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	int rc = 0;

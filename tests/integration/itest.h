@@ -6,11 +6,13 @@
  * users, strings) belongs to the harness and is freed after each test, also when a fatal assertion ended it.
  *
  * Environment (set by scripts/test): CONFAB_URL, CONFAB_OWNER_EMAIL, CONFAB_OWNER_KEY, CONFAB_OWNER_PASSWORD,
- * CONFAB_CTL, CONFAB_PSQL, CONFAB_RESTART_PG, CONFAB_RESTART_REDIS, optional CONFAB_RATE_LIMIT (default 600; must
- * equal the stack's rate_limit_per_minute). CONFAB_ITEST_DEBUG=1 prints every hostile request and its answer.
+ * CONFAB_CTL, CONFAB_PSQL, CONFAB_RESTART_PG, CONFAB_RESTART_REDIS, CONFAB_RUN_DIR (the stack's run/ directory),
+ * CONFAB_REDIS_CLI (redis-cli on the stack's socket), optional CONFAB_RATE_LIMIT (default 600; must equal the
+ * stack's rate_limit_per_minute). CONFAB_ITEST_DEBUG=1 prints every hostile request and its answer.
  *
- * Usage: confab-itest [SUITE[:TEST]]...   Suites: auth, params, server, users, restarts (last; restarts PostgreSQL
- * and Redis). Without arguments every suite runs. Exit status 0 only if every test passed.
+ * Usage: confab-itest [SUITE[:TEST]]...   Suites: auth, params, server, users, restarts (restarts PostgreSQL
+ * and Redis), faults (kills workers and the reaper, restarts Redis), access. Without arguments every suite runs.
+ * Exit status 0 only if every test passed.
  *
  * Tests assert the reference (Zulip) behaviour; a comment names the Zulip source where it goes beyond
  * shared/reference/zulip-digest.md.
@@ -101,6 +103,8 @@ struct request {
 };
 
 struct resp *http(const struct request *rq);
+/* In a child process after fork(): a connection of its own for http(). */
+void itest_http_after_fork(void);
 /* Shorthands for /api/v1 + path. */
 struct resp *api_get(const struct user *u, const char *path);
 struct resp *api_post(const struct user *u, const char *path, const char *form);
@@ -209,6 +213,7 @@ void register_events_tests(void);
 void register_register_tests(void);
 void register_typing_tests(void);
 void register_realm_tests(void);
-void register_restart_tests(void); /* last: restarts PostgreSQL and Redis */
+void register_restart_tests(void); /* restarts PostgreSQL and Redis */
+void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
 
 #endif

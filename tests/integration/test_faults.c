@@ -1,0 +1,577 @@
+/*
+ * Faults and isolation of the running stack. "faults" (after "restarts"): a worker of either group and the reaper,
+ * killed with SIGKILL under traffic, are replaced by their multiwatch within seconds, and no request is lost beyond
+ * those the killed process held; the reaper survives a Redis restart and logs an outage once. "access": other
+ * local users can open neither PostgreSQL nor Redis.
+ *
+ * Needs CONFAB_RUN_DIR (the stack's run/ directory, where api.pid, events.pid and reaper.pid name each group's
+ * multiwatch; its children are found in /proc) and CONFAB_REDIS_CLI (redis-cli on the stack's socket).
+ */
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "itest.h"
+
+#define MAX_KIDS    64
+#define NPOSTERS    3 /* clients sending messages and reading /users/me (the api group) */
+#define NPOLLERS    3 /* clients long-polling their queues (the events group) */
+#define MAX_RECEIVE 4096
+
+/* ---- processes ---------------------------------------------------------------------------------------------- */
+
+static const char *run_dir(void)
+{
+	const char *d = getenv("CONFAB_RUN_DIR");
+	REQUIRE(d != NULL && *d != '\0', "CONFAB_RUN_DIR is not set");
+	return d;
+}
+
+/*
+ * The program name (argv[0]) of pid in buf; false if the process is gone. Not the whole command line: a child of
+ * multiwatch that has not exec'd yet has multiwatch's, which names the program too.
+ */
+static bool argv0(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	size_t n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n > 0;
+}
+
+/* The parent of pid, or 0 if pid is gone or a zombie. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	char state;
+	int ppid;
+	if (p == NULL || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || state == 'Z' || state == 'X')
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* Fills out with the live children of parent whose program name contains prog; returns how many. */
+static int children(pid_t parent, const char *prog, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	REQUIRE(d != NULL, "cannot read /proc");
+	int n = 0;
+	struct dirent *e;
+	char cmd[1024];
+	while ((e = readdir(d)) != NULL && n < max) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end == '\0' && pid > 0 && parent_of((pid_t)pid) == parent && argv0((pid_t)pid, cmd, sizeof(cmd)) &&
+		    strstr(cmd, prog) != NULL)
+			out[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The multiwatch of a group, named by RUN_DIR/<group>.pid (a fatal assertion if it is something else). */
+static pid_t supervisor(const char *group)
+{
+	const char *path = fmt("%s/%s.pid", run_dir(), group);
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	char cmd[1024] = "(gone)";
+	REQUIRE(pid > 0 && argv0((pid_t)pid, cmd, sizeof(cmd)) && strstr(cmd, "multiwatch") != NULL,
+	        "%s names pid %ld, which is not a multiwatch: %s", path, pid, cmd);
+	return (pid_t)pid;
+}
+
+/* The one process prog run by the supervisor of group. */
+static pid_t only_child(const char *group, const char *prog)
+{
+	pid_t kids[MAX_KIDS];
+	int n = children(supervisor(group), prog, kids, MAX_KIDS);
+	REQUIRE(n == 1, "%d %s processes under the %s multiwatch, expected 1", n, prog, group);
+	return kids[0];
+}
+
+static double now_secs(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * Waits up to 15 s until sup runs want processes prog again, killed not among them. Returns the one that is new,
+ * or 0 (and *secs the time it took).
+ */
+static pid_t wait_replaced(pid_t sup, const char *prog, int want, pid_t killed, const pid_t *before, double *secs)
+{
+	double start = now_secs();
+	for (;;) {
+		pid_t kids[MAX_KIDS], fresh = 0;
+		int n = children(sup, prog, kids, MAX_KIDS);
+		bool has_killed = false;
+		for (int i = 0; i < n; i++) {
+			bool old = false;
+			for (int j = 0; j < want; j++)
+				old = old || kids[i] == before[j];
+			has_killed = has_killed || kids[i] == killed;
+			if (!old)
+				fresh = kids[i];
+		}
+		*secs = now_secs() - start;
+		if (n == want && !has_killed && fresh != 0)
+			return fresh;
+		if (*secs > 15)
+			return 0;
+		usleep(50000);
+	}
+}
+
+/* ---- traffic: clients in child processes, each reporting on a pipe ------------------------------------------- */
+
+struct client_report {
+	int ok, failed;
+	int n;                    /* message ids acknowledged (posters) or received (pollers) */
+	int64_t ids[MAX_RECEIVE]; /* in that order */
+	char first_bad[400];
+};
+
+struct traffic {
+	struct user *posters[NPOSTERS], *pollers[NPOLLERS];
+	struct queue *queues[NPOLLERS];
+	const char *channel, *topic;
+	int stop_posters[2], stop_pollers[2];
+	pid_t pid[NPOSTERS + NPOLLERS];
+	int report_fd[NPOSTERS + NPOLLERS];
+	struct client_report report[NPOSTERS + NPOLLERS];
+};
+
+/* True once the parent closed the write end of the stop pipe. */
+static bool stop_requested(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	return poll(&p, 1, 0) > 0;
+}
+
+static void note_failure(struct client_report *rep, const struct resp *r)
+{
+	if (rep->failed++ == 0)
+		snprintf(rep->first_bad, sizeof(rep->first_bad), "%s -> %ld %.300s", r->what, r->status, r->body);
+}
+
+static void poster(struct traffic *t, int k, struct client_report *rep)
+{
+	for (int i = 0; !stop_requested(t->stop_posters[0]); i++) {
+		struct resp *r = i % 2 ? api_get(t->posters[k], "/users/me")
+		                       : api_post(t->posters[k], "/messages",
+		                                  fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(t->channel),
+		                                      url_encode(t->topic), url_encode(fmt("poster %d message %d", k, i))));
+		if (r->status != 200 || r->json == NULL) {
+			note_failure(rep, r);
+		} else {
+			rep->ok++;
+			if (i % 2 == 0 && rep->n < MAX_RECEIVE)
+				rep->ids[rep->n++] = jint(r->json, "id");
+		}
+		usleep(100000);
+	}
+}
+
+/* Records the message events of a GET /events answer; returns false if it was a failure. */
+static bool receive(struct queue *q, const struct resp *r, struct client_report *rep)
+{
+	json_object *events = jget(r->json, "events");
+	if (r->status != 200 || events == NULL || !json_object_is_type(events, json_type_array)) {
+		note_failure(rep, r);
+		return false;
+	}
+	rep->ok++;
+	for (size_t i = 0; i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i);
+		q->last = jint(e, "id") > q->last ? jint(e, "id") : q->last;
+		const char *type = jstr(e, "type");
+		if (type != NULL && strcmp(type, "message") == 0 && rep->n < MAX_RECEIVE)
+			rep->ids[rep->n++] = jint(jget(e, "message"), "id");
+	}
+	return true;
+}
+
+/* Long-polls (a failed poll is repeated with the same last_event_id); after the stop, drains without blocking. */
+static void poller(struct traffic *t, int k, struct client_report *rep)
+{
+	struct queue *q = t->queues[k];
+	for (int after_stop = 0; after_stop < 50;) {
+		bool stop = stop_requested(t->stop_pollers[0]);
+		struct resp *r = http(&(struct request){
+		    .path = fmt("/api/v1/events?queue_id=%s&last_event_id=%lld%s", q->id, (long long)q->last,
+		                stop ? "&dont_block=true" : ""),
+		    .user = t->pollers[k],
+		    .timeout = 90,
+		});
+		bool ok = receive(q, r, rep);
+		if (stop && ok)
+			break;
+		after_stop += stop;
+		if (!ok)
+			usleep(100000);
+	}
+}
+
+static void client_main(struct traffic *t, int i, int report_fd)
+{
+	close(t->stop_posters[1]);
+	close(t->stop_pollers[1]);
+	itest_http_after_fork();
+	struct client_report *rep = calloc(1, sizeof(*rep));
+	if (rep != NULL) {
+		if (i < NPOSTERS)
+			poster(t, i, rep);
+		else
+			poller(t, i - NPOSTERS, rep);
+		for (size_t off = 0; off < sizeof(*rep);) {
+			ssize_t w = write(report_fd, (char *)rep + off, sizeof(*rep) - off);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+	}
+	_exit(rep != NULL ? 0 : 1);
+}
+
+/* Users, a channel they are all subscribed to, a queue per poller; then the clients. */
+static void traffic_start(struct traffic *t)
+{
+	const char *ids = "";
+	for (int i = 0; i < NPOSTERS; i++) {
+		t->posters[i] = new_user("member");
+		ids = fmt("%s,%lld", ids, (long long)t->posters[i]->id);
+	}
+	for (int i = 0; i < NPOLLERS; i++) {
+		t->pollers[i] = new_user("member");
+		ids = fmt("%s,%lld", ids, (long long)t->pollers[i]->id);
+	}
+	t->channel = fmt("faults %ld-%d", (long)time(NULL), (int)getpid());
+	t->topic = "under traffic";
+	struct resp *r = api_post(t->posters[0], "/users/me/subscriptions",
+	                          fmt("subscriptions=%s&principals=%s",
+	                              url_encode(fmt("[{\"name\":\"%s\"}]", t->channel)), url_encode(fmt("[%s]", ids + 1))));
+	REQUIRE(r->status == 200, "creating channel %s: %s", t->channel, r->body);
+	for (int i = 0; i < NPOLLERS; i++)
+		t->queues[i] = queue_register(t->pollers[i], "event_types=%5B%22message%22%5D");
+	REQUIRE(pipe(t->stop_posters) == 0 && pipe(t->stop_pollers) == 0, "pipe failed");
+	for (int i = 0; i < NPOSTERS + NPOLLERS; i++) {
+		int fds[2];
+		REQUIRE(pipe(fds) == 0, "pipe failed");
+		fflush(NULL);
+		t->pid[i] = fork();
+		REQUIRE(t->pid[i] >= 0, "fork failed");
+		if (t->pid[i] == 0) {
+			close(fds[0]);
+			client_main(t, i, fds[1]);
+		}
+		close(fds[1]);
+		t->report_fd[i] = fds[0];
+	}
+	close(t->stop_posters[0]);
+	close(t->stop_pollers[0]);
+}
+
+/* Reads the reports of clients first..last-1 (killing a client that hangs for 120 s) and reaps them. */
+static void collect(struct traffic *t, int first, int last)
+{
+	for (int i = first; i < last; i++) {
+		size_t off = 0;
+		struct pollfd p = {.fd = t->report_fd[i], .events = POLLIN};
+		while (off < sizeof(t->report[i]) && poll(&p, 1, 120000) > 0) {
+			ssize_t n = read(t->report_fd[i], (char *)&t->report[i] + off, sizeof(t->report[i]) - off);
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		close(t->report_fd[i]);
+		kill(t->pid[i], SIGKILL); /* no-op when it ended */
+		waitpid(t->pid[i], NULL, 0);
+		CHECK(off == sizeof(t->report[i]), "traffic client %d sent no report", i);
+	}
+}
+
+/* Stops the posters, then the pollers: a last message wakes the polls that wait, then each drains its queue. */
+static void traffic_stop(struct traffic *t)
+{
+	close(t->stop_posters[1]);
+	collect(t, 0, NPOSTERS);
+	close(t->stop_pollers[1]);
+	send_channel_message(t->posters[0], t->channel, t->topic, "last one");
+	collect(t, NPOSTERS, NPOSTERS + NPOLLERS);
+}
+
+static bool has_id(const struct client_report *rep, int64_t id)
+{
+	for (int i = 0; i < rep->n; i++)
+		if (rep->ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Failures of each kind of client within what was in flight (one request a client) where the killed process
+ * served them, none elsewhere; every acknowledged message reached every poller (concurrent senders' messages may
+ * commit, and so arrive, in another order than their ids).
+ */
+static void traffic_check(const struct traffic *t, int posters_may_fail, int pollers_may_fail)
+{
+	int failed[2] = {0, 0};
+	for (int i = 0; i < NPOSTERS + NPOLLERS; i++) {
+		const struct client_report *rep = &t->report[i];
+		failed[i >= NPOSTERS] += rep->failed;
+		printf("(%s %d: %d ok, %d failed) ", i < NPOSTERS ? "poster" : "poller", i, rep->ok, rep->failed);
+		if (rep->failed > 0)
+			printf("(first failure: %s) ", rep->first_bad);
+		CHECK(rep->ok >= 3, "client %d got only %d answers", i, rep->ok);
+	}
+	CHECK(failed[0] <= posters_may_fail, "%d failed api requests, at most %d were in flight", failed[0],
+	      posters_may_fail);
+	CHECK(failed[1] <= pollers_may_fail, "%d failed long-polls, at most %d were in flight", failed[1],
+	      pollers_may_fail);
+	for (int p = NPOSTERS; p < NPOSTERS + NPOLLERS; p++) {
+		for (int i = 0; i < NPOSTERS; i++)
+			for (int j = 0; j < t->report[i].n; j++)
+				CHECK(has_id(&t->report[p], t->report[i].ids[j]), "poller %d never got message %lld", p - NPOSTERS,
+				      (long long)t->report[i].ids[j]);
+	}
+}
+
+/* SIGKILL to one process prog of group while clients run; it must be replaced, and the clients served. */
+static void kill_under_traffic(const char *group, const char *prog, int posters_may_fail, int pollers_may_fail)
+{
+	pid_t sup = supervisor(group), before[MAX_KIDS];
+	int n = children(sup, prog, before, MAX_KIDS);
+	REQUIRE(n >= 1, "no %s under the %s multiwatch (pid %d)", prog, group, (int)sup);
+	struct traffic *t = keep(calloc(1, sizeof(*t)));
+	traffic_start(t);
+	usleep(1000000); /* polls held, messages flowing */
+	REQUIRE(kill(before[0], SIGKILL) == 0, "kill -9 %d failed", (int)before[0]);
+	double secs = 0;
+	pid_t fresh = wait_replaced(sup, prog, n, before[0], before, &secs);
+	usleep(1500000); /* traffic served with the replacement */
+	traffic_stop(t);
+	CHECK(fresh > 0, "%s %d (group %s) killed: not replaced after %.1f s", prog, (int)before[0], group, secs);
+	printf("(%s %d killed, %d in its place after %.1f s) ", prog, (int)before[0], (int)fresh, secs);
+	traffic_check(t, posters_may_fail, pollers_may_fail);
+}
+
+static void test_kill_api_worker(void)
+{
+	kill_under_traffic("api", "confab-worker", NPOSTERS, 0);
+}
+
+/* With two events processes, the polls of the other one go on; the killed one's fail once and are repeated. */
+static void test_kill_events_worker(void)
+{
+	pid_t kids[MAX_KIDS];
+	int n = children(supervisor("events"), "confab-worker", kids, MAX_KIDS);
+	CHECK(n >= 2, "%d events worker(s): killing one would fail every long-poll", n);
+	kill_under_traffic("events", "confab-worker", 0, NPOLLERS);
+}
+
+/* Waits up to 30 s until the reaper deleted queue qid (idle); checked in Redis, which does not touch the queue. */
+static bool wait_reaped(const char *qid)
+{
+	const char *cli = getenv("CONFAB_REDIS_CLI");
+	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
+	for (int i = 0; i < 300; i++) {
+		FILE *f = popen(fmt("%s EXISTS 'confab:q:{%s}:meta'", cli, qid), "r");
+		char out[32] = "";
+		if (f != NULL) {
+			if (fgets(out, sizeof(out), f) == NULL)
+				out[0] = '\0';
+			pclose(f);
+		}
+		if (strncmp(out, "0", 1) == 0)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* A queue idle past its timeout (2 s) is deleted by the reaper: GET /events then answers BAD_EVENT_QUEUE_ID. */
+static void expect_idle_expiry(void)
+{
+	struct user *u = new_user("member");
+	struct queue *q = queue_register(u, "event_types=%5B%22message%22%5D&idle_queue_timeout=2");
+	CHECK(wait_reaped(q->id), "queue %s (idle_queue_timeout=2) still exists after 30 s", q->id);
+	struct resp *r = api_get(u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id,
+	                                (long long)q->last));
+	EXPECT_ERROR(r, 400, "BAD_EVENT_QUEUE_ID", fmt("Bad event queue ID: %s", q->id));
+}
+
+static void test_kill_reaper(void)
+{
+	kill_under_traffic("reaper", "confab-reaper", 0, 0);
+	expect_idle_expiry();
+}
+
+/* The reaper's connection breaks with the restart: it reconnects (no SIGPIPE death, no restart) and works on. */
+static void test_reaper_survives_redis_restart(void)
+{
+	pid_t reaper = only_child("reaper", "confab-reaper");
+	const char *cmd = getenv("CONFAB_RESTART_REDIS");
+	REQUIRE(cmd != NULL && *cmd != '\0', "CONFAB_RESTART_REDIS is not set");
+	fflush(NULL);
+	REQUIRE(system(cmd) == 0, "%s failed", cmd);
+	expect_idle_expiry(); /* the reaper ran commands after the restart */
+	pid_t now = only_child("reaper", "confab-reaper");
+	CHECK(now == reaper, "the reaper %d died with the Redis restart (%d runs now)", (int)reaper, (int)now);
+}
+
+/* The value of name in the environment of pid, or NULL. */
+static const char *environ_of(pid_t pid, const char *name)
+{
+	FILE *f = fopen(fmt("/proc/%d/environ", (int)pid), "r");
+	REQUIRE(f != NULL, "cannot read the environment of %d", (int)pid);
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	size_t len = strlen(name);
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strncmp(buf + i, name, len) == 0 && buf[i + len] == '=')
+			return fmt("%s", buf + i + len + 1);
+	return NULL;
+}
+
+static int count_lines(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	char line[2048];
+	int n = 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* A reaper (the stack's binary and configuration) facing a Redis that is not there: one line, not one a second. */
+static void test_reaper_logs_outage_once(void)
+{
+	pid_t reaper = only_child("reaper", "confab-reaper");
+	char exe[1024];
+	ssize_t len = readlink(fmt("/proc/%d/exe", (int)reaper), exe, sizeof(exe) - 1);
+	REQUIRE(len > 0, "cannot read /proc/%d/exe", (int)reaper);
+	exe[len] = '\0';
+	const char *config = environ_of(reaper, "CONFAB_CONFIG");
+	REQUIRE(config != NULL, "the reaper has no CONFAB_CONFIG");
+	char log[] = "/tmp/confab-itest-reaper.XXXXXX";
+	int fd = mkstemp(log);
+	REQUIRE(fd >= 0, "mkstemp failed");
+	close(fd);
+	fflush(NULL);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork failed");
+	if (pid == 0) {
+		setenv("CONFAB_CONFIG", config, 1);
+		setenv("CONFAB_LOG_FILE", log, 1);
+		setenv("CONFAB_REDIS_SOCKET", "/nonexistent/redis.sock", 1);
+		execl(exe, "confab-reaper", (char *)NULL);
+		_exit(127);
+	}
+	usleep(7500000); /* attempts at 1, 3 and 7 s with backoff; 7 without */
+	kill(pid, SIGTERM);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int connect = count_lines(log, "could not connect to redis"), failed = count_lines(log, "maintenance failed");
+	unlink(log);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reaper ended with status %d", status);
+	CHECK(connect == 1, "\"could not connect to redis\" logged %d times in 7.5 s, expected once", connect);
+	CHECK(failed == 1, "\"event queue maintenance failed\" logged %d times in 7.5 s, expected once", failed);
+}
+
+/* ---- access: only the workers' user (and root) open PostgreSQL and Redis ------------------------------------ */
+
+/* Runs cmd as user (from /, with stderr), its output in *out; returns the exit status. */
+static int run_as(const char *user, const char *cmd, char **out)
+{
+	fflush(NULL);
+	FILE *f = popen(fmt("cd / && runuser -u %s -- %s 2>&1", user, cmd), "r");
+	REQUIRE(f != NULL, "popen failed");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	int st = pclose(f);
+	*out = fmt("%s", buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void test_nobody_cannot_open_postgresql(void)
+{
+	const char *psql = getenv("CONFAB_PSQL");
+	REQUIRE(psql != NULL && *psql != '\0', "CONFAB_PSQL is not set");
+	char *out;
+	int rc = run_as("www-data", fmt("%s -c 'SELECT 1'", psql), &out);
+	CHECK(rc == 0 && strcmp(out, "1\n") == 0, "the workers' user www-data cannot query PostgreSQL as confab: %s",
+	      out);
+	static const char *const as[] = {
+	    "-c 'SELECT 1'",                                    /* the role confab on the socket */
+	    "-U postgres -d postgres -c 'SELECT 1'",            /* the superuser on the socket */
+	    "-h 127.0.0.1 -U postgres -d postgres -c 'SELECT 1'", /* the superuser over TCP */
+	};
+	for (size_t i = 0; i < sizeof(as) / sizeof(*as); i++) {
+		rc = run_as("nobody", fmt("%s %s", psql, as[i]), &out);
+		CHECK(rc != 0, "user nobody ran `psql %s`: exit %d, %s", as[i], rc, out);
+	}
+}
+
+static void test_nobody_cannot_open_redis(void)
+{
+	const char *cli = getenv("CONFAB_REDIS_CLI");
+	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
+	char *out;
+	run_as("www-data", fmt("%s PING", cli), &out);
+	CHECK(strcmp(out, "PONG\n") == 0, "the workers' user www-data cannot open Redis: %s", out);
+	run_as("nobody", fmt("%s PING", cli), &out);
+	CHECK(strstr(out, "PONG") == NULL, "user nobody opened Redis: %s", out);
+	CHECK(strstr(out, "Permission denied") != NULL, "redis-cli as nobody: %s", out);
+}
+
+void register_faults_tests(void)
+{
+	static const struct itest_case faults[] = {
+	    {"kill_api_worker", test_kill_api_worker},
+	    {"kill_events_worker", test_kill_events_worker},
+	    {"kill_reaper", test_kill_reaper},
+	    {"reaper_survives_redis_restart", test_reaper_survives_redis_restart},
+	    {"reaper_logs_outage_once", test_reaper_logs_outage_once},
+	    {NULL, NULL},
+	};
+	itest_add_suite("faults", faults);
+	static const struct itest_case access[] = {
+	    {"nobody_cannot_open_postgresql", test_nobody_cannot_open_postgresql},
+	    {"nobody_cannot_open_redis", test_nobody_cannot_open_redis},
+	    {NULL, NULL},
+	};
+	itest_add_suite("access", access);
+}
