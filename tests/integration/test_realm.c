@@ -271,6 +271,32 @@ static void test_realm_waiting_period(void)
 	            (long long)full, (long long)z.m->id, (long long)m2->id));
 }
 
+/* An integer that does not fit its column is a 400, not a 500 (SQLSTATE 22003), and changes nothing; the largest
+ * that fits works (the full-member ages are compared as intervals: now() - 2^31 days is no timestamp). */
+static void test_realm_integer_bounds(void)
+{
+	struct org z = new_org();
+	EXPECT_BODY(patch(z.o, "waiting_period_threshold=7"),
+	            "{\"result\":\"success\",\"msg\":\"\",\"waiting_period_threshold\":7}");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=2147483648"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too large");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=99999999999999999999999"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too large");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=-2147483649"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too small");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=-1"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too small");
+	EXPECT_INT(realm_state(z.m), "realm_waiting_period_threshold", 7);
+	EXPECT_BODY(patch(z.o, "waiting_period_threshold=2147483647"),
+	            "{\"result\":\"success\",\"msg\":\"\",\"waiting_period_threshold\":2147483647}");
+	EXPECT_INT(realm_state(z.m), "realm_waiting_period_threshold", 2147483647);
+	EXPECT_BODY(patch(z.o, "waiting_period_threshold=0"),
+	            "{\"result\":\"success\",\"msg\":\"\",\"waiting_period_threshold\":0}");
+	/* The same for the ids, which are bigints: past them, a 400 before any lookup. */
+	EXPECT_ERROR(patch(z.o, "moderation_request_channel_id=9223372036854775808"), 400, "BAD_REQUEST",
+	             "moderation_request_channel_id is too large");
+}
+
 /* ---- permission groups ---------------------------------------------------------------------------------------- */
 
 static void test_realm_group_settings(void)
@@ -385,6 +411,7 @@ void register_realm_tests(void)
 	    {"realm_time_limit_errors", test_realm_time_limit_errors},
 	    {"realm_topics_policy", test_realm_topics_policy},
 	    {"realm_waiting_period", test_realm_waiting_period},
+	    {"realm_integer_bounds", test_realm_integer_bounds},
 	    {"realm_group_settings", test_realm_group_settings},
 	    {"realm_moderation_channel", test_realm_moderation_channel},
 	    {NULL, NULL},
