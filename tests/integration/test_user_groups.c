@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 
@@ -718,11 +719,11 @@ static void test_member_list_bounds(void)
 {
 	struct user *u = new_user("member"), *v = new_user("member");
 	const char *many_u = json_list(1000, fmt("%lld", (long long)u->id));
-	int64_t id = create_ok(u, gname("Bound"), many_u, NULL);
+	int64_t id = create_ok(u, gname(fmt("Bound-%ld", (long)getpid())), many_u, NULL);
 	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld]", (long long)u->id));
 	EXPECT_SUCCESS(members(u, id, fmt("add=%s", url_encode(json_list(1000, fmt("%lld", (long long)v->id))))));
 	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld,%lld]", (long long)u->id, (long long)v->id));
-	BAD(create(u, gname("Bound"), json_list(1001, fmt("%lld", (long long)u->id)), NULL),
+	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), json_list(1001, fmt("%lld", (long long)u->id)), NULL),
 	    "members is too long (limit: 1000 items)");
 	BAD(members(u, id, fmt("delete=%s", url_encode(json_list(1001, fmt("%lld", (long long)v->id))))),
 	    "delete is too long (limit: 1000 items)");
@@ -730,7 +731,7 @@ static void test_member_list_bounds(void)
 	    "add_subgroups is too long (limit: 1000 items)");
 	BAD(subgroups(u, id, fmt("add=%s", url_encode(json_list(1001, "%zu")))), "add is too long (limit: 1000 items)");
 	BAD(members(u, id, fmt("add=%s", url_encode("[1,99999999999999999999]"))), "add[1] is too large");
-	BAD(create(u, gname("Bound"), "[-99999999999999999999]", NULL), "members[0] is too small");
+	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), "[-99999999999999999999]", NULL), "members[0] is too small");
 	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld,%lld]", (long long)u->id, (long long)v->id));
 }
 
