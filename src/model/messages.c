@@ -989,8 +989,8 @@ static struct db_stmt st_unsubscribed =
 static struct db_stmt st_lock_rows =
     DB_STMT("SELECT message_id, flags FROM user_messages WHERE user_id = $1 AND message_id = ANY($2::bigint[])"
             " ORDER BY message_id FOR UPDATE");
-static struct db_stmt st_messages_of =
-    DB_STMT("SELECT id, COALESCE(channel_id, 0) FROM messages WHERE id = ANY($1::bigint[]) AND realm_id = $2");
+static struct db_stmt st_messages_of = DB_STMT("SELECT id, COALESCE(channel_id, 0) FROM messages"
+                                               " WHERE id = ANY($1::bigint[]) AND realm_id = $2 ORDER BY 2");
 static struct db_stmt st_insert_historical =
     DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, unnest($2::bigint[]), $3");
 static struct db_stmt st_update_flags =
@@ -1029,10 +1029,13 @@ static int check_historical_access(struct request *req, const struct ids *ids)
 	if (res == NULL)
 		return -1;
 	bool ok = db_rows(res) == ids->n;
+	struct channel *c = NULL; /* the rows come by channel: each is loaded once */
 	for (int r = 0; r < db_rows(res) && ok; r++) {
 		struct message_ref m = {.id = db_int(res, r, 0), .channel_id = db_int(res, r, 1)};
-		if (m.channel_id && (m.channel = channel_by_id(req, m.channel_id)) == NULL)
+		if (m.channel_id && (c == NULL || c->id != m.channel_id) &&
+		    (c = channel_by_id(req, m.channel_id)) == NULL)
 			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
+		m.channel = m.channel_id ? c : NULL;
 		ok = may_read(req, &m, false);
 	}
 	return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");

@@ -295,6 +295,15 @@ static void test_realm_integer_bounds(void)
 	/* The same for the ids, which are bigints: past them, a 400 before any lookup. */
 	EXPECT_ERROR(patch(z.o, "moderation_request_channel_id=9223372036854775808"), 400, "BAD_REQUEST",
 	             "moderation_request_channel_id is too large");
+	/* The largest time limits work where they are used: the grace period added to them overflowed an integer. */
+	EXPECT_SUCCESS(patch(z.o, "message_content_edit_limit_seconds=2147483647&move_messages_within_stream_limit_seconds="
+	                          "2147483647&move_messages_between_streams_limit_seconds=2147483647"));
+	const char *ch = fmt("limits-%lld", (long long)z.m->id);
+	EXPECT_SUCCESS(
+	    api_post(z.m, "/users/me/subscriptions", fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", ch)))));
+	int64_t id = send_channel_message(z.m, ch, "t", "before");
+	EXPECT_SUCCESS(http(&(struct request){
+	    .method = "PATCH", .path = fmt("/api/v1/messages/%lld", (long long)id), .user = z.m, .form = "content=after"}));
 }
 
 /* ---- permission groups ---------------------------------------------------------------------------------------- */
