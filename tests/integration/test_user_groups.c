@@ -732,6 +732,10 @@ static void test_member_list_bounds(void)
 	BAD(subgroups(u, id, fmt("add=%s", url_encode(json_list(1001, "%zu")))), "add is too long (limit: 1000 items)");
 	BAD(members(u, id, fmt("add=%s", url_encode("[1,99999999999999999999]"))), "add[1] is too large");
 	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), "[-99999999999999999999]", NULL), "members[0] is too small");
+	const char *big = fmt("{\"direct_members\":%s,\"direct_subgroups\":[]}",
+	                      json_list(1001, fmt("%lld", (long long)u->id)));
+	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), "[]", kv("can_mention_group", big)),
+	    "can_mention_group[\"direct_members\"] is too long (limit: 1000 items)");
 	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld,%lld]", (long long)u->id, (long long)v->id));
 }
 
