@@ -1423,9 +1423,12 @@ static int narrow_simple(struct request *req, struct narrow *nw, const char *op,
 	}
 	if (strcmp(op, "channels") == 0 || strcmp(op, "streams") == 0)
 		return narrow_channels(req, nw, operand, negated);
-	if (strcmp(op, "search") == 0)
+	if (strcmp(op, "search") == 0) {
 		narrow_search(req, nw, operand);
-	else if (strcmp(op, "near") != 0)
+		/* Each word is one more ILIKE on every row the search scans. */
+		if (nw->search.n > MESSAGE_MAX_SEARCH_WORDS)
+			return bad_narrow(req, "search has too many words (limit: %d)", MESSAGE_MAX_SEARCH_WORDS);
+	} else if (strcmp(op, "near") != 0)
 		return bad_narrow(req, "unknown operator %s", op);
 	return 0;
 }

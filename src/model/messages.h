@@ -44,6 +44,8 @@ enum message_flag {
 /* A direct message has at most this many recipients, a dm narrow at most this many users ("Too many recipients
  * (limit: 1000)"); the reference has no bound. */
 #define MESSAGE_MAX_RECIPIENTS 1000
+/* A narrow's search terms hold at most this many words (BAD_NARROW "search has too many words (limit: 100)"). */
+#define MESSAGE_MAX_SEARCH_WORDS 100
 
 /* ---- checks before sending ----------------------------------------------------------------------------------- */
 

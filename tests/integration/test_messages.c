@@ -760,6 +760,13 @@ static void test_fetch_integer_bounds(void)
 	EXPECT_ERROR(fetch(a, NULL, "anchor=newest&num_before=3000&num_after=2001"), 400, "BAD_REQUEST",
 	             "Too many messages requested (maximum 5000).");
 	EXPECT_ERROR(api_get(a, "/messages/99999999999999999999"), 400, "BAD_REQUEST", "message_id is too large");
+	/* Search words are bounded too: each is an ILIKE on every row scanned. */
+	char *words = keep(strdup(""));
+	for (int i = 0; i < 100; i++)
+		words = fmt("%s w%d", words, i);
+	EXPECT_SUCCESS(fetch(a, fmt("[[\"search\",\"%s\"]]", words), "anchor=newest"));
+	struct resp *r = fetch(a, fmt("[[\"search\",\"%s x\"]]", words), "anchor=newest");
+	EXPECT_ERROR(r, 400, "BAD_NARROW", "Invalid narrow operator: search has too many words (limit: 100)");
 	/* A narrow that long does not fit a URL; POST /register takes the same parameter. */
 	EXPECT_ERROR(api_post(a, "/register",
 	                      fmt("narrow=%s", url_encode(json_list(1001, "[\"is\",\"starred\"]")))),
