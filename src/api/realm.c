@@ -159,13 +159,14 @@ static int event_limit(struct request *req, enum limit l, const struct settings 
 
 /* ---- role:fullmembers after a waiting_period_threshold change (update_users_in_full_members_system_group) ---- */
 
+/* The age is compared as an interval: now() minus 2^31 days is out of the timestamp range (SQLSTATE 22008). */
 static struct db_stmt st_fullmembers_remove =
     DB_STMT("DELETE FROM user_group_members m USING users u WHERE m.group_id = $1 AND u.id = m.user_id"
-            " AND (u.role <> 400 OR u.date_joined > now() - make_interval(days => $2::int)) RETURNING m.user_id");
+            " AND (u.role <> 400 OR now() - u.date_joined < make_interval(days => $2::int)) RETURNING m.user_id");
 static struct db_stmt st_fullmembers_add =
     DB_STMT("INSERT INTO user_group_members (group_id, user_id)"
             " SELECT $1, m.user_id FROM user_group_members m JOIN users u ON u.id = m.user_id"
-            " WHERE m.group_id = $3 AND u.date_joined <= now() - make_interval(days => $2::int)"
+            " WHERE m.group_id = $3 AND now() - u.date_joined >= make_interval(days => $2::int)"
             "   AND NOT EXISTS (SELECT 1 FROM user_group_members f WHERE f.group_id = $1 AND f.user_id = m.user_id)"
             " RETURNING user_id");
 
@@ -255,9 +256,6 @@ static int read_params(struct request *req, struct wanted *w)
 			return api_error(req, ERR_BAD_REQUEST, "Invalid topics_policy");
 		w->topics_policy_value = topics_policies[i].value;
 	}
-	/* The reference declares a NonNegativeInt; its validator has no message for the error, we give one. */
-	if (param_present(req, "waiting_period_threshold") && param_int(req, "waiting_period_threshold") < 0)
-		return api_error(req, ERR_BAD_REQUEST, "waiting_period_threshold is too small");
 	if (param_present(req, "waiting_period_threshold") && !user_is_owner(req->user))
 		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization owner");
 	return 0;

@@ -1,6 +1,11 @@
-/* The route table: every endpoint of /api/v1 with its flags and parameters. Read this first. */
+/*
+ * The route table: every endpoint of /api/v1 with its flags and parameters. Read this first. Every list parameter
+ * holds at most PARAM_MAX_ITEMS items unless its row says otherwise, and every integer fits a bigint unless its
+ * flags narrow it (src/http/params.h, docs/LIMITS.md).
+ */
 #include "api/api.h"
 #include "http/router.h"
+#include "model/messages.h"
 
 #define END                                                                                                            \
 	{                                                                                                              \
@@ -195,13 +200,14 @@ static const struct param_spec messages_send_params[] = {
 static const struct param_spec messages_list_params[] = {
     {"anchor", PT_STR, 0, 0, NULL},
     {"include_anchor", PT_BOOL, 0, 0, "true"},
-    {"num_before", PT_INT, 0, 0, "0"},
-    {"num_after", PT_INT, 0, 0, "0"},
+    {"num_before", PT_INT, P_INT4 | P_NONNEG, 0, "0"},
+    {"num_after", PT_INT, P_INT4 | P_NONNEG, 0, "0"},
     {"narrow", PT_JSON, 0, 0, NULL},
     {"client_gravatar", PT_BOOL, 0, 0, "true"},
     {"apply_markdown", PT_BOOL, 0, 0, "true"},
     {"use_first_unread_anchor", PT_BOOL, 0, 0, "false"},
-    {"message_ids", PT_INT_LIST, 0, 0, NULL},
+    /* Above MESSAGE_MAX_FETCH the handler answers the reference's "Too many messages requested". */
+    {"message_ids", PT_INT_LIST, 0, 2 * MESSAGE_MAX_FETCH, NULL},
     {"allow_empty_topic_name", PT_BOOL, 0, 0, "false"},
     END,
 };
@@ -271,12 +277,12 @@ static const struct param_spec realm_update_params[] = {
     {"move_messages_within_stream_limit_seconds", PT_JSON, 0, 0, NULL},
     {"name", PT_STR, P_NONBLANK, 40, NULL},
     {"topics_policy", PT_STR, 0, 0, NULL},
-    {"waiting_period_threshold", PT_INT, 0, 0, NULL},
+    {"waiting_period_threshold", PT_INT, P_INT4 | P_NONNEG, 0, NULL},
     END,
 };
 
 static const struct param_spec messages_flags_params[] = {
-    {"messages", PT_INT_LIST, P_REQUIRED, 0, NULL},
+    {"messages", PT_INT_LIST, P_REQUIRED, MESSAGE_MAX_FLAGS_UPDATE, NULL},
     {"op", PT_STR, P_REQUIRED, 0, NULL},
     {"flag", PT_STR, P_REQUIRED, 0, NULL},
     END,

@@ -94,39 +94,85 @@ static int parse_wanted(struct request *req, json_object *list, struct wanted **
 	return 0;
 }
 
-static struct db_stmt st_principal_by_id =
-    DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND id = $2 AND is_active");
-static struct db_stmt st_principal_by_email =
-    DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND lower(delivery_email) = lower($2) AND is_active");
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
 
-/* Users named by principals (ids or e-mail addresses); defaults to the requesting user. */
+/* Removes the repeats of ids[0..*n), keeping the first of each in place: sorted copy and binary search. */
+static void unique_in_order(struct request *req, int64_t *ids, size_t *n)
+{
+	int64_t *sorted = arena_alloc(&req->arena, (*n + 1) * sizeof(*sorted));
+	memcpy(sorted, ids, *n * sizeof(*sorted));
+	qsort(sorted, *n, sizeof(*sorted), cmp_id);
+	bool *taken = arena_alloc(&req->arena, *n + 1);
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++) {
+		size_t at = (size_t)((int64_t *)bsearch(&ids[i], sorted, *n, sizeof(*sorted), cmp_id) - sorted);
+		while (at > 0 && sorted[at - 1] == ids[i]) /* bsearch may land on any of the equal ones */
+			at--;
+		if (!taken[at])
+			ids[kept++] = ids[i];
+		taken[at] = true;
+	}
+	*n = kept;
+}
+
+/* Active users of the organization by id or by e-mail address; x.i is the position in the array (from 1). */
+static struct db_stmt st_principal_ids = DB_STMT("SELECT x.i, u.id FROM unnest($2::bigint[]) WITH ORDINALITY x(v, i)"
+                                                 " JOIN users u ON u.id = x.v AND u.realm_id = $1 AND u.is_active");
+static struct db_stmt st_principal_emails =
+    DB_STMT("SELECT x.i, u.id FROM json_array_elements_text($2::json) WITH ORDINALITY x(e, i)"
+            " JOIN users u ON u.realm_id = $1 AND lower(u.delivery_email) = lower(x.e) AND u.is_active");
+
+/* Resolves one kind of principal (st, args as its $2): out[at[k]] receives the user at position k of the array. */
+static int resolve_principals(struct request *req, struct db_stmt *st, const char *arg, const size_t *at, int64_t *out)
+{
+	struct db_res *res = DB_EXEC(req, st, db_arg_int(req, req->realm->id), arg);
+	if (res == NULL)
+		return -1;
+	for (int r = 0; r < db_rows(res); r++)
+		out[at[db_int(res, r, 0) - 1]] = db_int(res, r, 1);
+	return 0;
+}
+
+/* Users named by principals (ids or e-mail addresses), repeats removed; defaults to the requesting user. Two
+ * statements whatever the number. */
 static int parse_principals(struct request *req, int64_t **ids, size_t *n)
 {
 	json_object *list = param_json(req, "principals");
-	size_t count = list && json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
 	if (list != NULL && !json_object_is_type(list, json_type_array))
 		return api_error(req, ERR_BAD_REQUEST, "principals is not a list");
+	size_t count = list ? json_object_array_length(list) : 0, nid = 0, nemail = 0;
 	*ids = arena_alloc(&req->arena, (count + 1) * sizeof(**ids));
-	*n = 0;
+	int64_t *by_id = arena_alloc(&req->arena, (count + 1) * sizeof(*by_id));
+	size_t *at_id = arena_alloc(&req->arena, (count + 1) * sizeof(*at_id));
+	size_t *at_email = arena_alloc(&req->arena, (count + 1) * sizeof(*at_email));
+	json_object *emails = request_own_json(req, json_object_new_array());
 	for (size_t i = 0; i < count; i++) {
 		json_object *p = json_object_array_get_idx(list, i);
-		struct db_res *res;
-		if (json_object_is_type(p, json_type_int))
-			res = DB_EXEC(req, &st_principal_by_id, db_arg_int(req, req->realm->id),
-			              db_arg_int(req, json_object_get_int64(p)));
-		else if (json_object_is_type(p, json_type_string))
-			res = DB_EXEC(req, &st_principal_by_email, db_arg_int(req, req->realm->id),
-			              json_object_get_string(p));
-		else
+		(*ids)[i] = 0;
+		if (json_object_is_type(p, json_type_int)) {
+			at_id[nid] = i;
+			by_id[nid++] = json_object_get_int64(p);
+		} else if (json_object_is_type(p, json_type_string)) {
+			at_email[nemail++] = i;
+			json_object_array_add(emails, json_object_get(p));
+		} else {
 			return api_error(req, ERR_BAD_REQUEST, "principals[%zu] is not an integer", i);
-		if (res == NULL)
-			return -1;
-		if (db_rows(res) == 0)
-			return api_error(req, ERR_BAD_REQUEST, "No such user");
-		(*ids)[(*n)++] = db_int(res, 0, 0);
+		}
 	}
+	if ((nid && resolve_principals(req, &st_principal_ids, db_arg_ids(req, by_id, (int)nid), at_id, *ids) < 0) ||
+	    (nemail && resolve_principals(req, &st_principal_emails, jsonx_string(emails), at_email, *ids) < 0))
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		if ((*ids)[i] == 0)
+			return api_error(req, ERR_BAD_REQUEST, "No such user");
+	*n = count;
 	if (*n == 0)
 		(*ids)[(*n)++] = req->user->id;
+	unique_in_order(req, *ids, n);
 	return 0;
 }
 
@@ -138,7 +184,18 @@ static bool others_among(struct request *req, const int64_t *ids, size_t n)
 	return false;
 }
 
-/* The names as a JSON array text, for `IN (SELECT json_array_elements_text($3::json))`. */
+/* Each subscription change costs its events a query or two: the product of channels and users is bounded. */
+#define MAX_SUBSCRIPTION_CHANGES 10000
+
+static int check_changes(struct request *req, size_t nchannels, size_t nusers)
+{
+	if (nchannels * nusers > MAX_SUBSCRIPTION_CHANGES)
+		return api_error(req, ERR_BAD_REQUEST, "Too many subscriptions requested (maximum %d).",
+		                 MAX_SUBSCRIPTION_CHANGES);
+	return 0;
+}
+
+/* The names as a JSON array text, for json_array_elements_text(). */
 static const char *names_json(struct request *req, const struct wanted *w, size_t n)
 {
 	json_object *a = request_own_json(req, json_object_new_array());
@@ -147,22 +204,61 @@ static const char *names_json(struct request *req, const struct wanted *w, size_
 	return jsonx_string(a);
 }
 
-static struct db_stmt st_by_names =
-    DB_STMT(CHANNEL_SELECT "AND lower(c.name) IN (SELECT lower(x) FROM json_array_elements_text($3::json) x)");
+/* For each name (x.i: its position, from 1), its key as the unique index compares names and the channel with
+ * it, if any; the repeats of a key are adjacent, the first asked first. */
+static struct db_stmt st_name_keys =
+    DB_STMT("SELECT t.i, lower(t.x), c.id FROM json_array_elements_text($2::json) WITH ORDINALITY t(x, i)"
+            " LEFT JOIN channels c ON c.realm_id = $1 AND lower(c.name) = lower(t.x)"
+            " ORDER BY lower(t.x) COLLATE \"C\", t.i");
+static struct db_stmt st_by_ids = DB_STMT(CHANNEL_SELECT "AND c.id = ANY($3::bigint[]) ORDER BY c.id");
 
-/* Fills w[i].channel for the channels that exist. */
-static int find_existing(struct request *req, struct wanted *w, size_t n)
+/* The channel of id among chans (ascending ids), or NULL. */
+static struct channel *channel_among(struct channel **chans, int n, int64_t id)
 {
-	struct db_res *res = DB_EXEC(req, &st_by_names, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id),
-	                             names_json(req, w, n));
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (chans[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && chans[lo]->id == id ? chans[lo] : NULL;
+}
+
+/* Drops the names of w that repeat an earlier one (ignoring case, as channel names are unique) and fills
+ * w[i].channel for the channels that exist. Two statements whatever the number of names. */
+static int find_existing(struct request *req, struct wanted *w, size_t *n)
+{
+	struct db_res *keys = DB_EXEC(req, &st_name_keys, db_arg_int(req, req->realm->id), names_json(req, w, *n));
+	if (keys == NULL)
+		return -1;
+	bool *repeat = arena_alloc(&req->arena, *n + 1);
+	int64_t *want = arena_alloc(&req->arena, (*n + 1) * sizeof(*want)),
+	        *ids = arena_alloc(&req->arena, (*n + 1) * sizeof(*ids));
+	int nids = 0;
+	for (int r = 0; r < db_rows(keys); r++) {
+		size_t i = (size_t)db_int(keys, r, 0) - 1;
+		repeat[i] = r > 0 && strcmp(db_val(keys, r, 1), db_val(keys, r - 1, 1)) == 0;
+		want[i] = db_null(keys, r, 2) ? 0 : db_int(keys, r, 2);
+		if (want[i] && !repeat[i])
+			ids[nids++] = want[i];
+	}
+	struct db_res *res = DB_EXEC(req, &st_by_ids, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id),
+	                             db_arg_ids(req, ids, nids));
 	if (res == NULL)
 		return -1;
-	for (int r = 0; r < db_rows(res); r++) {
-		struct channel *c = channel_from_row(req, res, r, 0);
-		for (size_t i = 0; i < n; i++)
-			if (strcasecmp(w[i].name, c->name) == 0)
-				w[i].channel = c;
+	struct channel **chans = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*chans));
+	for (int r = 0; r < db_rows(res); r++)
+		chans[r] = channel_from_row(req, res, r, 0);
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (repeat[i])
+			continue;
+		w[i].channel = want[i] ? channel_among(chans, db_rows(res), want[i]) : NULL;
+		w[kept++] = w[i];
 	}
+	*n = kept;
 	return 0;
 }
 
@@ -306,10 +402,39 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 	return 0;
 }
 
+/* Every pair of users ($1) and channels ($2: [[id, color], ...]) in one statement; the pairs that changed return. */
 static struct db_stmt st_subscribe =
-    DB_STMT("INSERT INTO subscriptions (user_id, channel_id, color) VALUES ($1, $2, $3)"
+    DB_STMT("INSERT INTO subscriptions (user_id, channel_id, color)"
+            " SELECT u, (c->>0)::bigint, c->>1 FROM unnest($1::bigint[]) u, json_array_elements($2::json) c"
             " ON CONFLICT (user_id, channel_id) DO UPDATE SET active = true WHERE NOT subscriptions.active"
-            " RETURNING user_id");
+            " RETURNING user_id, channel_id");
+
+/* A (user, channel) pair a statement returned. */
+struct pair {
+	int64_t user, channel;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	return x->user != y->user ? cmp_id(&x->user, &y->user) : cmp_id(&x->channel, &y->channel);
+}
+
+/* The (user_id, channel_id) rows of res, sorted for has_pair(). */
+static struct pair *pairs_of(struct request *req, const struct db_res *res)
+{
+	struct pair *p = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*p));
+	for (int r = 0; r < db_rows(res); r++)
+		p[r] = (struct pair){db_int(res, r, 0), db_int(res, r, 1)};
+	qsort(p, (size_t)db_rows(res), sizeof(*p), cmp_pair);
+	return p;
+}
+
+static bool has_pair(const struct pair *p, int n, int64_t user, int64_t channel)
+{
+	struct pair key = {user, channel};
+	return n > 0 && bsearch(&key, p, (size_t)n, sizeof(*p), cmp_pair) != NULL;
+}
 
 /* The reference's palette for new subscriptions. */
 static const char *const palette[] = {"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55",
@@ -342,18 +467,29 @@ static int subscribe_all(struct request *req, const struct wanted *w, size_t n, 
 	json_object *subscribed = json_object_new_object(), *already = json_object_new_object();
 	json_object_object_add(request_result(req), "subscribed", subscribed);
 	json_object_object_add(request_result(req), "already_subscribed", already);
+	json_object *channels = request_own_json(req, json_object_new_array());
+	for (size_t i = 0; i < n; i++) {
+		const struct channel *c = w[i].channel;
+		json_object *pair = json_object_new_array();
+		json_object_array_add(pair, json_object_new_int64(c->id));
+		json_object_array_add(
+		    pair, json_object_new_string(w[i].color ? w[i].color
+		                                            : palette[c->id % (sizeof(palette) / sizeof(*palette))]));
+		json_object_array_add(channels, pair);
+	}
+	struct db_res *res =
+	    n == 0 ? NULL : DB_EXEC(req, &st_subscribe, db_arg_ids(req, users, (int)nusers), jsonx_string(channels));
+	if (n > 0 && res == NULL)
+		return -1;
+	struct pair *changed = res ? pairs_of(req, res) : NULL;
+	int nchanged = res ? db_rows(res) : 0;
 	for (size_t u = 0; u < nusers; u++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct channel *c = w[i].channel;
-			const char *color =
-			    w[i].color ? w[i].color : palette[c->id % (sizeof(palette) / sizeof(*palette))];
-			struct db_res *res =
-			    DB_EXEC(req, &st_subscribe, db_arg_int(req, users[u]), db_arg_int(req, c->id), color);
-			if (res == NULL)
-				return -1;
-			if (db_rows(res))
+			bool is_new = has_pair(changed, nchanged, users[u], c->id);
+			if (is_new)
 				ch->subs[ch->nsubs++] = (struct channel_sub){users[u], c};
-			add_name(db_rows(res) ? subscribed : already, users[u], c->name);
+			add_name(is_new ? subscribed : already, users[u], c->name);
 		}
 	}
 	return 0;
@@ -390,7 +526,8 @@ int subscriptions_add(struct request *req)
 	size_t n = 0, nusers = 0;
 	int64_t *users = NULL;
 	if (parse_wanted(req, param_json(req, "subscriptions"), &w, &n) < 0 ||
-	    parse_principals(req, &users, &nusers) < 0 || find_existing(req, w, n) < 0 || create_missing(req, w, n) < 0)
+	    parse_principals(req, &users, &nusers) < 0 || find_existing(req, w, &n) < 0 ||
+	    check_changes(req, n, nusers) < 0 || create_missing(req, w, n) < 0)
 		return -1;
 	bool others = others_among(req, users, nusers);
 	struct channel_changes changes = {0};
@@ -400,35 +537,71 @@ int subscriptions_add(struct request *req)
 }
 
 static struct db_stmt st_unsubscribe =
-    DB_STMT("UPDATE subscriptions SET active = false WHERE user_id = $1 AND channel_id = $2 AND active RETURNING 1");
+    DB_STMT("UPDATE subscriptions SET active = false"
+            " WHERE user_id = ANY($1::bigint[]) AND channel_id = ANY($2::bigint[]) AND active"
+            " RETURNING user_id, channel_id");
 
-/* DELETE /api/v1/users/me/subscriptions */
-int subscriptions_remove(struct request *req)
+/* The names of w without a channel the user can see, as "a, b, c", or NULL. */
+static const char *missing_names(struct request *req, const struct wanted *w, size_t n)
+{
+	size_t size = 1;
+	for (size_t i = 0; i < n; i++)
+		if (w[i].channel == NULL || !w[i].channel->metadata_access)
+			size += strlen(w[i].name) + 2;
+	if (size == 1)
+		return NULL;
+	char *out = arena_alloc(&req->arena, size), *p = out;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].channel != NULL && w[i].channel->metadata_access)
+			continue;
+		if (p != out)
+			p = stpcpy(p, ", ");
+		p = stpcpy(p, w[i].name);
+	}
+	return out;
+}
+
+/* The names of the subscriptions parameter of DELETE, stripped. */
+static int parse_names(struct request *req, struct wanted **out, size_t *n)
 {
 	json_object *list = param_json(req, "subscriptions");
 	if (!json_object_is_type(list, json_type_array))
 		return api_error(req, ERR_BAD_REQUEST, "subscriptions is not a list");
-	size_t n = json_object_array_length(list), nusers;
-	struct wanted *w = arena_alloc(&req->arena, (n + 1) * sizeof(*w));
-	for (size_t i = 0; i < n; i++) {
+	*n = json_object_array_length(list);
+	struct wanted *w = *out = arena_alloc(&req->arena, (*n + 1) * sizeof(*w));
+	for (size_t i = 0; i < *n; i++) {
 		json_object *v = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(v, json_type_string))
 			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu] is not a string", i);
 		w[i].name = arena_strip(&req->arena, json_object_get_string(v));
 	}
-	int64_t *users;
-	if (parse_principals(req, &users, &nusers) < 0 || find_existing(req, w, n) < 0)
+	return 0;
+}
+
+/* DELETE /api/v1/users/me/subscriptions */
+int subscriptions_remove(struct request *req)
+{
+	struct wanted *w = NULL;
+	size_t n = 0, nusers = 0;
+	int64_t *users = NULL;
+	if (parse_names(req, &w, &n) < 0 || parse_principals(req, &users, &nusers) < 0 ||
+	    find_existing(req, w, &n) < 0 || check_changes(req, n, nusers) < 0)
 		return -1;
-	const char *missing = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (w[i].channel == NULL || !w[i].channel->metadata_access)
-			missing = missing ? arena_printf(&req->arena, "%s, %s", missing, w[i].name) : w[i].name;
+	const char *missing = missing_names(req, w, n);
 	if (missing != NULL)
 		return api_error(req, ERR_BAD_REQUEST, "Channel(s) (%s) do not exist", missing);
 	bool others = others_among(req, users, nusers);
 	for (size_t i = 0; i < n && others; i++)
 		if (!perm_channel_remove_subscribers(req, w[i].channel))
 			return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+	int64_t *ids = arena_alloc(&req->arena, (n + 1) * sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = w[i].channel->id;
+	struct db_res *res =
+	    DB_EXEC(req, &st_unsubscribe, db_arg_ids(req, users, (int)nusers), db_arg_ids(req, ids, (int)n));
+	if (res == NULL)
+		return -1;
+	struct pair *changed = pairs_of(req, res);
 	json_object *removed = json_object_new_array(), *not_removed = json_object_new_array();
 	json_object_object_add(request_result(req), "removed", removed);
 	json_object_object_add(request_result(req), "not_removed", not_removed);
@@ -436,13 +609,10 @@ int subscriptions_remove(struct request *req)
 	int ngone = 0;
 	for (size_t u = 0; u < nusers; u++) {
 		for (size_t i = 0; i < n; i++) {
-			struct db_res *res =
-			    DB_EXEC(req, &st_unsubscribe, db_arg_int(req, users[u]), db_arg_int(req, w[i].channel->id));
-			if (res == NULL)
-				return -1;
-			if (db_rows(res))
+			bool was = has_pair(changed, db_rows(res), users[u], w[i].channel->id);
+			if (was)
 				gone[ngone++] = (struct channel_sub){users[u], w[i].channel};
-			json_object_array_add(db_rows(res) ? removed : not_removed, json_object_new_string(w[i].name));
+			json_object_array_add(was ? removed : not_removed, json_object_new_string(w[i].name));
 		}
 	}
 	return channel_events_unsubscribe(req, gone, ngone);

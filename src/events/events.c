@@ -131,6 +131,36 @@ static const char *merge_key(struct request *req, json_object *event)
 	return arena_printf(&req->arena, "%s/%s", json_object_get_string(op), json_object_get_string(flag));
 }
 
+/* A queue id and where it was found, for removing repeats in n log n (a big channel has thousands of queues). */
+struct found {
+	const char *id;
+	int at;
+};
+
+static int cmp_found(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Removes the repeats of q[0..n), keeping the first of each in place; returns how many remain. */
+static int unique_in_order(struct request *req, const char **q, int n)
+{
+	struct found *sorted = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*sorted));
+	for (int i = 0; i < n; i++)
+		sorted[i] = (struct found){q[i], i};
+	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_found);
+	bool *repeat = arena_alloc(&req->arena, (size_t)n + 1);
+	for (int k = 1; k < n; k++)
+		repeat[sorted[k].at] = strcmp(sorted[k].id, sorted[k - 1].id) == 0;
+	int kept = 0;
+	for (int i = 0; i < n; i++)
+		if (!repeat[i])
+			q[kept++] = q[i];
+	return kept;
+}
+
 /* The queues of the users (and of all_public_streams registrations when asked), without duplicates. */
 static int candidate_queues(struct request *req, const struct pending_event *e, const char ***out, int *nout)
 {
@@ -155,18 +185,11 @@ static int candidate_queues(struct request *req, const struct pending_event *e, 
 		total += replies[i]->n;
 	const char **q = arena_alloc(&req->arena, (total + 1) * sizeof(*q));
 	int nq = 0;
-	for (int i = 0; i < ncmds; i++) {
-		for (size_t k = 0; k < replies[i]->n; k++) {
-			const char *id = replies[i]->elem[k]->str;
-			bool seen = false;
-			for (int j = 0; j < nq && !seen; j++)
-				seen = strcmp(q[j], id) == 0;
-			if (!seen)
-				q[nq++] = id;
-		}
-	}
+	for (int i = 0; i < ncmds; i++)
+		for (size_t k = 0; k < replies[i]->n; k++)
+			q[nq++] = replies[i]->elem[k]->str;
 	*out = q;
-	*nout = nq;
+	*nout = unique_in_order(req, q, nq);
 	return 0;
 }
 

@@ -15,16 +15,56 @@ static int type_error(struct request *req, const char *name, const char *what)
 	return api_error(req, ERR_BAD_REQUEST, "%s is not %s", name, what);
 }
 
-static int check_list(struct request *req, const char *name, json_object *j, json_type elem, const char *what)
+/* The most items a list parameter may hold. */
+static size_t max_items(const struct param_spec *spec)
+{
+	return spec->max_len > 0 ? (size_t)spec->max_len : PARAM_MAX_ITEMS;
+}
+
+static int check_length(struct request *req, const struct param_spec *spec, json_object *j)
+{
+	if (json_object_array_length(j) > max_items(spec))
+		return api_error(req, ERR_BAD_REQUEST, "%s is too long (limit: %zu items)", spec->name,
+		                 max_items(spec));
+	return 0;
+}
+
+/*
+ * Whether the JSON integer j lies within the spec's range. json-c saturates what overflows 64 bits to INT64_MAX
+ * or INT64_MIN; a value above INT64_MAX is kept as an unsigned one, so only INT64_MIN is ambiguous, and it is
+ * outside every range.
+ */
+static int check_range(struct request *req, const struct param_spec *spec, json_object *j, const char *name)
+{
+	int64_t min = (spec->flags & P_INT4) ? INT32_MIN : INT64_MIN + 1;
+	int64_t max = (spec->flags & P_INT4) ? INT32_MAX : INT64_MAX;
+	if (spec->flags & P_NONNEG)
+		min = 0;
+	int64_t v = json_object_get_int64(j);
+	if (v == INT64_MIN || v < min)
+		return api_error(req, ERR_BAD_REQUEST, "%s is too small", name);
+	if (v > max || (v == INT64_MAX && json_object_get_uint64(j) > (uint64_t)INT64_MAX))
+		return api_error(req, ERR_BAD_REQUEST, "%s is too large", name);
+	return 0;
+}
+
+static int check_list(struct request *req, const struct param_spec *spec, json_object *j, json_type elem,
+                      const char *what)
 {
 	if (!json_object_is_type(j, json_type_array))
-		return type_error(req, name, "a list");
+		return type_error(req, spec->name, "a list");
+	if (check_length(req, spec, j) < 0)
+		return -1;
 	size_t n = json_object_array_length(j);
 	for (size_t k = 0; k < n; k++) {
-		if (!json_object_is_type(json_object_array_get_idx(j, k), elem)) {
-			char *item = arena_printf(&req->arena, "%s[%zu]", name, k);
-			return type_error(req, item, what);
-		}
+		json_object *item = json_object_array_get_idx(j, k);
+		if (json_object_is_type(item, elem) && elem != json_type_int)
+			continue;
+		char *name = arena_printf(&req->arena, "%s[%zu]", spec->name, k);
+		if (!json_object_is_type(item, elem))
+			return type_error(req, name, what);
+		if (check_range(req, spec, item, name) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -54,16 +94,16 @@ static int convert(struct request *req, const struct param_spec *spec, const cha
 		if (!json_object_is_type(j, json_type_int))
 			return type_error(req, spec->name, "an integer");
 		v->i = json_object_get_int64(j);
-		return 0;
+		return check_range(req, spec, j, spec->name);
 	case PT_BOOL:
 		if (!json_object_is_type(j, json_type_boolean))
 			return type_error(req, spec->name, "a boolean");
 		v->b = json_object_get_boolean(j);
 		return 0;
-	case PT_INT_LIST: return check_list(req, spec->name, j, json_type_int, "an integer");
-	case PT_STR_LIST: return check_list(req, spec->name, j, json_type_string, "a string");
+	case PT_INT_LIST: return check_list(req, spec, j, json_type_int, "an integer");
+	case PT_STR_LIST: return check_list(req, spec, j, json_type_string, "a string");
 	case PT_DICT: return json_object_is_type(j, json_type_object) ? 0 : type_error(req, spec->name, "a dict");
-	case PT_JSON:
+	case PT_JSON: return json_object_is_type(j, json_type_array) ? check_length(req, spec, j) : 0;
 	case PT_STR: return 0;
 	}
 	return 0;

@@ -174,7 +174,15 @@ static bool is_setting_value(json_object *value)
 
 int group_setting_check(struct request *req, const char *setting, json_object *value)
 {
-	return is_setting_value(value) ? 0 : api_error(req, ERR_BAD_REQUEST, "Invalid %s", setting);
+	if (!is_setting_value(value))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid %s", setting);
+	/* The lists inside are list parameters too (docs/LIMITS.md). */
+	static const char *const lists[] = {"direct_members", "direct_subgroups"};
+	for (int i = 0; i < 2 && json_object_is_type(value, json_type_object); i++)
+		if (json_object_array_length(json_object_object_get(value, lists[i])) > PARAM_MAX_ITEMS)
+			return api_error(req, ERR_BAD_REQUEST, "%s[\"%s\"] is too long (limit: %d items)", setting,
+			                 lists[i], PARAM_MAX_ITEMS);
+	return 0;
 }
 
 /*

@@ -98,17 +98,19 @@ static const char *bool_arg(bool b)
 
 /* ---- the checks ---------------------------------------------------------------------------------------------- */
 
+/* The limits are integers: the grace is added as bigint, or a limit of 2^31 - 1 overflows (SQLSTATE 22003). */
 static struct db_stmt st_facts = DB_STMT(
     "SELECT r.allow_message_editing,"
     " r.message_content_edit_limit_seconds IS NOT NULL AND now() - m.date_sent >"
-    "   make_interval(secs => r.message_content_edit_limit_seconds + " STR(
+    "   make_interval(secs => r.message_content_edit_limit_seconds::bigint + " STR(
         GRACE_SECONDS) "),"
                        " r.move_messages_within_stream_limit_seconds IS NOT NULL AND now() - m.date_sent >"
-                       "   make_interval(secs => r.move_messages_within_stream_limit_seconds + " STR(
+                       "   make_interval(secs => r.move_messages_within_stream_limit_seconds::bigint + " STR(
                            GRACE_SECONDS) "),"
                                           " r.move_messages_between_streams_limit_seconds IS NOT NULL AND now() - "
                                           "m.date_sent >"
-                                          "   make_interval(secs => r.move_messages_between_streams_limit_seconds "
+                                          "   make_interval(secs => "
+                                          "r.move_messages_between_streams_limit_seconds::bigint "
                                           "+ " STR(
                                               GRACE_SECONDS) "),"
                                                              " r.move_messages_within_stream_limit_seconds IS NULL, "

@@ -372,12 +372,14 @@ struct channel *message_channel_for_send(struct request *req, int64_t id, const 
 
 static struct db_stmt st_users_by_ids = DB_STMT("SELECT " MESSAGE_USER_COLUMNS " FROM users u"
                                                 " WHERE u.realm_id = $1 AND u.id = ANY($3::bigint[]) ORDER BY u.id");
-static struct db_stmt st_user_by_email =
-    DB_STMT("SELECT " MESSAGE_USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND lower(u.delivery_email) = lower($3)"
+/* Users by the addresses clients see them by (x.i, the last column: the position in the array, from 1). */
+static struct db_stmt st_users_by_email =
+    DB_STMT("SELECT " MESSAGE_USER_COLUMNS ", x.i FROM json_array_elements_text($3::json) WITH ORDINALITY x(e, i)"
+            " JOIN users u ON u.realm_id = $1 AND lower(u.delivery_email) = lower(x.e)"
             "   AND (u.email_address_visibility = 1 OR u.is_bot)");
-static struct db_stmt st_user_by_placeholder =
-    DB_STMT("SELECT " MESSAGE_USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND u.id = $3"
-            "   AND u.email_address_visibility <> 1 AND NOT u.is_bot");
+static struct db_stmt st_users_by_placeholder =
+    DB_STMT("SELECT " MESSAGE_USER_COLUMNS ", x.i FROM unnest($3::bigint[]) WITH ORDINALITY x(v, i)"
+            " JOIN users u ON u.realm_id = $1 AND u.id = x.v AND u.email_address_visibility <> 1 AND NOT u.is_bot");
 
 static void user_from_res(const struct db_res *res, int row, struct message_user *u)
 {
@@ -389,23 +391,58 @@ static void user_from_res(const struct db_res *res, int row, struct message_user
 	u->role = (int)db_int(res, row, 5);
 }
 
-/* Looks up users by their API e-mail addresses, in order: "Invalid email 'x'" for the first unknown one. */
+/* Runs one of the by-address statements; out[at[k]] receives the user at position k of its array. */
+static int users_at(struct request *req, struct db_stmt *st, const char *arg, const int *at, struct message_user *out)
+{
+	struct db_res *res =
+	    DB_EXEC(req, st, db_arg_int(req, req->realm->id), realm_fake_email_domain(req, req->realm), arg);
+	if (res == NULL)
+		return -1;
+	for (int r = 0; r < db_rows(res); r++)
+		user_from_res(res, r, &out[at[db_int(res, r, 6) - 1]]);
+	return 0;
+}
+
+/* Looks up users by their API e-mail addresses (two statements): "Invalid email 'x'" for the first unknown one. */
 static int users_by_emails(struct request *req, const char *const *emails, int n, struct message_user *out)
 {
-	const char *domain = realm_fake_email_domain(req, req->realm);
+	int64_t *pids = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*pids));
+	int *at_pid = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*at_pid));
+	int *at_email = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*at_email));
+	int npid = 0, nemail = 0;
+	json_object *addresses = request_own_json(req, json_object_new_array());
 	for (int i = 0; i < n; i++) {
+		out[i].id = 0;
 		int64_t pid = user_placeholder_email_id(req, emails[i]);
-		struct db_res *res =
-		    pid ? DB_EXEC(req, &st_user_by_placeholder, db_arg_int(req, req->realm->id), domain,
-		                  db_arg_int(req, pid))
-		        : DB_EXEC(req, &st_user_by_email, db_arg_int(req, req->realm->id), domain, emails[i]);
-		if (res == NULL)
-			return -1;
-		if (db_rows(res) == 0)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid email '%s'", emails[i]);
-		user_from_res(res, 0, &out[i]);
+		if (pid) {
+			at_pid[npid] = i;
+			pids[npid++] = pid;
+		} else {
+			at_email[nemail++] = i;
+			json_object_array_add(addresses, json_object_new_string(emails[i]));
+		}
 	}
+	if ((npid && users_at(req, &st_users_by_placeholder, db_arg_ids(req, pids, npid), at_pid, out) < 0) ||
+	    (nemail && users_at(req, &st_users_by_email, jsonx_string(addresses), at_email, out) < 0))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (out[i].id == 0)
+			return api_error(req, ERR_BAD_REQUEST, "Invalid email '%s'", emails[i]);
 	return 0;
+}
+
+/* The row of res (ascending ids in column 0) with id, or -1. */
+static int row_of_id(const struct db_res *res, int64_t id)
+{
+	int lo = 0, hi = db_rows(res);
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (db_int(res, mid, 0) < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < db_rows(res) && db_int(res, lo, 0) == id ? lo : -1;
 }
 
 /* Looks up users by id: "Invalid user ID N" for the first unknown one. */
@@ -416,10 +453,7 @@ static int users_by_ids(struct request *req, const int64_t *ids, int n, struct m
 	if (res == NULL)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		int row = -1;
-		for (int r = 0; r < db_rows(res) && row < 0; r++)
-			if (db_int(res, r, 0) == ids[i])
-				row = r;
+		int row = row_of_id(res, ids[i]);
 		if (row < 0)
 			return api_error(req, ERR_BAD_REQUEST, "Invalid user ID %lld", (long long)ids[i]);
 		user_from_res(res, row, &out[i]);
@@ -448,6 +482,55 @@ static json_object *recipients_json(struct request *req, const char *to)
 	return list;
 }
 
+/* A string and where it was asked, for removing repeats in n log n. */
+struct asked {
+	const char *s;
+	int at;
+};
+
+static int cmp_asked(const void *a, const void *b)
+{
+	const struct asked *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Removes the repeats of v[0..*n), keeping the first of each in place. */
+static void strings_unique_in_order(struct request *req, const char **v, int *n)
+{
+	struct asked *sorted = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*sorted));
+	for (int i = 0; i < *n; i++)
+		sorted[i] = (struct asked){v[i], i};
+	qsort(sorted, (size_t)*n, sizeof(*sorted), cmp_asked);
+	bool *repeat = arena_alloc(&req->arena, (size_t)*n + 1);
+	for (int k = 1; k < *n; k++)
+		repeat[sorted[k].at] = strcmp(sorted[k].s, sorted[k - 1].s) == 0;
+	int kept = 0;
+	for (int i = 0; i < *n; i++)
+		if (!repeat[i])
+			v[kept++] = v[i];
+	*n = kept;
+}
+
+/* Removes the repeats of a, keeping the first of each in place. */
+static void ids_unique_in_order(struct request *req, struct ids *a)
+{
+	int64_t *sorted = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*sorted));
+	memcpy(sorted, a->v, (size_t)a->n * sizeof(*sorted));
+	qsort(sorted, (size_t)a->n, sizeof(*sorted), cmp_id);
+	bool *taken = arena_alloc(&req->arena, (size_t)a->n + 1); /* per value: its first occurrence was kept */
+	int kept = 0;
+	for (int i = 0; i < a->n; i++) {
+		int64_t *at = bsearch(&a->v[i], sorted, (size_t)a->n, sizeof(*sorted), cmp_id);
+		while (at > sorted && at[-1] == a->v[i]) /* bsearch may land on any of the equal ones */
+			at--;
+		if (!taken[at - sorted])
+			a->v[kept++] = a->v[i];
+		taken[at - sorted] = true;
+	}
+	a->n = kept;
+}
+
 /* The e-mail addresses of list: stripped, empty ones dropped, duplicates removed (first kept). */
 static int list_emails(struct request *req, json_object *list, const char ***out, int *n)
 {
@@ -460,17 +543,15 @@ static int list_emails(struct request *req, json_object *list, const char ***out
 			return api_error(req, ERR_BAD_REQUEST,
 			                 "Recipient lists may contain emails or user IDs, but not both.");
 		const char *s = arena_strip(&req->arena, json_object_get_string(e));
-		bool dup = *s == '\0';
-		for (int k = 0; k < *n && !dup; k++)
-			dup = strcmp(v[k], s) == 0;
-		if (!dup)
+		if (*s != '\0')
 			v[(*n)++] = s;
 	}
+	strings_unique_in_order(req, v, n);
 	*out = v;
 	return 0;
 }
 
-/* The user ids of list, duplicates removed. */
+/* The user ids of list, duplicates removed (first kept). */
 static int list_ids(struct request *req, json_object *list, struct ids *out)
 {
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
@@ -478,9 +559,9 @@ static int list_ids(struct request *req, json_object *list, struct ids *out)
 		if (!json_object_is_type(e, json_type_int))
 			return api_error(req, ERR_BAD_REQUEST,
 			                 "Recipient lists may contain emails or user IDs, but not both.");
-		if (!ids_has(out, json_object_get_int64(e)))
-			ids_push(req, out, json_object_get_int64(e));
+		ids_push(req, out, json_object_get_int64(e));
 	}
+	ids_unique_in_order(req, out);
 	return 0;
 }
 
@@ -497,6 +578,8 @@ int message_resolve_direct(struct request *req, const char *to, struct message_u
 	    (first != NULL && !json_object_is_type(first, json_type_string) &&
 	     !json_object_is_type(first, json_type_int)))
 		return api_error(req, ERR_BAD_REQUEST, "Invalid data type for recipients");
+	if (json_object_array_length(list) > MESSAGE_MAX_RECIPIENTS)
+		return api_error(req, ERR_BAD_REQUEST, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
 	const char **emails = NULL;
 	struct ids ids = {0};
 	bool by_email = first != NULL && json_object_is_type(first, json_type_string);
@@ -906,8 +989,8 @@ static struct db_stmt st_unsubscribed =
 static struct db_stmt st_lock_rows =
     DB_STMT("SELECT message_id, flags FROM user_messages WHERE user_id = $1 AND message_id = ANY($2::bigint[])"
             " ORDER BY message_id FOR UPDATE");
-static struct db_stmt st_messages_of =
-    DB_STMT("SELECT id, COALESCE(channel_id, 0) FROM messages WHERE id = ANY($1::bigint[]) AND realm_id = $2");
+static struct db_stmt st_messages_of = DB_STMT("SELECT id, COALESCE(channel_id, 0) FROM messages"
+                                               " WHERE id = ANY($1::bigint[]) AND realm_id = $2 ORDER BY 2");
 static struct db_stmt st_insert_historical =
     DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, unnest($2::bigint[]), $3");
 static struct db_stmt st_update_flags =
@@ -946,10 +1029,13 @@ static int check_historical_access(struct request *req, const struct ids *ids)
 	if (res == NULL)
 		return -1;
 	bool ok = db_rows(res) == ids->n;
+	struct channel *c = NULL; /* the rows come by channel: each is loaded once */
 	for (int r = 0; r < db_rows(res) && ok; r++) {
 		struct message_ref m = {.id = db_int(res, r, 0), .channel_id = db_int(res, r, 1)};
-		if (m.channel_id && (m.channel = channel_by_id(req, m.channel_id)) == NULL)
+		if (m.channel_id && (c == NULL || c->id != m.channel_id) &&
+		    (c = channel_by_id(req, m.channel_id)) == NULL)
 			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
+		m.channel = m.channel_id ? c : NULL;
 		ok = may_read(req, &m, false);
 	}
 	return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
@@ -1337,9 +1423,12 @@ static int narrow_simple(struct request *req, struct narrow *nw, const char *op,
 	}
 	if (strcmp(op, "channels") == 0 || strcmp(op, "streams") == 0)
 		return narrow_channels(req, nw, operand, negated);
-	if (strcmp(op, "search") == 0)
+	if (strcmp(op, "search") == 0) {
 		narrow_search(req, nw, operand);
-	else if (strcmp(op, "near") != 0)
+		/* Each word is one more ILIKE on every row the search scans. */
+		if (nw->search.n > MESSAGE_MAX_SEARCH_WORDS)
+			return bad_narrow(req, "search has too many words (limit: %d)", MESSAGE_MAX_SEARCH_WORDS);
+	} else if (strcmp(op, "near") != 0)
 		return bad_narrow(req, "unknown operator %s", op);
 	return 0;
 }

@@ -38,6 +38,14 @@ enum message_flag {
 #define MESSAGE_WILDCARD_THRESHOLD 15
 /* GET /messages returns at most this many messages. */
 #define MESSAGE_MAX_FETCH 5000
+/* POST /messages/flags changes at most this many (the reference's MAX_MESSAGES_PER_UPDATE, which it applies to the
+ * narrow variant only). */
+#define MESSAGE_MAX_FLAGS_UPDATE 5000
+/* A direct message has at most this many recipients, a dm narrow at most this many users ("Too many recipients
+ * (limit: 1000)"); the reference has no bound. */
+#define MESSAGE_MAX_RECIPIENTS 1000
+/* A narrow's search terms hold at most this many words (BAD_NARROW "search has too many words (limit: 100)"). */
+#define MESSAGE_MAX_SEARCH_WORDS 100
 
 /* ---- checks before sending ----------------------------------------------------------------------------------- */
 

@@ -49,6 +49,95 @@ static json_object *find_by(json_object *list, const char *key, int64_t id)
 	return NULL;
 }
 
+/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
+static char *json_list(size_t n, const char *item)
+{
+	const char *mark = strstr(item, "%zu");
+	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
+	char *out = keep(malloc(cap));
+	out[0] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			out[len++] = ',';
+		memcpy(out + len, item, head);
+		len += head;
+		if (mark)
+			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
+	}
+	strcpy(out + len, "]");
+	return out;
+}
+
+/* Every list parameter has a bound; the largest list allowed is answered for what it holds, one more is refused
+ * before any work. 1000 unknown names once took seconds and hundreds of megabytes (a quadratic message). */
+static void test_subscription_list_bounds(void)
+{
+	struct user *a = new_user("admin");
+	char *tag = channel_name("gone");
+	const char *names = json_list(1000, fmt("\"%s-%%zu\"", tag));
+	struct resp *r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users/me/subscriptions", .user = a,
+	                                        .form = fmt("subscriptions=%s", url_encode(names))});
+	EXPECT_STATUS(r, 400);
+	const char *msg = jstr(r->json, "msg"), *head = fmt("Channel(s) (%s-0, %s-1, ", tag, tag);
+	CHECK(msg != NULL && strncmp(msg, head, strlen(head)) == 0 && strstr(msg, fmt(", %s-999) do not exist", tag)),
+	      "every unknown name listed once: %.200s", msg ? msg : r->body);
+	r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users/me/subscriptions", .user = a,
+	                           .form = fmt("subscriptions=%s", url_encode(json_list(1001, "\"x%zu\"")))});
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "subscriptions is too long (limit: 1000 items)");
+	r = api_post(a, "/users/me/subscriptions",
+	             fmt("subscriptions=%s", url_encode(json_list(1001, "{\"name\":\"x%zu\"}"))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "subscriptions is too long (limit: 1000 items)");
+	r = api_post(a, "/users/me/subscriptions",
+	             fmt("subscriptions=%s&principals=%s", url_encode("[{\"name\":\"x\"}]"),
+	                 url_encode(json_list(1001, fmt("%lld", (long long)a->id)))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "principals is too long (limit: 1000 items)");
+	/* Channels times users is bounded too: 1000 names for 11 users would be 11,000 subscriptions. */
+	char *users = fmt("%lld", (long long)a->id);
+	for (int i = 0; i < 10; i++)
+		users = fmt("%s,%lld", users, (long long)new_user("member")->id);
+	r = api_post(a, "/users/me/subscriptions",
+	             fmt("subscriptions=%s&principals=%s",
+	                 url_encode(json_list(1000, fmt("{\"name\":\"%s-%%zu\"}", tag))), url_encode(fmt("[%s]", users))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Too many subscriptions requested (maximum 10000).");
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM channels WHERE name LIKE '%s-%%'", tag), "0") == 0,
+	      "nothing was created");
+}
+
+/* A name asked twice (in any case) is one channel: created once (not a unique violation), subscribed and removed
+ * once; a repeated principal is one user. */
+static void test_subscription_repeated_names(void)
+{
+	struct user *a = new_user("member");
+	char *name = channel_name("Twice");
+	char *lower = keep(strdup(name));
+	for (char *p = lower; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	const char *me = fmt("%lld", (long long)a->id);
+	struct resp *r = api_post(
+	    a, "/users/me/subscriptions",
+	    fmt("subscriptions=%s&principals=%s",
+	        url_encode(fmt("[{\"name\":\"%s\"},{\"name\":\"%s\"},{\"name\":\"%s\"}]", name, lower, name)),
+	        url_encode(fmt("[%s,%s]", me, me))));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(jget(r->json, "subscribed"), me, name);
+	CHECK(strcmp(jtext(jget(r->json, "already_subscribed")), "{}") == 0, "nothing already subscribed: %s", r->body);
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM channels WHERE lower(name) = '%s'", lower), "1") == 0,
+	      "one channel");
+	/* The largest list allowed, of one existing name. */
+	r = api_post(a, "/users/me/subscriptions",
+	             fmt("subscriptions=%s", url_encode(json_list(1000, fmt("{\"name\":\"%s\"}", lower)))));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(jget(r->json, "already_subscribed"), me, name);
+	r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users/me/subscriptions", .user = a,
+	                           .form = fmt("subscriptions=%s", url_encode(fmt("[\"%s\",\"%s\"]", lower, name)))});
+	EXPECT_SUCCESS(r);
+	EXPECT_STR_LIST(r->json, "removed", lower);
+	EXPECT_STR_LIST(r->json, "not_removed", NULL);
+	r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users/me/subscriptions", .user = a,
+	                           .form = fmt("subscriptions=%s", url_encode(json_list(1000, "\"no-such\"")))});
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel(s) (no-such) do not exist");
+}
+
 static void test_create_and_subscribe(void)
 {
 	struct user *u = new_user("member");
@@ -422,6 +511,8 @@ static void test_web_public_channel(void)
 void register_channels_tests(void)
 {
 	static const struct itest_case cases[] = {
+	    {"subscription_list_bounds", test_subscription_list_bounds},
+	    {"subscription_repeated_names", test_subscription_repeated_names},
 	    {"create_and_subscribe", test_create_and_subscribe},
 	    {"subscription_object", test_subscription_object},
 	    {"channel_name_errors", test_channel_name_errors},

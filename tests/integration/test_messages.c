@@ -691,6 +691,88 @@ static void test_flags(void)
 	      "ignored: %s", r->body);
 }
 
+/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
+static char *json_list(size_t n, const char *item)
+{
+	const char *mark = strstr(item, "%zu");
+	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
+	char *out = keep(malloc(cap));
+	out[0] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			out[len++] = ',';
+		memcpy(out + len, item, head);
+		len += head;
+		if (mark)
+			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
+	}
+	strcpy(out + len, "]");
+	return out;
+}
+
+/* Recipients, flag updates and integers are bounded: the largest list allowed is answered for what it holds
+ * (repeats are one recipient), one more is refused before any lookup. */
+static void test_recipient_bounds(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	struct resp *r = send_form(a, fmt("type=direct&content=hi&to=%s",
+	                                  url_encode(json_list(1000, fmt("%lld", (long long)b->id)))));
+	EXPECT_SUCCESS(r);
+	json_object *m = get_message(b, jint(r->json, "id"), NULL);
+	CHECK(json_object_array_length(jget(m, "display_recipient")) == 2, "two participants: %s", jtext(m));
+	r = send_form(a, fmt("type=direct&content=hi&to=%s", url_encode(json_list(1000, "9%zu0000000"))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid user ID 900000000");
+	r = send_form(a, fmt("type=direct&content=hi&to=%s", url_encode(json_list(1001, "9%zu0000000"))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Too many recipients (limit: 1000)");
+	/* The same bound for addresses, as a list or comma-separated. */
+	const char *emails = json_list(1000, fmt("\"%s\"", b->email));
+	EXPECT_SUCCESS(send_form(a, fmt("type=direct&content=hi&to=%s", url_encode(emails))));
+	char *csv = keep(strdup(json_list(1001, "u%zu@example.invalid") + 1));
+	csv[strlen(csv) - 1] = '\0';
+	EXPECT_ERROR(send_form(a, fmt("type=direct&content=hi&to=%s", url_encode(csv))), 400, "BAD_REQUEST",
+	             "Too many recipients (limit: 1000)");
+}
+
+static void test_flags_bounds(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	int64_t dm = send_direct_message(a, fmt("[%lld]", (long long)b->id), "many");
+	struct resp *r = api_post(b, "/messages/flags",
+	                          fmt("op=add&flag=starred&messages=%s", url_encode(json_list(5000, id_text(dm)))));
+	EXPECT_SUCCESS(r);
+	CHECK(strcmp(flags_of(get_message(b, dm, NULL)), "[\"starred\"]") == 0, "starred");
+	r = api_post(b, "/messages/flags",
+	             fmt("op=add&flag=starred&messages=%s", url_encode(json_list(5001, id_text(dm)))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "messages is too long (limit: 5000 items)");
+	r = api_post(b, "/messages/flags", fmt("op=add&flag=starred&messages=%s", url_encode("[99999999999999999999]")));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "messages[0] is too large");
+}
+
+static void test_fetch_integer_bounds(void)
+{
+	struct user *a = new_user("member");
+	EXPECT_ERROR(fetch(a, NULL, "anchor=newest&num_before=2147483648"), 400, "BAD_REQUEST",
+	             "num_before is too large");
+	/* Once a signed overflow in num_before + num_after. */
+	EXPECT_ERROR(fetch(a, NULL, "anchor=newest&num_before=9223372036854775807&num_after=1"), 400, "BAD_REQUEST",
+	             "num_before is too large");
+	EXPECT_ERROR(fetch(a, NULL, "anchor=newest&num_after=-1"), 400, "BAD_REQUEST", "num_after is too small");
+	EXPECT_ERROR(fetch(a, NULL, "anchor=newest&num_before=3000&num_after=2001"), 400, "BAD_REQUEST",
+	             "Too many messages requested (maximum 5000).");
+	EXPECT_ERROR(api_get(a, "/messages/99999999999999999999"), 400, "BAD_REQUEST", "message_id is too large");
+	/* Search words are bounded too: each is an ILIKE on every row scanned. */
+	char *words = keep(strdup(""));
+	for (int i = 0; i < 100; i++)
+		words = fmt("%s w%d", words, i);
+	EXPECT_SUCCESS(fetch(a, fmt("[[\"search\",\"%s\"]]", words), "anchor=newest"));
+	struct resp *r = fetch(a, fmt("[[\"search\",\"%s x\"]]", words), "anchor=newest");
+	EXPECT_ERROR(r, 400, "BAD_NARROW", "Invalid narrow operator: search has too many words (limit: 100)");
+	/* A narrow that long does not fit a URL; POST /register takes the same parameter. */
+	EXPECT_ERROR(api_post(a, "/register",
+	                      fmt("narrow=%s", url_encode(json_list(1001, "[\"is\",\"starred\"]")))),
+	             400, "BAD_REQUEST", "narrow is too long (limit: 1000 items)");
+}
+
 static void test_max_message_id(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member");
@@ -749,6 +831,9 @@ static void test_big_channel(void)
 void register_messages_tests(void)
 {
 	static const struct itest_case cases[] = {
+	    {"recipient_bounds", test_recipient_bounds},
+	    {"flags_bounds", test_flags_bounds},
+	    {"fetch_integer_bounds", test_fetch_integer_bounds},
 	    {"send_channel_message", test_send_channel_message},
 	    {"send_errors", test_send_errors},
 	    {"truncation_and_empty_topic", test_truncation_and_empty_topic},

@@ -271,6 +271,41 @@ static void test_realm_waiting_period(void)
 	            (long long)full, (long long)z.m->id, (long long)m2->id));
 }
 
+/* An integer that does not fit its column is a 400, not a 500 (SQLSTATE 22003), and changes nothing; the largest
+ * that fits works (the full-member ages are compared as intervals: now() - 2^31 days is no timestamp). */
+static void test_realm_integer_bounds(void)
+{
+	struct org z = new_org();
+	EXPECT_BODY(patch(z.o, "waiting_period_threshold=7"),
+	            "{\"result\":\"success\",\"msg\":\"\",\"waiting_period_threshold\":7}");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=2147483648"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too large");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=99999999999999999999999"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too large");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=-2147483649"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too small");
+	EXPECT_ERROR(patch(z.o, "waiting_period_threshold=-1"), 400, "BAD_REQUEST",
+	             "waiting_period_threshold is too small");
+	EXPECT_INT(realm_state(z.m), "realm_waiting_period_threshold", 7);
+	EXPECT_BODY(patch(z.o, "waiting_period_threshold=2147483647"),
+	            "{\"result\":\"success\",\"msg\":\"\",\"waiting_period_threshold\":2147483647}");
+	EXPECT_INT(realm_state(z.m), "realm_waiting_period_threshold", 2147483647);
+	EXPECT_BODY(patch(z.o, "waiting_period_threshold=0"),
+	            "{\"result\":\"success\",\"msg\":\"\",\"waiting_period_threshold\":0}");
+	/* The same for the ids, which are bigints: past them, a 400 before any lookup. */
+	EXPECT_ERROR(patch(z.o, "moderation_request_channel_id=9223372036854775808"), 400, "BAD_REQUEST",
+	             "moderation_request_channel_id is too large");
+	/* The largest time limits work where they are used: the grace period added to them overflowed an integer. */
+	EXPECT_SUCCESS(patch(z.o, "message_content_edit_limit_seconds=2147483647&move_messages_within_stream_limit_seconds="
+	                          "2147483647&move_messages_between_streams_limit_seconds=2147483647"));
+	const char *ch = fmt("limits-%lld", (long long)z.m->id);
+	EXPECT_SUCCESS(
+	    api_post(z.m, "/users/me/subscriptions", fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", ch)))));
+	int64_t id = send_channel_message(z.m, ch, "t", "before");
+	EXPECT_SUCCESS(http(&(struct request){
+	    .method = "PATCH", .path = fmt("/api/v1/messages/%lld", (long long)id), .user = z.m, .form = "content=after"}));
+}
+
 /* ---- permission groups ---------------------------------------------------------------------------------------- */
 
 static void test_realm_group_settings(void)
@@ -385,6 +420,7 @@ void register_realm_tests(void)
 	    {"realm_time_limit_errors", test_realm_time_limit_errors},
 	    {"realm_topics_policy", test_realm_topics_policy},
 	    {"realm_waiting_period", test_realm_waiting_period},
+	    {"realm_integer_bounds", test_realm_integer_bounds},
 	    {"realm_group_settings", test_realm_group_settings},
 	    {"realm_moderation_channel", test_realm_moderation_channel},
 	    {NULL, NULL},

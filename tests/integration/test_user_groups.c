@@ -5,9 +5,11 @@
  * (access_user_group_for_update, access_user_group_for_deactivation, check_user_group_name,
  * lock_subgroups_with_respect_to_supergroup), zerver/models/groups.py (GROUP_PERMISSION_SETTINGS defaults).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 
@@ -692,6 +694,51 @@ static void test_subgroups_cycles(void)
 	EXPECT_SUCCESS(subgroups(u, c, fmt("add=[%lld]", (long long)a)));
 }
 
+/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
+static char *json_list(size_t n, const char *item)
+{
+	const char *mark = strstr(item, "%zu");
+	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
+	char *out = keep(malloc(cap));
+	out[0] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			out[len++] = ',';
+		memcpy(out + len, item, head);
+		len += head;
+		if (mark)
+			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
+	}
+	strcpy(out + len, "]");
+	return out;
+}
+
+/* Member and subgroup lists hold at most 1000 ids (the largest works, repeats counting once), and every id fits a
+ * bigint. */
+static void test_member_list_bounds(void)
+{
+	struct user *u = new_user("member"), *v = new_user("member");
+	const char *many_u = json_list(1000, fmt("%lld", (long long)u->id));
+	int64_t id = create_ok(u, gname(fmt("Bound-%ld", (long)getpid())), many_u, NULL);
+	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld]", (long long)u->id));
+	EXPECT_SUCCESS(members(u, id, fmt("add=%s", url_encode(json_list(1000, fmt("%lld", (long long)v->id))))));
+	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld,%lld]", (long long)u->id, (long long)v->id));
+	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), json_list(1001, fmt("%lld", (long long)u->id)), NULL),
+	    "members is too long (limit: 1000 items)");
+	BAD(members(u, id, fmt("delete=%s", url_encode(json_list(1001, fmt("%lld", (long long)v->id))))),
+	    "delete is too long (limit: 1000 items)");
+	BAD(members(u, id, fmt("add_subgroups=%s", url_encode(json_list(1001, "%zu")))),
+	    "add_subgroups is too long (limit: 1000 items)");
+	BAD(subgroups(u, id, fmt("add=%s", url_encode(json_list(1001, "%zu")))), "add is too long (limit: 1000 items)");
+	BAD(members(u, id, fmt("add=%s", url_encode("[1,99999999999999999999]"))), "add[1] is too large");
+	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), "[-99999999999999999999]", NULL), "members[0] is too small");
+	const char *big = fmt("{\"direct_members\":%s,\"direct_subgroups\":[]}",
+	                      json_list(1001, fmt("%lld", (long long)u->id)));
+	BAD(create(u, gname(fmt("Bound-%ld", (long)getpid())), "[]", kv("can_mention_group", big)),
+	    "can_mention_group[\"direct_members\"] is too long (limit: 1000 items)");
+	EXPECT_JSON(listed_ok(u, id), "members", fmt("[%lld,%lld]", (long long)u->id, (long long)v->id));
+}
+
 static void test_subgroups_permissions(void)
 {
 	struct user *u = new_user("member"), *m = new_user("member");
@@ -713,6 +760,7 @@ static void test_subgroups_permissions(void)
 void register_user_groups_tests(void)
 {
 	static const struct itest_case cases[] = {
+	    {"member_list_bounds", test_member_list_bounds},
 	    {"create_success_and_defaults", test_create_success_and_defaults},
 	    {"create_settings_and_subgroups", test_create_settings_and_subgroups},
 	    {"create_name_errors", test_create_name_errors},

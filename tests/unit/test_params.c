@@ -16,6 +16,9 @@ static const struct param_spec specs[] = {
 	{"count", PT_INT, 0, 0, "7"},
 	{"title", PT_STR, P_NONBLANK, 5, NULL},
 	{"data", PT_DICT, 0, 0, NULL},
+	{"small", PT_INT, P_INT4 | P_NONNEG, 0, NULL},
+	{"ids", PT_INT_LIST, P_NONNEG, 3, NULL},
+	{"list", PT_JSON, 0, 2, NULL},
 	{NULL, 0, 0, 0, NULL},
 };
 static const struct route route = {"POST", "/x/{user_id}", NULL, 0, specs};
@@ -58,6 +61,55 @@ static void test_params_types(void)
 	CU_ASSERT_STRING_EQUAL(validate("op=a%00b"), "op must not contain null bytes");
 }
 
+/* A JSON list of n items "x" (url-encoded), in a static buffer. */
+static const char *names_of(size_t n)
+{
+	static char q[16384];
+	char *p = q + sprintf(q, "op=a&names=[");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s%%22x%%22", i ? "," : "");
+	strcpy(p, "]");
+	return q;
+}
+
+static void test_params_list_bounds(void)
+{
+	CU_ASSERT_STRING_EQUAL(validate(names_of(PARAM_MAX_ITEMS)), "");
+	CU_ASSERT_STRING_EQUAL(validate(names_of(PARAM_MAX_ITEMS + 1)), "names is too long (limit: 1000 items)");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&ids=[1,2,3]"), "");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&ids=[1,2,3,4]"), "ids is too long (limit: 3 items)");
+	/* A JSON parameter is bounded when it is a list, and only then. */
+	CU_ASSERT_STRING_EQUAL(validate("op=a&list=[1,\"a\"]"), "");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&list=[1,2,3]"), "list is too long (limit: 2 items)");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&list={\"a\":1,\"b\":2,\"c\":3}"), "");
+}
+
+static void test_params_integer_bounds(void)
+{
+	CU_ASSERT_STRING_EQUAL(validate("op=a&small=2147483647"), "");
+	CU_ASSERT_EQUAL(param_int(&req, "small"), 2147483647);
+	CU_ASSERT_STRING_EQUAL(validate("op=a&small=2147483648"), "small is too large");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&small=-1"), "small is too small");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&small=0"), "");
+	/* Without flags: a bigint; json-c saturates what does not fit, which must not pass for INT64_MAX. */
+	CU_ASSERT_STRING_EQUAL(validate("op=a&count=9223372036854775807"), "");
+	CU_ASSERT_EQUAL(param_int(&req, "count"), INT64_MAX);
+	CU_ASSERT_STRING_EQUAL(validate("op=a&count=9223372036854775808"), "count is too large");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&count=99999999999999999999999"), "count is too large");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&count=-9223372036854775807"), "");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&count=-9223372036854775809"), "count is too small");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&to=[1,99999999999999999999]"), "to[1] is too large");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&ids=[0,-1]"), "ids[1] is too small");
+	/* Path parameters are bounded as well (the router lets only digits through). */
+	request_finish(&req);
+	request_init(&req, NULL, 1);
+	req.route = &route;
+	req.path_args[0] = "18446744073709551616";
+	form_parse_urlencoded(&req, "op=a", 4);
+	CU_ASSERT_EQUAL(param_validate(&req, specs), -1);
+	CU_ASSERT_STRING_EQUAL(req.error_msg, "user_id is too large");
+}
+
 static void test_params_values_and_defaults(void)
 {
 	CU_ASSERT_STRING_EQUAL(validate("op=start&to=[3,4]&flag=true&title=%E2%9C%94%E2%9C%94%E2%9C%94%E2%9C%94%E2%9C%94"), "");
@@ -96,6 +148,8 @@ int main(void)
 	static const struct unit_test tests[] = {
 		{"test_params_missing", test_params_missing},
 		{"test_params_types", test_params_types},
+		{"test_params_list_bounds", test_params_list_bounds},
+		{"test_params_integer_bounds", test_params_integer_bounds},
 		{"test_params_values_and_defaults", test_params_values_and_defaults},
 		{"test_params_ignored_parameters_sorted", test_params_ignored_parameters_sorted},
 		{"test_params_error_body_has_no_ignored", test_params_error_body_has_no_ignored},
