@@ -1,14 +1,30 @@
 /* HTTP Basic authentication; see auth.h. */
 #include "http/auth.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "core/config.h"
 #include "core/crypto.h"
 #include "http/form.h"
+#include "http/ratelimit.h"
 #include "http/request.h"
+#include "model/realm.h"
 #include "model/user.h"
+
+/*
+ * The password-hashing slots of this process: Argon2id takes ~90 ms of a CPU, so more checks at once than
+ * CPUs would only slow every request down. Process-wide by nature (sized once from the configuration).
+ */
+static pthread_mutex_t hash_slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t hash_slots;
+static bool hash_slots_ready;
 
 /* True if s (len bytes) is valid UTF-8. */
 static bool is_utf8(const char *s, size_t len)
@@ -53,5 +69,57 @@ int auth_request(struct request *req)
 	case -1: return api_error(req, ERR_BAD_REQUEST, "This endpoint requires HTTP basic authentication.");
 	case -2: return api_error(req, ERR_UNAUTHORIZED, "Invalid authorization header for basic auth");
 	}
-	return user_authenticate_key(req, email, key);
+	if (user_authenticate_key(req, email, key) == 0)
+		return 0;
+	/* Only a key that was checked counts: a database outage is no guess. */
+	return req->error == ERR_UNAUTHORIZED ? ratelimit_key_failed(req) : -1;
+}
+
+static sem_t *hash_slots_get(const struct config *cfg)
+{
+	pthread_mutex_lock(&hash_slots_lock);
+	if (!hash_slots_ready) {
+		long n = cfg->password_hash_slots > 0 ? cfg->password_hash_slots : sysconf(_SC_NPROCESSORS_ONLN);
+		sem_init(&hash_slots, 0, n < 1 ? 1 : (unsigned)n);
+		hash_slots_ready = true;
+	}
+	pthread_mutex_unlock(&hash_slots_lock);
+	return &hash_slots;
+}
+
+/* Takes a hashing slot, waiting at most wait_ms; false if none freed up in time. */
+static bool hash_slot_take(sem_t *slots, int wait_ms)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += wait_ms / 1000;
+	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	int rc;
+	while ((rc = sem_timedwait(slots, &deadline)) < 0 && errno == EINTR)
+		;
+	return rc == 0;
+}
+
+const struct user *auth_password(struct request *req, const struct realm *realm, const char *email,
+                                 const char *password)
+{
+	if (ratelimit_login_begin(req, (long long)realm->id, email) < 0)
+		return NULL;
+	sem_t *slots = hash_slots_get(req->worker->cfg);
+	if (!hash_slot_take(slots, req->worker->cfg->password_hash_wait_ms)) {
+		/* Busy with other logins: the client should come back in a second rather than queue here. */
+		request_add_header(req, "Retry-After", "1");
+		api_error(req, ERR_RATE_LIMIT, NULL);
+		api_error_field(req, "retry-after", json_object_new_double(1.0));
+		return NULL;
+	}
+	const struct user *u = user_authenticate_password(req, realm, email, password);
+	sem_post(slots);
+	if (u != NULL)
+		ratelimit_login_succeeded(req, (long long)realm->id, email);
+	return u;
 }

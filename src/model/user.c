@@ -2,6 +2,7 @@
 #include "model/user.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -100,14 +101,32 @@ int user_authenticate_key(struct request *req, const char *email, const char *ke
 
 static struct db_stmt st_password = DB_STMT("SELECT password_hash FROM users WHERE id = $1");
 
+/*
+ * The hash of a random password, checked for an unknown account so that its failure costs what a known one's
+ * does: the time of a failed login tells nothing about whether the account exists. Made once per process.
+ */
+static pthread_once_t dummy_hash_once = PTHREAD_ONCE_INIT;
+static char *dummy_hash;
+
+static void make_dummy_hash(void)
+{
+	char password[API_KEY_LEN + 1];
+	crypto_new_api_key(password);
+	dummy_hash = crypto_password_hash(password);
+}
+
 struct user *user_authenticate_password(struct request *req, const struct realm *realm, const char *email,
                                         const char *password)
 {
 	/* The reference looks the account up first: a deactivated one fails whatever the password. */
 	struct user *u = user_by_email(req, realm->id, email);
 	if (u == NULL) {
-		if (req->error == ERR_NONE)
-			api_error(req, ERR_AUTH_FAILED, NULL);
+		if (req->error != ERR_NONE)
+			return NULL;
+		pthread_once(&dummy_hash_once, make_dummy_hash);
+		if (dummy_hash != NULL)
+			crypto_password_verify(dummy_hash, password);
+		api_error(req, ERR_AUTH_FAILED, NULL);
 		return NULL;
 	}
 	if (!u->is_active) {
