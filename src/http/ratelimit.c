@@ -29,6 +29,8 @@
 static const char count_script[] =
     "local n = redis.call('INCR', KEYS[1]) local t = redis.call('TTL', KEYS[1]) "
     "if t < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end return {n, t}";
+/* Takes one back from the counter KEYS[1]; one that had expired meanwhile is not left behind at -1. */
+static const char uncount_script[] = "if redis.call('DECR', KEYS[1]) < 0 then redis.call('DEL', KEYS[1]) end return 0";
 
 /*
  * The outage state of this process: whether an outage was logged (and its end not yet), and the monotonic
@@ -154,13 +156,17 @@ void ratelimit_login_succeeded(struct request *req, long long realm_id, const ch
 {
 	const struct config *cfg = req->worker->cfg;
 	const char *del[] = {"DEL", account_key(req, realm_id, email)};
-	const char *decr[] = {"DECR", address_key(req, "login")};
+	const char *uncount[] = {"EVAL", uncount_script, "1", address_key(req, "login")};
 	const char *const *cmds[2];
-	int argcs[2] = {2, 2}, n = 0;
-	if (cfg->login_fail_limit_user > 0)
-		cmds[n++] = del;
-	if (has_address(req, cfg->login_fail_limit_address))
-		cmds[n++] = decr;
+	int argcs[2], n = 0;
+	if (cfg->login_fail_limit_user > 0) {
+		cmds[n] = del;
+		argcs[n++] = 2;
+	}
+	if (has_address(req, cfg->login_fail_limit_address)) {
+		cmds[n] = uncount;
+		argcs[n++] = 4;
+	}
 	struct rreply *replies[2];
 	if (n > 0)
 		try_pipeline(req, n, argcs, cmds, replies);
