@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -19,12 +20,18 @@
 #include "model/user.h"
 
 /*
- * The password-hashing slots of this process: Argon2id takes ~90 ms of a CPU, so more checks at once than
- * CPUs would only slow every request down. Process-wide by nature (sized once from the configuration).
+ * The password checks of this process. Argon2id takes ~90 ms of a CPU, so more checks at once than CPUs would
+ * only slow every request down; and a login waiting for its turn holds a worker thread, so at most as many
+ * logins as there are slots may wait: the others are turned away at once, and the threads stay free for API
+ * requests. Process-wide by nature (sized once from the configuration).
  */
-static pthread_mutex_t hash_slots_lock = PTHREAD_MUTEX_INITIALIZER;
-static sem_t hash_slots;
-static bool hash_slots_ready;
+static struct {
+	pthread_mutex_t lock;
+	bool ready;
+	sem_t slots;
+	int nslots;
+	atomic_int admitted; /* logins checking or waiting for a slot */
+} hashing = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* True if s (len bytes) is valid UTF-8. */
 static bool is_utf8(const char *s, size_t len)
@@ -75,20 +82,20 @@ int auth_request(struct request *req)
 	return req->error == ERR_UNAUTHORIZED ? ratelimit_key_failed(req) : -1;
 }
 
-static sem_t *hash_slots_get(const struct config *cfg)
+static void hashing_init(const struct config *cfg)
 {
-	pthread_mutex_lock(&hash_slots_lock);
-	if (!hash_slots_ready) {
+	pthread_mutex_lock(&hashing.lock);
+	if (!hashing.ready) {
 		long n = cfg->password_hash_slots > 0 ? cfg->password_hash_slots : sysconf(_SC_NPROCESSORS_ONLN);
-		sem_init(&hash_slots, 0, n < 1 ? 1 : (unsigned)n);
-		hash_slots_ready = true;
+		hashing.nslots = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+		sem_init(&hashing.slots, 0, (unsigned)hashing.nslots);
+		hashing.ready = true;
 	}
-	pthread_mutex_unlock(&hash_slots_lock);
-	return &hash_slots;
+	pthread_mutex_unlock(&hashing.lock);
 }
 
 /* Takes a hashing slot, waiting at most wait_ms; false if none freed up in time. */
-static bool hash_slot_take(sem_t *slots, int wait_ms)
+static bool hash_slot_take(int wait_ms)
 {
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
@@ -99,9 +106,25 @@ static bool hash_slot_take(sem_t *slots, int wait_ms)
 		deadline.tv_nsec -= 1000000000L;
 	}
 	int rc;
-	while ((rc = sem_timedwait(slots, &deadline)) < 0 && errno == EINTR)
+	while ((rc = sem_timedwait(&hashing.slots, &deadline)) < 0 && errno == EINTR)
 		;
 	return rc == 0;
+}
+
+/* Admits a login to the password check: true with a slot taken, or false when too many are checking or waiting. */
+static bool hashing_enter(const struct config *cfg)
+{
+	hashing_init(cfg);
+	if (atomic_fetch_add(&hashing.admitted, 1) < 2 * hashing.nslots && hash_slot_take(cfg->password_hash_wait_ms))
+		return true;
+	atomic_fetch_sub(&hashing.admitted, 1);
+	return false;
+}
+
+static void hashing_leave(void)
+{
+	sem_post(&hashing.slots);
+	atomic_fetch_sub(&hashing.admitted, 1);
 }
 
 const struct user *auth_password(struct request *req, const struct realm *realm, const char *email,
@@ -109,8 +132,7 @@ const struct user *auth_password(struct request *req, const struct realm *realm,
 {
 	if (ratelimit_login_begin(req, (long long)realm->id, email) < 0)
 		return NULL;
-	sem_t *slots = hash_slots_get(req->worker->cfg);
-	if (!hash_slot_take(slots, req->worker->cfg->password_hash_wait_ms)) {
+	if (!hashing_enter(req->worker->cfg)) {
 		/* Busy with other logins: the client should come back in a second rather than queue here. */
 		request_add_header(req, "Retry-After", "1");
 		api_error(req, ERR_RATE_LIMIT, NULL);
@@ -118,7 +140,7 @@ const struct user *auth_password(struct request *req, const struct realm *realm,
 		return NULL;
 	}
 	const struct user *u = user_authenticate_password(req, realm, email, password);
-	sem_post(slots);
+	hashing_leave();
 	if (u != NULL)
 		ratelimit_login_succeeded(req, (long long)realm->id, email);
 	return u;
