@@ -134,6 +134,7 @@ const struct user *auth_password(struct request *req, const struct realm *realm,
 		return NULL;
 	if (!hashing_enter(req->worker->cfg)) {
 		/* Busy with other logins: the client should come back in a second rather than queue here. */
+		ratelimit_login_end(req, (long long)realm->id, email, false);
 		request_add_header(req, "Retry-After", "1");
 		api_error(req, ERR_RATE_LIMIT, NULL);
 		api_error_field(req, "retry-after", json_object_new_double(1.0));
@@ -142,6 +143,6 @@ const struct user *auth_password(struct request *req, const struct realm *realm,
 	const struct user *u = user_authenticate_password(req, realm, email, password);
 	hashing_leave();
 	if (u != NULL)
-		ratelimit_login_succeeded(req, (long long)realm->id, email);
+		ratelimit_login_end(req, (long long)realm->id, email, true);
 	return u;
 }

@@ -155,19 +155,21 @@ int ratelimit_login_begin(struct request *req, long long realm_id, const char *e
 	return retry > 0 ? limited(req, (double)retry) : 0;
 }
 
-void ratelimit_login_succeeded(struct request *req, long long realm_id, const char *email)
+void ratelimit_login_end(struct request *req, long long realm_id, const char *email, bool checked)
 {
 	const struct config *cfg = req->worker->cfg;
-	const char *del[] = {"DEL", account_key(req, realm_id, email)};
-	const char *uncount[] = {"EVAL", uncount_script, "1", address_key(req, "login")};
+	const char *account = account_key(req, realm_id, email);
+	const char *del[] = {"DEL", account};
+	const char *uncount_account[] = {"EVAL", uncount_script, "1", account};
+	const char *uncount_address[] = {"EVAL", uncount_script, "1", address_key(req, "login")};
 	const char *const *cmds[2];
 	int argcs[2], n = 0;
 	if (cfg->login_fail_limit_user > 0) {
-		cmds[n] = del;
-		argcs[n++] = 2;
+		cmds[n] = checked ? del : uncount_account;
+		argcs[n++] = checked ? 2 : 4;
 	}
 	if (has_address(req, cfg->login_fail_limit_address)) {
-		cmds[n] = uncount;
+		cmds[n] = uncount_address;
 		argcs[n++] = 4;
 	}
 	struct rreply *replies[2];

@@ -29,10 +29,11 @@ int ratelimit_check(struct request *req);
  */
 int ratelimit_login_begin(struct request *req, long long realm_id, const char *email);
 /*
- * After the password was checked: a success clears the account's failures (as the reference's clear_history)
- * and takes the attempt back from the address, so that only failures count there.
+ * After ratelimit_login_begin() admitted a login: a success clears the account's failures (as the reference's
+ * clear_history) and takes the attempt back from the address, so that only failures count there; a login that
+ * was not checked at all (checked false: the server was too busy) is taken back from both.
  */
-void ratelimit_login_succeeded(struct request *req, long long realm_id, const char *email);
+void ratelimit_login_end(struct request *req, long long realm_id, const char *email, bool checked);
 
 /*
  * After an API key failed (the 401 already recorded): counts the failure for the client address and, past

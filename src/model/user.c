@@ -115,6 +115,17 @@ static void make_dummy_hash(void)
 	dummy_hash = crypto_password_hash(password);
 }
 
+/* Checks password against stored; a NULL stored (no password login) is checked against the dummy, and fails. */
+static bool password_matches(const char *stored, const char *password)
+{
+	if (stored != NULL)
+		return crypto_password_verify(stored, password);
+	pthread_once(&dummy_hash_once, make_dummy_hash);
+	if (dummy_hash != NULL)
+		crypto_password_verify(dummy_hash, password);
+	return false;
+}
+
 /* A password check takes ~90 ms of CPU: outside a transaction the connection goes back to the pool meanwhile. */
 static void release_for_hashing(struct request *req)
 {
@@ -131,9 +142,7 @@ struct user *user_authenticate_password(struct request *req, const struct realm 
 		if (req->error != ERR_NONE)
 			return NULL;
 		release_for_hashing(req);
-		pthread_once(&dummy_hash_once, make_dummy_hash);
-		if (dummy_hash != NULL)
-			crypto_password_verify(dummy_hash, password);
+		password_matches(NULL, password);
 		api_error(req, ERR_AUTH_FAILED, NULL);
 		return NULL;
 	}
@@ -149,7 +158,7 @@ struct user *user_authenticate_password(struct request *req, const struct realm 
 	if (res == NULL)
 		return NULL;
 	release_for_hashing(req);
-	if (db_null(res, 0, 0) || !crypto_password_verify(db_val(res, 0, 0), password)) {
+	if (!password_matches(db_null(res, 0, 0) ? NULL : db_val(res, 0, 0), password)) {
 		api_error(req, ERR_AUTH_FAILED, NULL);
 		return NULL;
 	}
