@@ -66,7 +66,7 @@ int events_delete(struct request *req);
 /* register.c */
 int events_register(struct request *req);
 
-/* GET /health (outside /api/v1): PostgreSQL and Redis answer. */
+/* GET /health (outside /api/v1): 200 or 503, with "postgres" and "redis" each "ok" or "down". */
 int health_get(struct request *req);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "api/api.h"
 #include "db/db.h"
+#include "http/auth.h"
 #include "http/params.h"
 #include "http/request.h"
 #include "model/realm.h"
@@ -17,7 +18,7 @@ int api_key_fetch(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid subdomain");
 	if (!user_email_is_valid(username))
 		return api_error(req, ERR_BAD_REQUEST, "Enter a valid email address.");
-	struct user *u = user_authenticate_password(req, req->realm, username, password);
+	const struct user *u = auth_password(req, req->realm, username, password);
 	if (u == NULL)
 		return -1;
 	/* Keys are stored only as hashes, so each login issues a key of its own; earlier keys stay valid. */

@@ -2,6 +2,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "api/api.h"
 #include "api/version.h"
@@ -83,11 +84,30 @@ int server_settings_get(struct request *req)
 	return 0;
 }
 
-/* GET /health */
+/* "ok" if check (0 or -1) succeeded, else "down" with the error it recorded cleared: health reports, not fails. */
+static const char *dependency(struct request *req, int check)
+{
+	if (check == 0)
+		return "ok";
+	req->error = ERR_NONE;
+	req->error_msg = NULL;
+	req->error_fields = NULL;
+	return "down";
+}
+
+/* GET /health: 200 when PostgreSQL and Redis answer, else 503; both say which is which. */
 int health_get(struct request *req)
 {
-	if (db_ping(req) < 0)
-		return -1;
-	struct rreply *pong = REDIS_CMD(req, "PING");
-	return pong == NULL ? -1 : 0;
+	const char *pg = dependency(req, db_ping(req));
+	const char *redis = dependency(req, REDIS_CMD(req, "PING") == NULL ? -1 : 0);
+	if (strcmp(pg, "ok") == 0 && strcmp(redis, "ok") == 0) {
+		json_object *out = request_result(req);
+		json_object_object_add(out, "postgres", json_object_new_string(pg));
+		json_object_object_add(out, "redis", json_object_new_string(redis));
+		return 0;
+	}
+	api_error(req, ERR_UNAVAILABLE, NULL);
+	api_error_field(req, "postgres", json_object_new_string(pg));
+	api_error_field(req, "redis", json_object_new_string(redis));
+	return -1;
 }

@@ -41,6 +41,13 @@ static const struct key keys[] = {
     KEY(upload_dir, K_STR, "var/uploads"),
     KEY(max_file_upload_mb, K_INT, "24"),
     KEY(rate_limit_per_minute, K_INT, "200"),
+    KEY(login_fail_limit_user, K_INT, "5"),
+    KEY(login_fail_limit_address, K_INT, "30"),
+    KEY(login_fail_window, K_INT, "1800"),
+    KEY(api_key_fail_limit_address, K_INT, "60"),
+    KEY(api_key_fail_window, K_INT, "60"),
+    KEY(password_hash_slots, K_INT, "0"),
+    KEY(password_hash_wait_ms, K_INT, "1000"),
 };
 
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)
@@ -150,6 +157,10 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (cfg->threads < 1 || cfg->pg_pool_size < 1 || cfg->redis_pool_size < 1) {
 		snprintf(err, errlen, "threads, pg_pool_size and redis_pool_size must be at least 1");
+		return -1;
+	}
+	if (cfg->login_fail_window < 1 || cfg->api_key_fail_window < 1) {
+		snprintf(err, errlen, "login_fail_window and api_key_fail_window must be at least 1");
 		return -1;
 	}
 	return 0;

@@ -26,6 +26,15 @@ struct config {
 	char *upload_dir;
 	int max_file_upload_mb; /* largest uploaded file, in MiB (the reference's MAX_FILE_UPLOAD_SIZE) */
 	int rate_limit_per_minute;
+	/* Failed authentication (http/ratelimit.c): failures allowed per window; 0 turns a limit off. */
+	int login_fail_limit_user;      /* failed password logins per account (the reference's 5) */
+	int login_fail_limit_address;   /* failed password logins per client address */
+	int login_fail_window;          /* seconds (the reference's 1800) */
+	int api_key_fail_limit_address; /* failed API keys per client address */
+	int api_key_fail_window;        /* seconds */
+	/* Password checks (Argon2id) at once per process (0: one per CPU), and how long a login waits for one. */
+	int password_hash_slots;
+	int password_hash_wait_ms;
 };
 
 /*

@@ -605,6 +605,12 @@ struct resp *http(const struct request *rq)
 	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+	if (rq->source_addr != NULL) {
+		/* A connection of its own, closed afterwards: later requests must not reuse it from this address. */
+		curl_easy_setopt(c, CURLOPT_INTERFACE, fmt("host!%s", rq->source_addr));
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	}
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout > 0 ? rq->timeout : 30L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &buf);

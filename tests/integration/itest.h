@@ -100,6 +100,7 @@ struct request {
 	const char *content_type;   /* ... with this Content-Type (NULL: none) */
 	const char *const *headers; /* extra header lines ("Name: value"), NULL-terminated */
 	long timeout;               /* seconds, default 30 */
+	const char *source_addr;    /* connect from this local address, e.g. "127.0.0.9" (REMOTE_ADDR); default any */
 };
 
 struct resp *http(const struct request *rq);

@@ -4,7 +4,10 @@
  * zproject/backends.py (EmailAuthBackend, common_get_active_user) and zerver/views/auth.py (api_fetch_api_key).
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 
@@ -356,6 +359,155 @@ static void test_fetch_api_key_missing_password(void)
 	EXPECT_STR(r->json, "var_name", "password");
 }
 
+/* ---- throttling of failed authentication --------------------------------------------------------------------- */
+
+/*
+ * Zulip's rate_limit_auth (zproject/backends.py) counts password logins per username under the rule
+ * authenticate_by_username, 5 in 1800 s (zproject/default_settings.py), refuses past it whatever the password with
+ * RateLimitedError (429 RATE_LIMIT_HIT, Retry-After and "retry-after"), and clears the count on a success. The
+ * limits per address are confab's own. The limits are the stack's (the same CONFAB_* variables as the workers
+ * read, else the defaults of conf/confab.conf.example); each test sends from an address of its own in 127/8 so
+ * that the limits it reaches hold nobody else up.
+ */
+
+static int limit_from_env(const char *name, int def)
+{
+	const char *v = getenv(name);
+	return v != NULL && *v != '\0' ? atoi(v) : def;
+}
+
+/* A loopback address of this test alone (nginx passes it as REMOTE_ADDR). */
+static const char *fresh_address(void)
+{
+	static unsigned n;
+	unsigned x = (unsigned)getpid() * 7919u + (unsigned)time(NULL) * 104729u + ++n * 2654435761u;
+	return fmt("127.%u.%u.%u", 100 + x % 150, 1 + (x >> 8) % 250, 1 + (x >> 16) % 250);
+}
+
+static struct resp *fetch_key_from(const char *addr, const char *username, const char *password)
+{
+	const char *form = fmt("username=%s&password=%s", url_encode(username), url_encode(password));
+	return http(
+	    &(struct request){.method = "POST", .path = "/api/v1/fetch_api_key", .form = form, .source_addr = addr});
+}
+
+/* 429 RATE_LIMIT_HIT with the reference's "retry-after" and a Retry-After header, both within window seconds. */
+static void expect_rate_limited(const struct resp *r, int window, const char *file, int line)
+{
+	expect_error(r, 429, "RATE_LIMIT_HIT", "API usage exceeded rate limit", file, line);
+	json_object *retry = jget(r->json, "retry-after");
+	itest_check(retry != NULL && (json_object_is_type(retry, json_type_double) ||
+	                              json_object_is_type(retry, json_type_int)) &&
+	                json_object_get_double(retry) > 0 && json_object_get_double(retry) <= window + 1,
+	            false, file, line, "\"retry-after\" should be the seconds left: %s", r->body);
+	const char *ra = resp_header(r, "Retry-After");
+	char *end = NULL;
+	long secs = ra ? strtol(ra, &end, 10) : -1;
+	itest_check(ra != NULL && end != ra && *end == '\0' && secs > 0 && secs <= window + 1, false, file, line,
+	            "Retry-After header: %s", ra ? ra : "(none)");
+}
+#define EXPECT_RATE_LIMITED(r, window) expect_rate_limited((r), (window), __FILE__, __LINE__)
+
+#define LOGIN_LIMIT_USER    limit_from_env("CONFAB_LOGIN_FAIL_LIMIT_USER", 5)
+#define LOGIN_LIMIT_ADDRESS limit_from_env("CONFAB_LOGIN_FAIL_LIMIT_ADDRESS", 30)
+#define LOGIN_WINDOW        limit_from_env("CONFAB_LOGIN_FAIL_WINDOW", 1800)
+#define KEY_LIMIT_ADDRESS   limit_from_env("CONFAB_API_KEY_FAIL_LIMIT_ADDRESS", 60)
+#define KEY_WINDOW          limit_from_env("CONFAB_API_KEY_FAIL_WINDOW", 60)
+
+/* N wrong passwords for username from addr, each an ordinary 401. */
+static void fail_logins(const char *addr, const char *username, int n)
+{
+	for (int i = 0; i < n; i++)
+		EXPECT_ERROR(fetch_key_from(addr, username, fmt("wrong-password-%d", i)), 401, "AUTHENTICATION_FAILED",
+		             "Your username or password is incorrect");
+}
+
+static void test_login_throttled_per_account(void)
+{
+	int limit = LOGIN_LIMIT_USER;
+	REQUIRE(limit > 0 && limit < LOGIN_LIMIT_ADDRESS, "login limits %d/%d are not testable", limit,
+	        LOGIN_LIMIT_ADDRESS);
+	struct user *u = new_user("member"), *v = new_user("member");
+	const char *addr = fresh_address();
+	fail_logins(addr, u->email, limit);
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, u->email, "wrong-password-x"), LOGIN_WINDOW);
+	/* While limited even the right password is refused, from any address. */
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, u->email, u->password), LOGIN_WINDOW);
+	EXPECT_RATE_LIMITED(fetch_key_from(fresh_address(), u->email, u->password), LOGIN_WINDOW);
+	/* Other accounts are not affected, from the same address either. */
+	EXPECT_SUCCESS(fetch_key_from(addr, v->email, v->password));
+	/* API keys are not passwords: the account's key still works. */
+	EXPECT_SUCCESS(api_get(u, "/users/me"));
+}
+
+/* A success clears the account's failures (the reference's clear_history). */
+static void test_login_success_clears_failures(void)
+{
+	int limit = LOGIN_LIMIT_USER;
+	REQUIRE(limit > 0 && 2 * limit < LOGIN_LIMIT_ADDRESS, "login limits %d/%d are not testable", limit,
+	        LOGIN_LIMIT_ADDRESS);
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	fail_logins(addr, u->email, limit - 1);
+	EXPECT_SUCCESS(fetch_key_from(addr, u->email, u->password));
+	fail_logins(addr, u->email, limit);
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, u->email, u->password), LOGIN_WINDOW);
+}
+
+/* An unknown account goes through the same limiter (and password check) as a known one. */
+static void test_login_throttled_unknown_user(void)
+{
+	int limit = LOGIN_LIMIT_USER;
+	REQUIRE(limit > 0 && limit < LOGIN_LIMIT_ADDRESS, "login limits are not testable");
+	const char *email = unique_email("nobody");
+	const char *addr = fresh_address();
+	fail_logins(addr, email, limit);
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, email, "wrong-password-x"), LOGIN_WINDOW);
+	/* Case does not make it another account. */
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, upper(email), "wrong-password-y"), LOGIN_WINDOW);
+}
+
+static void test_login_throttled_per_address(void)
+{
+	int limit = LOGIN_LIMIT_ADDRESS;
+	REQUIRE(limit > 0 && limit <= 200, "login_fail_limit_address %d is not testable", limit);
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	/* Each account fails once: only the address's count reaches its limit. */
+	for (int i = 0; i < limit; i++)
+		fail_logins(addr, unique_email("guess"), 1);
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, unique_email("guess"), "wrong-password-x"), LOGIN_WINDOW);
+	EXPECT_RATE_LIMITED(fetch_key_from(addr, u->email, u->password), LOGIN_WINDOW);
+	/* Another address is not affected. */
+	EXPECT_SUCCESS(fetch_key_from(fresh_address(), u->email, u->password));
+}
+
+static void test_api_key_throttled_per_address(void)
+{
+	int limit = KEY_LIMIT_ADDRESS;
+	REQUIRE(limit > 0 && limit <= 1000, "api_key_fail_limit_address %d is not testable", limit);
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	const char *wrong = "abcdefghijklmnopqrstuvwxyz012345";
+	for (int i = 0; i < limit; i++) {
+		struct resp *r = http(&(struct request){
+		    .path = "/api/v1/users/me", .auth_email = u->email, .auth_key = wrong, .source_addr = addr});
+		if (r->status != 401) {
+			EXPECT_UNAUTHORIZED(r, "Invalid API key");
+			return;
+		}
+	}
+	struct resp *r = http(&(struct request){
+	    .path = "/api/v1/users/me", .auth_email = u->email, .auth_key = wrong, .source_addr = addr});
+	EXPECT_RATE_LIMITED(r, KEY_WINDOW);
+	/* Refused with the right key too while the address is limited, ... */
+	EXPECT_RATE_LIMITED(http(&(struct request){.path = "/api/v1/users/me", .user = u, .source_addr = addr}),
+	                    KEY_WINDOW);
+	/* ... but not from another address. */
+	EXPECT_SUCCESS(http(&(struct request){.path = "/api/v1/users/me", .user = u, .source_addr = fresh_address()}));
+	EXPECT_SUCCESS(api_get(u, "/users/me"));
+}
+
 void register_auth_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -391,6 +543,11 @@ void register_auth_tests(void)
 	    {"fetch_api_key_deactivated_user_wrong_password", test_fetch_api_key_deactivated_user_wrong_password},
 	    {"fetch_api_key_deactivated_realm", test_fetch_api_key_deactivated_realm},
 	    {"fetch_api_key_missing_password", test_fetch_api_key_missing_password},
+	    {"login_throttled_per_account", test_login_throttled_per_account},
+	    {"login_success_clears_failures", test_login_success_clears_failures},
+	    {"login_throttled_unknown_user", test_login_throttled_unknown_user},
+	    {"login_throttled_per_address", test_login_throttled_per_address},
+	    {"api_key_throttled_per_address", test_api_key_throttled_per_address},
 	    {NULL, NULL},
 	};
 	itest_add_suite("auth", cases);

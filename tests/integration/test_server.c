@@ -84,7 +84,9 @@ static void test_health(void)
 {
 	struct resp *r = http(&(struct request){.path = "/health"});
 	EXPECT_SUCCESS(r);
-	EXPECT_KEYS(r->json, "result", "msg");
+	EXPECT_KEYS(r->json, "result", "msg", "postgres", "redis");
+	EXPECT_STR(r->json, "postgres", "ok");
+	EXPECT_STR(r->json, "redis", "ok");
 }
 
 /* ---- routing ------------------------------------------------------------------------------------------------ */
@@ -351,6 +353,60 @@ static void test_restart_redis(void)
 
 static void test_nginx_errors_are_json(void); /* at the end of the file */
 
+/* ---- Redis outage ------------------------------------------------------------------------------------------- */
+
+/* Runs the command in env var name; a failure is fatal. */
+static void run_env_command(const char *name)
+{
+	const char *cmd = getenv(name);
+	REQUIRE(cmd != NULL && *cmd != '\0', "%s is not set", name);
+	fflush(NULL);
+	int status = system(cmd);
+	REQUIRE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (%s) failed with status %d", name,
+	        cmd, status);
+}
+
+/*
+ * With Redis down, requests that need no event queue go on (the rate limiter fails open), /health names Redis
+ * as the dependency that is down, and once Redis is back everything works again, the rate limiter included.
+ */
+static void test_redis_outage(void)
+{
+	struct user *u = new_user("member");
+	EXPECT_SUCCESS(api_get(u, "/users/me"));
+	run_env_command("CONFAB_STOP_REDIS");
+	for (int i = 0; i < 5; i++) {
+		struct resp *r = api_get(u, "/users/me");
+		EXPECT_SUCCESS(r);
+		EXPECT_INT(r->json, "user_id", u->id);
+	}
+	EXPECT_SUCCESS(api_get(u, "/users"));
+	struct resp *h = http(&(struct request){.path = "/health"});
+	EXPECT_ERROR(h, 503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable");
+	EXPECT_STR(h->json, "postgres", "ok");
+	EXPECT_STR(h->json, "redis", "down");
+	run_env_command("CONFAB_START_REDIS");
+	for (int i = 0; i < 50; i++) {
+		h = http(&(struct request){.path = "/health"});
+		if (h->status == 200)
+			break;
+		usleep(100000);
+	}
+	EXPECT_SUCCESS(h);
+	EXPECT_STR(h->json, "redis", "ok");
+	/* The limiter tries Redis again a second after a failure; then its headers are back. */
+	struct resp *r = NULL;
+	for (int i = 0; i < 30; i++) {
+		r = api_get(u, "/users/me");
+		if (resp_header(r, "X-RateLimit-Remaining") != NULL)
+			break;
+		usleep(100000);
+	}
+	EXPECT_SUCCESS(r);
+	CHECK(resp_header(r, "X-RateLimit-Remaining") != NULL, "no X-RateLimit-* headers after the outage");
+	send_direct_message(u, fmt("[%lld]", (long long)u->id), "Redis is back");
+}
+
 void register_server_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -374,6 +430,7 @@ void register_restart_tests(void)
 	static const struct itest_case cases[] = {
 	    {"restart_postgresql", test_restart_postgresql},
 	    {"restart_redis", test_restart_redis},
+	    {"redis_outage", test_redis_outage},
 	    {NULL, NULL},
 	};
 	itest_add_suite("restarts", cases);
