@@ -4,9 +4,49 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* Length of the digits at s[i..len). */
+static size_t digits(const char *s, size_t i, size_t len)
+{
+	size_t n = 0;
+	while (i + n < len && s[i + n] >= '0' && s[i + n] <= '9')
+		n++;
+	return n;
+}
+
 /*
- * json-c's strict mode still takes 'single quotes', and its lenient number parser takes NaN and Infinity:
- * outside of double-quoted strings only JSON's punctuation, numbers and the three literals may appear.
+ * Length of the JSON number at s[i..len): -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, not followed by
+ * another character of a number; 0 if there is none. json-c's strict mode takes 1., -.5, -01 and 00.
+ */
+static size_t number_length(const char *s, size_t i, size_t len)
+{
+	size_t start = i, n;
+	if (i < len && s[i] == '-')
+		i++;
+	if ((n = digits(s, i, len)) == 0 || (n > 1 && s[i] == '0'))
+		return 0;
+	i += n;
+	if (i < len && s[i] == '.') {
+		if ((n = digits(s, i + 1, len)) == 0)
+			return 0;
+		i += 1 + n;
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if ((n = digits(s, i, len)) == 0)
+			return 0;
+		i += n;
+	}
+	if (i < len && s[i] != '\0' && strchr("0123456789+-.eE", s[i]))
+		return 0;
+	return i - start;
+}
+
+/*
+ * json-c's strict mode still takes 'single quotes', and its lenient number parser takes NaN, Infinity and
+ * malformed numbers: outside of double-quoted strings only JSON's punctuation, the three literals and numbers
+ * of JSON's grammar may appear.
  */
 static bool has_only_json_tokens(const char *s, size_t len)
 {
@@ -22,10 +62,16 @@ static bool has_only_json_tokens(const char *s, size_t len)
 				return false;
 			continue;
 		}
-		if (c == '"')
+		if (c == '-' || (c >= '0' && c <= '9')) {
+			size_t n = number_length(s, i, len);
+			if (n == 0)
+				return false;
+			i += n - 1;
+		} else if (c == '"') {
 			in_string = true;
-		else if (!strchr("{}[],: \t\r\n0123456789+-.eEtrufalsn", c) || c == '\0')
+		} else if (!strchr("{}[],: \t\r\ntruefalsn", c) || c == '\0') {
 			return false;
+		}
 	}
 	return !in_string;
 }
@@ -39,8 +85,13 @@ int jsonx_parse(const char *s, size_t len, json_object **out)
 	if (tok == NULL)
 		return -1;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	/* Passing the terminating NUL lets json-c finish a bare top-level number or literal. */
-	json_object *obj = json_tokener_parse_ex(tok, s, (int)len + 1);
+	/*
+	 * json-c finishes a bare top-level number or literal only when it sees the end of the text: a NUL, passed on
+	 * its own because s[len] need not be readable.
+	 */
+	json_object *obj = json_tokener_parse_ex(tok, s, (int)len);
+	if (json_tokener_get_error(tok) == json_tokener_continue)
+		obj = json_tokener_parse_ex(tok, "", 1);
 	enum json_tokener_error err = json_tokener_get_error(tok);
 	json_tokener_free(tok);
 	if (err != json_tokener_success) {

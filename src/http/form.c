@@ -208,15 +208,18 @@ int form_parse_multipart(struct request *req, const char *content_type, const ch
 	}
 	for (size_t i = 0; i < nparts; i++) {
 		struct part *pt = &parts[i];
+		/* Names are repaired like values (as the reference does): they are echoed in JSON responses. */
+		size_t nlen;
+		char *name = form_repair_utf8(req, pt->name, strlen(pt->name), &nlen);
 		if (pt->filename != NULL) {
-			request_add_param(req, pt->name, strlen(pt->name), pt->data, pt->len);
+			request_add_param(req, name, nlen, pt->data, pt->len);
 			req->raw[req->nraw - 1].filename = pt->filename;
 			req->raw[req->nraw - 1].content_type = pt->ctype;
 			continue;
 		}
 		size_t vlen;
 		char *value = form_repair_utf8(req, pt->data, pt->len, &vlen);
-		request_add_param(req, pt->name, strlen(pt->name), value, vlen);
+		request_add_param(req, name, nlen, value, vlen);
 	}
 	return 0;
 }

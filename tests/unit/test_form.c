@@ -162,6 +162,28 @@ static void test_form_multipart_bare_cr_or_lf_in_part_headers(void)
 	request_finish(&req);
 }
 
+/* Part names are made valid UTF-8 like values: they are echoed in ignored_parameters_unsupported. Found by tests/fuzz.
+ */
+static void test_form_multipart_repairs_names(void)
+{
+	setup();
+	static const char body[] = "--XyZ\r\n"
+	                           "Content-Disposition: form-data; name=\"a\xff"
+	                           "b\"\r\n\r\n"
+	                           "1\r\n"
+	                           "--XyZ\r\n"
+	                           "Content-Disposition: form-data; name=\"f\xc3\"; filename=\"x\"\r\n\r\n"
+	                           "2\r\n"
+	                           "--XyZ--\r\n";
+	CU_ASSERT_EQUAL(form_parse_multipart(&req, "multipart/form-data; boundary=XyZ", body, sizeof(body) - 1), 0);
+	CU_ASSERT_EQUAL(req.nraw, 2);
+	CU_ASSERT_STRING_EQUAL(req.raw[0].name, "a\xef\xbf\xbd"
+	                                        "b");
+	CU_ASSERT_STRING_EQUAL(req.raw[0].value, "1");
+	CU_ASSERT_STRING_EQUAL(req.raw[1].name, "f\xef\xbf\xbd");
+	request_finish(&req);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -172,6 +194,7 @@ int main(void)
 	    {"test_form_multipart_parses", test_form_multipart_parses},
 	    {"test_form_multipart_rejects_garbage", test_form_multipart_rejects_garbage},
 	    {"test_form_multipart_bare_cr_or_lf_in_part_headers", test_form_multipart_bare_cr_or_lf_in_part_headers},
+	    {"test_form_multipart_repairs_names", test_form_multipart_repairs_names},
 	    {NULL, NULL},
 	};
 	return unit_run("form", tests);
