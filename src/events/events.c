@@ -13,6 +13,7 @@
  *   _inaccessible_user  realm_user add of a placeholder user: not for user_list_incomplete clients
  */
 #include "events/events.h"
+#include "events/snapshot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,33 +410,6 @@ int events_queue_set_snapshot(struct request *req, const char *queue_id, const c
 	return REDIS_CMD(req, "HSET", key(req, queue_id, "meta"), "snapshot", snapshot) ? 0 : -1;
 }
 
-bool events_txid_visible(const char *snapshot, uint64_t txid)
-{
-	char *end;
-	if (snapshot == NULL || *snapshot == '\0' || txid == 0)
-		return false;
-	unsigned long long xmin = strtoull(snapshot, &end, 10);
-	if (*end != ':')
-		return false;
-	unsigned long long xmax = strtoull(end + 1, &end, 10);
-	if (*end != ':')
-		return false;
-	if (txid < xmin)
-		return true;
-	if (txid >= xmax)
-		return false;
-	/* In progress when the snapshot was taken: not visible. */
-	for (const char *p = end + 1; *p;) {
-		unsigned long long x = strtoull(p, &end, 10);
-		if (end == p)
-			break;
-		if (x == txid)
-			return false;
-		p = *end == ',' ? end + 1 : end;
-	}
-	return true;
-}
-
 /* The queue's settings, or NULL with BAD_EVENT_QUEUE_ID recorded when it does not exist or is someone else's. */
 static struct rreply *load_meta(struct request *req, const char *qid)
 {
@@ -559,7 +533,7 @@ static json_object *render_entries(struct request *req, const char *qid, struct 
 		long long id = strtoll(s, &end, 10);
 		unsigned long long txid = strtoull(end + 1, &end, 10);
 		json_object *event;
-		if (events_txid_visible(snapshot, txid) || jsonx_parse(end + 1, strlen(end + 1), &event) < 0 ||
+		if (snapshot_txid_visible(snapshot, txid) || jsonx_parse(end + 1, strlen(end + 1), &event) < 0 ||
 		    event == NULL)
 			continue;
 		render(event, &c);

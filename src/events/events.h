@@ -68,7 +68,4 @@ int events_queue_delete(struct request *req, const char *queue_id);
  * their timeout. Returns the number of queues touched, or -1. Safe with several reapers at once. */
 int events_reap(struct request *req);
 
-/* Whether transaction txid is visible in snapshot ("xmin:xmax:xip,..." as pg_current_snapshot() prints it). */
-bool events_txid_visible(const char *snapshot, uint64_t txid);
-
 #endif
