@@ -1,5 +1,6 @@
 /*
- * Messages: checks before sending, sending, access, flags, narrows and the Message object; see messages.h.
+ * Messages: checks before sending, sending, access, flags, the database side of narrows (the narrow itself is
+ * narrow.c, fetching message_fetch.c) and the Message object; see messages.h.
  *
  * Reference: Zulip zerver/actions/message_send.py (check_message, do_send_messages), zerver/lib/message.py
  * (normalize_body, has_message_access), zerver/lib/streams.py (access_stream_for_send_message),
@@ -8,8 +9,6 @@
  */
 #include "model/messages.h"
 
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "model/attachments.h"
 #include "model/channels.h"
 #include "model/markdown.h"
+#include "model/narrow.h"
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -57,41 +57,10 @@ static void ids_push(struct request *req, struct ids *a, int64_t id)
 	a->v[a->n++] = id;
 }
 
-static bool ids_has(const struct ids *a, int64_t id)
-{
-	for (int i = 0; i < a->n; i++)
-		if (a->v[i] == id)
-			return true;
-	return false;
-}
-
 static int cmp_id(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return (x > y) - (x < y);
-}
-
-/* A PostgreSQL array literal of strings for a text[] parameter: every element quoted, '"' and '\' escaped. */
-static const char *pg_texts(struct request *req, const char *const *v, int n)
-{
-	size_t size = 3;
-	for (int i = 0; i < n; i++)
-		size += 2 * strlen(v[i]) + 3;
-	char *s = arena_alloc(&req->arena, size), *p = s;
-	*p++ = '{';
-	for (int i = 0; i < n; i++) {
-		if (i)
-			*p++ = ',';
-		*p++ = '"';
-		for (const char *c = v[i]; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				*p++ = '\\';
-			*p++ = *c;
-		}
-		*p++ = '"';
-	}
-	strcpy(p, "}");
-	return s;
 }
 
 /* Decodes the UTF-8 code point at s[*i] (len bytes) and advances *i; a malformed byte reads as U+D800. */
@@ -1132,90 +1101,20 @@ int message_update_flags(struct request *req, const char *op, const char *flag, 
 	return existing.n + historical.n;
 }
 
-/* ---- narrows ------------------------------------------------------------------------------------------------- */
-
-/* A growable array of strings in the request's arena. */
-struct strs {
-	const char **v;
-	int n, cap;
-};
-
-static void strs_push(struct request *req, struct strs *a, const char *s)
-{
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 8;
-		const char **nv = arena_alloc(&req->arena, (size_t)a->cap * sizeof(*nv));
-		if (a->n)
-			memcpy(nv, a->v, (size_t)a->n * sizeof(*nv));
-		a->v = nv;
-	}
-	a->v[a->n++] = s;
-}
-
-/* The terms as SQL parameters of NARROW_FILTER (positive and negated sides), and how to drive the query. */
-struct narrow {
-	struct ids ch_pos, ch_neg, sender_pos, sender_neg, id_pos, id_neg, dm_pos, dm_neg, dmi_pos, dmi_neg, gpm;
-	struct strs topic_pos, topic_neg, search;
-	int set, unset, any; /* flag masks: all set, all unset, any set */
-	/* -1: no condition; 0/1: must be false/true. */
-	int resolved, has_attachment, has_image, has_link, in_home, public_only, web_public_only;
-	bool impossible;     /* contradictory terms: nothing matches */
-	bool channel_narrow; /* for "No message can be both a channel message and direct message" */
-	bool dm_narrow;
-	bool include_history; /* read the channel's messages, not only the user's copies */
-	const struct channel *history_channel;
-	bool public_history;
-	bool is_search;
-	bool topic_renamed; /* the first topic term's "general chat" has been read as the empty topic */
-};
-
-/* Records BAD_NARROW "Invalid narrow operator: <desc>" with the desc field; returns -1. */
-static int bad_narrow(struct request *req, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad_narrow(struct request *req, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *desc = arena_vprintf(&req->arena, fmt, ap);
-	va_end(ap);
-	api_error(req, ERR_BAD_NARROW, "Invalid narrow operator: %s", desc);
-	api_error_field(req, "desc", json_object_new_string(desc));
-	return -1;
-}
-
-static int mark_kind(struct request *req, struct narrow *nw, bool negated, bool dm)
-{
-	if (negated)
-		return 0;
-	*(dm ? &nw->dm_narrow : &nw->channel_narrow) = true;
-	if (nw->dm_narrow && nw->channel_narrow)
-		return bad_narrow(req, "No message can be both a channel message and direct message");
-	return 0;
-}
-
-static void tri(struct narrow *nw, int *field, bool value)
-{
-	if (*field >= 0 && *field != (int)value)
-		nw->impossible = true;
-	*field = value;
-}
-
-/* str(operand) as the reference prints it in errors; lists as Python shows them ("[1, 2]"). */
-static const char *operand_text(struct request *req, json_object *operand)
-{
-	if (json_object_is_type(operand, json_type_string))
-		return json_object_get_string(operand);
-	if (!json_object_is_type(operand, json_type_array))
-		return json_object_get_string(operand);
-	char *s = "[";
-	for (size_t i = 0; i < json_object_array_length(operand); i++)
-		s = arena_printf(&req->arena, "%s%s%s", s, i ? ", " : "",
-		                 json_object_get_string(json_object_array_get_idx(operand, i)));
-	return arena_printf(&req->arena, "%s]", s);
-}
+/* ---- narrows: the database side of narrow.c ---------------------------------------------------------------- */
 
 static struct db_stmt st_narrow_user_by_id = DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND id = $2");
 static struct db_stmt st_conversation =
     DB_STMT("SELECT id FROM direct_conversations WHERE realm_id = $1 AND user_ids = $2::bigint[]");
+static struct db_stmt st_with_target =
+    DB_STMT("SELECT COALESCE(m.channel_id, 0), m.topic, array_to_json(dc.user_ids)::text FROM messages m"
+            " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id WHERE m.id = $1");
+
+static const struct channel *narrow_channel(struct request *req, json_object *operand)
+{
+	return json_object_is_type(operand, json_type_int) ? channel_by_id(req, json_object_get_int64(operand))
+	                                                   : channel_by_name(req, json_object_get_string(operand));
+}
 
 /* A user of the realm by API e-mail address or id; 0 if there is none (check req->error). */
 static int64_t narrow_user(struct request *req, json_object *operand)
@@ -1237,643 +1136,59 @@ static int64_t narrow_user(struct request *req, json_object *operand)
 	return u.id;
 }
 
-static int narrow_channel(struct request *req, struct narrow *nw, json_object *operand, bool negated)
+static int narrow_dm_users(struct request *req, json_object *operand, int64_t **ids, int *n)
 {
-	if (mark_kind(req, nw, negated, false) < 0)
-		return -1;
-	const struct channel *c = json_object_is_type(operand, json_type_int)
-	                              ? channel_by_id(req, json_object_get_int64(operand))
-	                              : channel_by_name(req, json_object_get_string(operand));
-	if (c == NULL)
-		return req->error ? -1 : bad_narrow(req, "unknown channel %s", operand_text(req, operand));
-	ids_push(req, negated ? &nw->ch_neg : &nw->ch_pos, c->id);
-	if (!negated) { /* the reference's can_access_stream_history; the last channel term decides */
-		nw->include_history = (!c->invite_only && !user_is_guest(req->user)) ||
-		                      (c->history_public_to_subscribers && c->content_access);
-		nw->history_channel = c;
-	}
-	return 0;
-}
-
-static int narrow_dm(struct request *req, struct narrow *nw, json_object *operand, bool negated)
-{
-	if (mark_kind(req, nw, negated, true) < 0)
-		return -1;
 	struct message_user *users = NULL;
-	int n = 0;
 	const char *to =
 	    json_object_is_type(operand, json_type_string) ? json_object_get_string(operand) : jsonx_string(operand);
-	bool empty = json_object_is_type(operand, json_type_array) && json_object_array_length(operand) == 0;
-	if (!empty && message_resolve_direct(req, to, &users, &n) < 0) {
+	if (message_resolve_direct(req, to, &users, n) < 0) {
 		if (req->error != ERR_BAD_REQUEST)
 			return -1;
-		req->error = ERR_NONE;
+		req->error = ERR_NONE; /* an unknown user: the caller words the error */
 		req->error_fields = NULL;
-		return bad_narrow(req, "unknown user in %s", operand_text(req, operand));
+		return 1;
 	}
-	struct ids all = {0};
-	for (int i = 0; i < n; i++)
-		ids_push(req, &all, users[i].id);
-	if (!ids_has(&all, req->user->id))
-		ids_push(req, &all, req->user->id);
-	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
-	struct db_res *res =
-	    DB_EXEC(req, &st_conversation, db_arg_int(req, req->realm->id), db_arg_ids(req, all.v, all.n));
+	*ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(**ids));
+	for (int i = 0; i < *n; i++)
+		(*ids)[i] = users[i].id;
+	return 0;
+}
+
+static int64_t narrow_conversation(struct request *req, const int64_t *ids, int n)
+{
+	struct db_res *res = DB_EXEC(req, &st_conversation, db_arg_int(req, req->realm->id), db_arg_ids(req, ids, n));
 	if (res == NULL)
 		return -1;
-	if (empty || db_rows(res) == 0) /* no such conversation: matches nothing */
-		nw->impossible = nw->impossible || !negated;
-	else
-		ids_push(req, negated ? &nw->dm_neg : &nw->dm_pos, db_int(res, 0, 0));
-	return 0;
+	return db_rows(res) ? db_int(res, 0, 0) : 0;
 }
 
-static int narrow_is(struct request *req, struct narrow *nw, const char *operand, bool negated)
+static int narrow_with_target(struct request *req, int64_t id, struct narrow_conversation *out)
 {
-	int bit = strcmp(operand, "dm") == 0 || strcmp(operand, "private") == 0 ? MF_IS_PRIVATE
-	          : strcmp(operand, "starred") == 0                             ? MF_STARRED
-	          : strcmp(operand, "alerted") == 0                             ? MF_HAS_ALERT_WORD
-	                                                                        : 0;
-	if (bit == MF_IS_PRIVATE && mark_kind(req, nw, false, !negated) < 0)
-		return -1;
-	if (bit)
-		*(negated ? &nw->unset : &nw->set) |= bit;
-	else if (strcmp(operand, "unread") == 0)
-		*(negated ? &nw->set : &nw->unset) |= MF_READ;
-	else if (strcmp(operand, "mentioned") == 0 && !negated)
-		nw->any |= MF_MENTIONED | MF_STREAM_WILDCARD_MENTIONED | MF_TOPIC_WILDCARD_MENTIONED;
-	else if (strcmp(operand, "mentioned") == 0)
-		nw->unset |= MF_MENTIONED | MF_STREAM_WILDCARD_MENTIONED | MF_TOPIC_WILDCARD_MENTIONED;
-	else if (strcmp(operand, "resolved") == 0)
-		tri(nw, &nw->resolved, !negated);
-	else if (strcmp(operand, "followed") == 0) /* confab has no followed topics yet */
-		nw->impossible = nw->impossible || !negated;
-	else
-		return bad_narrow(req, "unknown 'is' operand %s", operand);
-	return 0;
-}
-
-static int narrow_has(struct request *req, struct narrow *nw, const char *operand, bool negated)
-{
-	if (strcmp(operand, "attachment") == 0)
-		tri(nw, &nw->has_attachment, !negated);
-	else if (strcmp(operand, "image") == 0)
-		tri(nw, &nw->has_image, !negated);
-	else if (strcmp(operand, "link") == 0)
-		tri(nw, &nw->has_link, !negated);
-	else if (strcmp(operand, "reaction") == 0) /* confab has no reactions yet */
-		nw->impossible = nw->impossible || !negated;
-	else
-		return bad_narrow(req, "unknown 'has' operand %s", operand);
-	return 0;
-}
-
-/* Words of a search ("quoted phrases" stay whole) as ILIKE patterns: %word% with %, _ and \ escaped. */
-static void narrow_search(struct request *req, struct narrow *nw, const char *operand)
-{
-	const char *p = operand;
-	nw->is_search = true;
-	while (*p) {
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p == '\0')
-			break;
-		const char *end = NULL, *start = p;
-		if (*p == '"' && (end = strchr(p + 1, '"')) != NULL && end > p + 1)
-			start = p + 1;
-		else
-			for (end = p; *end && !isspace((unsigned char)*end); end++)
-				;
-		char *pat = arena_alloc(&req->arena, 2 * (size_t)(end - start) + 3), *q = pat;
-		*q++ = '%';
-		for (const char *c = start; c < end; c++) {
-			if (*c == '%' || *c == '_' || *c == '\\')
-				*q++ = '\\';
-			*q++ = *c;
-		}
-		strcpy(q, "%");
-		strs_push(req, &nw->search, pat);
-		p = *end == '"' ? end + 1 : end;
-	}
-}
-
-/* Operators taking a user: sender, dm-including, group-pm-with. */
-static int narrow_by_user(struct request *req, struct narrow *nw, const char *op, json_object *operand, bool negated)
-{
-	bool sender = strcmp(op, "sender") == 0;
-	if (!sender && mark_kind(req, nw, negated, true) < 0)
-		return -1;
-	int64_t id = narrow_user(req, operand);
-	if (id == 0)
-		return req->error ? -1 : bad_narrow(req, "unknown user %s", operand_text(req, operand));
-	if (sender)
-		ids_push(req, negated ? &nw->sender_neg : &nw->sender_pos, id);
-	else if (strcmp(op, "dm-including") == 0)
-		ids_push(req, negated ? &nw->dmi_neg : &nw->dmi_pos, id);
-	else if (!negated)
-		ids_push(req, &nw->gpm, id);
-	return 0;
-}
-
-static int narrow_id(struct request *req, struct narrow *nw, json_object *operand, bool negated)
-{
-	const char *s = json_object_get_string(operand);
-	bool digits = *s != '\0';
-	for (const char *c = s; *c; c++)
-		digits = digits && isdigit((unsigned char)*c);
-	if (!digits || strlen(s) > 10 || strtoll(s, NULL, 10) > 2147483647LL)
-		return bad_narrow(req, "Invalid message ID");
-	ids_push(req, negated ? &nw->id_neg : &nw->id_pos, strtoll(s, NULL, 10));
-	return 0;
-}
-
-static int narrow_channels(struct request *req, struct narrow *nw, const char *operand, bool negated)
-{
-	if (mark_kind(req, nw, negated, false) < 0)
-		return -1;
-	bool pub = strcmp(operand, "public") == 0;
-	if (!pub && strcmp(operand, "web-public") != 0)
-		return bad_narrow(req, "unknown channels operand %s", operand);
-	tri(nw, pub ? &nw->public_only : &nw->web_public_only, !negated);
-	nw->public_history = nw->public_history || (pub && !negated && !user_is_guest(req->user));
-	return 0;
-}
-
-static int narrow_simple(struct request *req, struct narrow *nw, const char *op, const char *operand, bool negated)
-{
-	if (strcmp(op, "is") == 0)
-		return narrow_is(req, nw, operand, negated);
-	if (strcmp(op, "has") == 0)
-		return narrow_has(req, nw, operand, negated);
-	if (strcmp(op, "in") == 0) {
-		if (strcmp(operand, "home") == 0)
-			tri(nw, &nw->in_home, !negated);
-		else if (strcmp(operand, "all") != 0)
-			return bad_narrow(req, "unknown 'in' operand %s", operand);
+	if (message_access(req, id, false) == NULL) {
+		if (req->error != ERR_NONE && req->error != ERR_BAD_REQUEST)
+			return -1;
+		req->error = ERR_NONE; /* not readable: the caller decides whether that is an error */
 		return 0;
 	}
-	if (strcmp(op, "topic") == 0) {
-		if (mark_kind(req, nw, negated, false) < 0)
-			return -1;
-		if (!nw->topic_renamed && strcmp(operand, REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0)
-			operand = "";
-		nw->topic_renamed = true;
-		strs_push(req, negated ? &nw->topic_neg : &nw->topic_pos, operand);
-		return 0;
-	}
-	if (strcmp(op, "channels") == 0 || strcmp(op, "streams") == 0)
-		return narrow_channels(req, nw, operand, negated);
-	if (strcmp(op, "search") == 0) {
-		narrow_search(req, nw, operand);
-		/* Each word is one more ILIKE on every row the search scans. */
-		if (nw->search.n > MESSAGE_MAX_SEARCH_WORDS)
-			return bad_narrow(req, "search has too many words (limit: %d)", MESSAGE_MAX_SEARCH_WORDS);
-	} else if (strcmp(op, "near") != 0)
-		return bad_narrow(req, "unknown operator %s", op);
-	return 0;
-}
-
-/* The reference's NarrowParameter validation: the element's shape, then the operand's type for its operator. */
-static int term_parts(struct request *req, json_object *e, const char **op, json_object **operand, bool *negated)
-{
-	json_object *o = NULL, *neg = NULL;
-	*negated = false;
-	if (json_object_is_type(e, json_type_array)) {
-		if (json_object_array_length(e) != 2 ||
-		    !json_object_is_type(json_object_array_get_idx(e, 0), json_type_string) ||
-		    !json_object_is_type(json_object_array_get_idx(e, 1), json_type_string))
-			return api_error(req, ERR_BAD_REQUEST, "element is not a string pair");
-		o = json_object_array_get_idx(e, 0);
-		*operand = json_object_array_get_idx(e, 1);
-	} else if (json_object_is_type(e, json_type_object)) {
-		if (!json_object_object_get_ex(e, "operand", operand) || *operand == NULL)
-			return api_error(req, ERR_BAD_REQUEST, "operand is missing");
-		if (!json_object_object_get_ex(e, "operator", &o) || o == NULL)
-			return api_error(req, ERR_BAD_REQUEST, "operator is missing");
-		if (json_object_object_get_ex(e, "negated", &neg) && neg != NULL &&
-		    !json_object_is_type(neg, json_type_boolean))
-			return api_error(req, ERR_BAD_REQUEST, "negated is not a boolean");
-		*negated = neg != NULL && json_object_get_boolean(neg);
-	} else {
-		return api_error(req, ERR_BAD_REQUEST, "dict or list required");
-	}
-	if (!json_object_is_type(o, json_type_string))
-		return api_error(req, ERR_BAD_REQUEST, "operator is not a string");
-	*op = json_object_get_string(o);
-	return 0;
-}
-
-static int check_operand(struct request *req, const char *op, json_object *operand)
-{
-	static const char *const by_id[] = {"channel",       "stream",       "id",   "sender",
-	                                    "group-pm-with", "dm-including", "with", NULL};
-	bool str = json_object_is_type(operand, json_type_string), num = json_object_is_type(operand, json_type_int);
-	for (int i = 0; by_id[i]; i++)
-		if (strcmp(op, by_id[i]) == 0)
-			return str || num ? 0 : api_error(req, ERR_BAD_REQUEST, "operand is not a string or integer");
-	if (strcmp(op, "dm") == 0 || strcmp(op, "pm-with") == 0) {
-		bool ok = str || json_object_is_type(operand, json_type_array);
-		for (size_t i = 0; ok && !str && i < json_object_array_length(operand); i++)
-			ok = json_object_is_type(json_object_array_get_idx(operand, i), json_type_int);
-		return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "operand is not a string or an integer list");
-	}
-	if (!str)
-		return api_error(req, ERR_BAD_REQUEST, "operand is not a string");
-	if (strcmp(op, "search") == 0 && *arena_strip(&req->arena, json_object_get_string(operand)) == '\0')
-		return api_error(req, ERR_BAD_REQUEST, "operand cannot be blank.");
-	return 0;
-}
-
-static int add_term(struct request *req, struct narrow *nw, const char *op, json_object *operand, bool negated)
-{
-	if (strcmp(op, "channel") == 0 || strcmp(op, "stream") == 0)
-		return narrow_channel(req, nw, operand, negated);
-	if (strcmp(op, "dm") == 0 || strcmp(op, "pm-with") == 0)
-		return narrow_dm(req, nw, operand, negated);
-	if (strcmp(op, "sender") == 0 || strcmp(op, "dm-including") == 0 || strcmp(op, "group-pm-with") == 0)
-		return narrow_by_user(req, nw, op, operand, negated);
-	if (strcmp(op, "id") == 0)
-		return narrow_id(req, nw, operand, negated);
-	return narrow_simple(req, nw, op, json_object_get_string(operand), negated);
-}
-
-struct term {
-	const char *op;
-	json_object *operand;
-	bool negated;
-};
-
-static struct db_stmt st_with_target =
-    DB_STMT("SELECT COALESCE(m.channel_id, 0), m.topic, array_to_json(dc.user_ids)::text FROM messages m"
-            " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id WHERE m.id = $1");
-
-static bool defines_conversation(const struct term *t, int n)
-{
-	bool channel = false, topic = false;
-	for (int i = 0; i < n; i++) {
-		if (strcmp(t[i].op, "dm") == 0 || strcmp(t[i].op, "pm-with") == 0)
-			return true;
-		channel = channel || strcmp(t[i].op, "stream") == 0 || strcmp(t[i].op, "channel") == 0;
-		topic = topic || strcmp(t[i].op, "topic") == 0;
-	}
-	return channel && topic;
-}
-
-/* The message id of a `with` operand, or 0. */
-static int64_t with_id(json_object *operand)
-{
-	if (json_object_is_type(operand, json_type_int))
-		return json_object_get_int64(operand);
-	const char *s = json_object_get_string(operand);
-	char *end;
-	long long v = strtoll(s, &end, 10);
-	return *s && *end == '\0' ? v : 0;
-}
-
-/* Sets *at to the index of the only `with` term (-1: none); two are an error. Returns 0 or -1. */
-static int find_with(struct request *req, const struct term *t, int n, int *at)
-{
-	*at = -1;
-	for (int i = 0; i < n; i++) {
-		if (strcmp(t[i].op, "with") != 0)
-			continue;
-		if (*at >= 0) {
-			api_error(req, ERR_BAD_NARROW,
-			          "Invalid narrow operator combination: Duplicate 'with' operators.");
-			api_error_field(req, "desc", json_object_new_string("Duplicate 'with' operators."));
-			return -1;
-		}
-		*at = i;
-	}
-	return 0;
-}
-
-/* The conversation of message id (channel and topic, or dm) followed by the terms of rest that name no
- * conversation. */
-static int conversation_terms(struct request *req, int64_t id, const struct term *rest, int k, struct term **t, int *n)
-{
-	static const char *const conversation_ops[] = {"stream", "channel", "topic", "dm", "pm-with", NULL};
 	struct db_res *res = DB_EXEC(req, &st_with_target, db_arg_int(req, id));
 	if (res == NULL || db_rows(res) == 0)
-		return req->error ? -1 : bad_narrow(req, "Invalid 'with' operator");
-	struct term *out = arena_alloc(&req->arena, (size_t)(k + 2) * sizeof(*out));
-	int o = 0;
-	if (db_int(res, 0, 0)) {
-		out[o++] =
-		    (struct term){"channel", request_own_json(req, json_object_new_int64(db_int(res, 0, 0))), false};
-		out[o++] =
-		    (struct term){"topic", request_own_json(req, json_object_new_string(db_val(res, 0, 1))), false};
-	} else {
-		json_object *users = NULL;
-		jsonx_parse(db_val(res, 0, 2), strlen(db_val(res, 0, 2)), &users);
-		out[o++] = (struct term){"dm", request_own_json(req, users), false};
-	}
-	for (int i = 0; i < k; i++) {
-		bool drop = false;
-		for (int c = 0; conversation_ops[c] && !drop; c++)
-			drop = strcmp(rest[i].op, conversation_ops[c]) == 0;
-		if (!drop)
-			out[o++] = rest[i];
-	}
-	*t = out;
-	*n = o;
-	return 0;
+		return req->error ? -1 : narrow_bad(req, "Invalid 'with' operator");
+	out->channel_id = db_int(res, 0, 0);
+	out->topic = db_val(res, 0, 1);
+	out->dm_user_ids = NULL;
+	if (out->channel_id == 0)
+		jsonx_parse(db_val(res, 0, 2), strlen(db_val(res, 0, 2)), &out->dm_user_ids);
+	request_own_json(req, out->dm_user_ids);
+	return 1;
 }
 
-/*
- * The reference's `with` operator: the terms naming a conversation are replaced by the conversation of the
- * message it names, when the user can read that message. *t and *n are updated. Returns 0 or -1.
- */
-static int apply_with(struct request *req, struct term **t, int *n)
-{
-	int at;
-	if (find_with(req, *t, *n, &at) < 0)
-		return -1;
-	if (at < 0)
-		return 0;
-	int64_t id = with_id((*t)[at].operand);
-	struct term *rest = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*rest));
-	int k = 0;
-	for (int i = 0; i < *n; i++)
-		if (i != at)
-			rest[k++] = (*t)[i];
-	if (id > 0 && message_access(req, id, false) != NULL)
-		return conversation_terms(req, id, rest, k, t, n);
-	if (req->error != ERR_NONE && req->error != ERR_BAD_REQUEST)
-		return -1;
-	req->error = ERR_NONE;
-	if (id <= 0 || !defines_conversation(rest, k))
-		return bad_narrow(req, "Invalid 'with' operator");
-	*t = rest;
-	*n = k;
-	return 0;
-}
+static const struct narrow_lookup db_lookup = {
+    narrow_channel, narrow_user, narrow_dm_users, narrow_conversation, narrow_with_target,
+};
 
 struct narrow *narrow_parse(struct request *req, json_object *narrow)
 {
-	struct narrow *nw = arena_alloc(&req->arena, sizeof(*nw));
-	nw->resolved = nw->has_attachment = nw->has_image = nw->has_link = -1;
-	nw->in_home = nw->public_only = nw->web_public_only = -1;
-	if (narrow == NULL)
-		return nw;
-	if (!json_object_is_type(narrow, json_type_array)) {
-		api_error(req, ERR_BAD_REQUEST, "narrow is not a list");
-		return NULL;
-	}
-	int n = (int)json_object_array_length(narrow);
-	struct term *t = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*t));
-	for (int i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(narrow, i);
-		if (term_parts(req, e, &t[i].op, &t[i].operand, &t[i].negated) < 0 ||
-		    check_operand(req, t[i].op, t[i].operand) < 0)
-			return NULL;
-	}
-	if (apply_with(req, &t, &n) < 0)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (add_term(req, nw, t[i].op, t[i].operand, t[i].negated) < 0)
-			return NULL;
-	/* The reference's ok_to_include_history: an `is` term (but is:resolved) searches only the user's copies. */
-	for (int i = 0; i < n; i++)
-		if (strcmp(t[i].op, "is") == 0 && strcmp(json_object_get_string(t[i].operand), "resolved") != 0)
-			nw->include_history = nw->public_history = false;
-	return nw;
-}
-
-/* ---- fetching ------------------------------------------------------------------------------------------------ */
-
-/*
- * The narrow as one WHERE fragment over messages m, parameterized ($1 user, $2 realm, $3..$28 from
- * narrow_params()): every operator is a fixed condition that is true when its parameter is empty, so one
- * prepared statement serves every narrow and no operand is ever spliced into SQL. f: the user's flags.
- */
-#define NARROW_FILTER(f)                                                                                               \
-	" AND CASE WHEN m.channel_id = ALL($3::bigint[]) AND COALESCE(m.channel_id <> ALL($4::bigint[]), true)"        \
-	" AND (cardinality($5::text[]) = 0 OR (m.channel_id IS NOT NULL AND NOT EXISTS"                                \
-	"   (SELECT 1 FROM unnest($5::text[]) t WHERE lower(t) <> lower(m.topic))))"                                   \
-	" AND NOT (m.channel_id IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($6::text[]) t"                            \
-	"   WHERE lower(t) = lower(m.topic)))"                                                                         \
-	" AND m.sender_id = ALL($7::bigint[]) AND m.sender_id <> ALL($8::bigint[])"                                    \
-	" AND m.id = ALL($9::bigint[]) AND m.id <> ALL($10::bigint[])"                                                 \
-	" AND COALESCE(m.direct_conversation_id = ALL($11::bigint[]), false)"                                          \
-	" AND COALESCE(m.direct_conversation_id <> ALL($12::bigint[]), true)"                                          \
-	" AND (cardinality($13::bigint[]) = 0 OR EXISTS (SELECT 1 FROM direct_conversations dc"                        \
-	"   WHERE dc.id = m.direct_conversation_id AND dc.user_ids @> $13::bigint[]))"                                 \
-	" AND (cardinality($14::bigint[]) = 0 OR NOT EXISTS (SELECT 1 FROM direct_conversations dc"                    \
-	"   WHERE dc.id = m.direct_conversation_id AND dc.user_ids && $14::bigint[]))"                                 \
-	" AND (cardinality($15::bigint[]) = 0 OR EXISTS (SELECT 1 FROM direct_conversations dc"                        \
-	"   WHERE dc.id = m.direct_conversation_id AND dc.user_ids @> $15::bigint[] AND cardinality(dc.user_ids) > "   \
-	"2))"                                                                                                          \
-	" AND (" f " & $16::int) = $16::int AND (" f " & $17::int) = 0 AND ($18::int = 0 OR (" f " & $18::int) <> 0)"  \
-	" AND ($19::int < 0 OR (m.channel_id IS NOT NULL AND m.topic LIKE '\xe2\x9c\x94 %') = ($19::int = 1))"         \
-	" AND ($20::int < 0 OR m.has_attachment = ($20::int = 1))"                                                     \
-	" AND ($21::int < 0 OR m.has_image = ($21::int = 1))"                                                          \
-	" AND ($22::int < 0 OR m.has_link = ($22::int = 1))"                                                           \
-	" AND ($23::int < 0 OR (m.channel_id IS NOT NULL AND EXISTS (SELECT 1 FROM subscriptions ms"                   \
-	"   WHERE ms.user_id = $1 AND ms.channel_id = m.channel_id AND ms.is_muted)) = ($23::int = 0))"                \
-	" AND ($24::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
-	"   WHERE pc.realm_id = $2 AND NOT pc.invite_only), false) = ($24::int = 1))"                                  \
-	" AND ($25::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
-	"   WHERE pc.realm_id = $2 AND pc.is_web_public), false) = ($25::int = 1))"                                    \
-	" AND NOT EXISTS (SELECT 1 FROM unnest($26::text[]) w WHERE NOT (m.content ILIKE w OR m.topic ILIKE w))"       \
-	" AND NOT $27::boolean AND ($28::bigint[] IS NULL OR m.id = ANY($28::bigint[])) THEN true ELSE false END"
-#define N_FILTER_PARAMS 28
-
-/*
- * Each fetch is two index-ordered halves around the anchor ($29 highest id and $30 count before it; $31..$32
- * the id range and $33 count after it), as the reference's limit_query_to_range builds them.
- *
- * The user's own copies, driven by user_messages' primary key (user_id, message_id): no narrow, DMs, is:*, and
- * channels whose history the user may not read.
- */
-#define RECEIVED_SIDE(cmp, order, limit)                                                                               \
-	"(SELECT um.message_id AS id, um.flags, true AS received FROM user_messages um CROSS JOIN LATERAL"             \
-	" (SELECT 1 FROM messages m WHERE m.id = um.message_id" NARROW_FILTER(                                         \
-	    "um.flags") " OFFSET 0) hit"                                                                               \
-	                " WHERE um.user_id = $1 AND " cmp " ORDER BY um.message_id " order " LIMIT " limit ")"
-static struct db_stmt st_fetch_received = DB_STMT("SELECT id, flags, received FROM (" RECEIVED_SIDE(
-    "um.message_id <= $29", "DESC", "$30") " UNION ALL " RECEIVED_SIDE("um.message_id >= $31 AND um.message_id <= $32",
-                                                                       "ASC", "$33") ") hits ORDER BY id");
-
-/*
- * A channel's history ($34; $35 the topic), driven by messages_channel (channel_id, id) or messages_channel_topic
- * (channel_id, lower(topic), id); the user's flags come from a per-row lookup in user_messages, so no join can
- * turn the index-ordered scan into a sort. The flag conditions are idle here (an is: term never reads history).
- *
- * Why the shapes look the way they do: one CASE holds the whole narrow filter, so that the planner estimates it
- * as one condition of default selectivity instead of multiplying thirty guesses into "almost nothing matches"
- * (which made it prefer a sequential scan and a sort); the lateral OFFSET 0 subquery above pins the received
- * shape to a nested loop over user_messages' index. EXPLAIN EXECUTE of this statement for a channel narrow, the
- * 50 newest of a channel of 100,000 messages (PostgreSQL 15; generic plan, plan_cache_mode=force_generic_plan;
- * filter lines left out):
- *
- *   Merge Append (actual rows=50 loops=1)
- *     Sort Key: m.id
- *     ->  Sort (actual rows=50 loops=1)
- *           ->  Limit (actual rows=50 loops=1)
- *                 ->  Index Scan Backward using messages_channel on messages m (actual rows=50 loops=1)
- *                       Index Cond: ((channel_id = $34) AND (id <= $29))
- *                         ->  Index Scan using user_messages_message on user_messages um (actual rows=1 loops=50)
- *                               Index Cond: (message_id = m.id)
- *     ->  Limit (actual rows=0 loops=1)
- *           ->  Index Scan using messages_channel on messages m_1 (never executed)
- *                 Index Cond: ((channel_id = $34) AND (id >= $31) AND (id <= $32))
- *   Execution Time: 1.048 ms
- *
- * The custom plans (the first executions) use the same indexes or messages_pkey backwards; the received shape is
- * "Nested Loop -> Index Scan Backward using user_messages_pkey on user_messages um -> Index Scan using
- * messages_pkey on messages m"; the topic shape "Index Scan Backward using messages_channel_topic". None has a
- * sequential scan; tests/integration/test_messages.c (big_channel) fetches from such a channel and checks plans.
- */
-#define HISTORY_SIDE(where, cmp, order, limit)                                                                         \
-	"(SELECT m.id, (SELECT um.flags FROM user_messages um WHERE um.user_id = $1 AND um.message_id = m.id)"         \
-	" AS flags FROM messages m WHERE " where NARROW_FILTER("129") " AND " cmp " ORDER BY m.id " order              \
-	                                                              " LIMIT " limit ")"
-#define HISTORY_FETCH(where)                                                                                           \
-	"SELECT id, COALESCE(flags, 129), flags IS NOT NULL FROM (" HISTORY_SIDE(                                      \
-	    where, "m.id <= $29", "DESC", "$30") " UNION ALL " HISTORY_SIDE(where, "m.id >= $31 AND m.id <= $32",      \
-	                                                                    "ASC", "$33") ") hits ORDER BY id"
-static struct db_stmt st_fetch_channel = DB_STMT(HISTORY_FETCH("m.channel_id = $34"));
-static struct db_stmt st_fetch_topic = DB_STMT(HISTORY_FETCH("m.channel_id = $34 AND lower(m.topic) = lower($35)"));
-/* channels:public: the organization's messages by primary key, filtered to public channels. */
-static struct db_stmt st_fetch_public = DB_STMT(HISTORY_FETCH("m.realm_id = $2 AND m.channel_id IS NOT NULL"));
-
-/* The first unread message of the narrow (muted channels skipped unless narrowed to one), by user_messages_unread. */
-static struct db_stmt st_first_unread =
-    DB_STMT("SELECT um.message_id FROM user_messages um CROSS JOIN LATERAL (SELECT 1 FROM messages m"
-            " WHERE m.id = um.message_id" NARROW_FILTER(
-                "um.flags") " AND (cardinality($3::bigint[]) > 0 OR m.channel_id IS NULL OR NOT EXISTS (SELECT 1 FROM "
-                            "subscriptions fs"
-                            "   WHERE fs.user_id = $1 AND fs.channel_id = m.channel_id AND fs.is_muted)) OFFSET 0) hit"
-                            " WHERE um.user_id = $1 AND (um.flags & 1) = 0 ORDER BY um.message_id LIMIT 1");
-
-static void narrow_params(struct request *req, const struct narrow *nw, const char *ids, const char **p)
-{
-	p[0] = db_arg_int(req, req->user->id);
-	p[1] = db_arg_int(req, req->realm->id);
-	p[2] = db_arg_ids(req, nw->ch_pos.v, nw->ch_pos.n);
-	p[3] = db_arg_ids(req, nw->ch_neg.v, nw->ch_neg.n);
-	p[4] = pg_texts(req, nw->topic_pos.v, nw->topic_pos.n);
-	p[5] = pg_texts(req, nw->topic_neg.v, nw->topic_neg.n);
-	p[6] = db_arg_ids(req, nw->sender_pos.v, nw->sender_pos.n);
-	p[7] = db_arg_ids(req, nw->sender_neg.v, nw->sender_neg.n);
-	p[8] = db_arg_ids(req, nw->id_pos.v, nw->id_pos.n);
-	p[9] = db_arg_ids(req, nw->id_neg.v, nw->id_neg.n);
-	p[10] = db_arg_ids(req, nw->dm_pos.v, nw->dm_pos.n);
-	p[11] = db_arg_ids(req, nw->dm_neg.v, nw->dm_neg.n);
-	p[12] = db_arg_ids(req, nw->dmi_pos.v, nw->dmi_pos.n);
-	p[13] = db_arg_ids(req, nw->dmi_neg.v, nw->dmi_neg.n);
-	p[14] = db_arg_ids(req, nw->gpm.v, nw->gpm.n);
-	p[15] = db_arg_int(req, nw->set);
-	p[16] = db_arg_int(req, nw->unset);
-	p[17] = db_arg_int(req, nw->any);
-	const int tris[] = {nw->resolved, nw->has_attachment, nw->has_image,      nw->has_link,
-	                    nw->in_home,  nw->public_only,    nw->web_public_only};
-	for (int i = 0; i < 7; i++)
-		p[18 + i] = db_arg_int(req, tris[i]);
-	p[25] = pg_texts(req, nw->search.v, nw->search.n);
-	p[26] = nw->impossible ? "true" : "false";
-	p[27] = ids;
-}
-
-/* The ids and counts of the two halves (the reference's limit_query_to_range); p[28..32]. */
-static void range_params(struct request *req, int64_t anchor, bool include, int before, int after, const char **p)
-{
-	bool left = anchor == 0, right = anchor >= MESSAGE_ANCHOR_NEWEST;
-	bool need_before = !left && before > 0, need_after = !right && after > 0;
-	int64_t before_anchor = INT64_MAX, after_anchor = 0, after_max = INT64_MAX;
-	int before_limit = 0, after_limit = 0;
-	if (need_before && need_after) {
-		before_anchor = anchor - 1, before_limit = before;
-		after_anchor = anchor, after_limit = after + 1;
-	} else if (need_before) {
-		before_anchor = right ? INT64_MAX : anchor - !include;
-		before_limit = before + (right ? 0 : include);
-	} else if (need_after) {
-		after_anchor = left ? 0 : anchor + !include, after_limit = after + include;
-	} else {
-		after_anchor = after_max = anchor, after_limit = 1;
-	}
-	p[28] = db_arg_int(req, before_anchor);
-	p[29] = db_arg_int(req, before_limit);
-	p[30] = db_arg_int(req, after_anchor);
-	p[31] = db_arg_int(req, after_max);
-	p[32] = db_arg_int(req, after_limit);
-}
-
-/* The rows around the anchor (the reference's post_process_limited_query). */
-static void limit_rows(const struct db_res *res, int64_t anchor, int before, int after, struct message_page *out)
-{
-	bool left = anchor == 0, right = anchor >= MESSAGE_ANCHOR_NEWEST;
-	int n = db_rows(res), first_anchor = n, first_after = n;
-	if (right)
-		after = 0;
-	for (int i = n - 1; i >= 0 && !right; i--) {
-		if (db_int(res, i, 0) > anchor)
-			first_after = i;
-		if (db_int(res, i, 0) >= anchor)
-			first_anchor = i;
-	}
-	int n_before = first_anchor, n_anchor = first_after - first_anchor, n_after = n - first_after;
-	int skip = before && n_before > before ? n_before - before : 0;
-	int keep_after = after && n_after > after ? after : n_after;
-	out->n = 0;
-	for (int i = skip; i < first_after + keep_after; i++) {
-		out->ids[out->n] = db_int(res, i, 0);
-		out->flags[out->n++] = (int)db_int(res, i, 1);
-	}
-	out->found_anchor = n_anchor == 1;
-	out->found_oldest = left || n_before - skip < before;
-	out->found_newest = right || keep_after < after;
-	out->history_limited = false;
-}
-
-static struct db_stmt *fetch_statement(const struct narrow *nw, int *nparams)
-{
-	*nparams = N_FILTER_PARAMS + 5;
-	if (nw->include_history && nw->history_channel != NULL) {
-		*nparams += nw->topic_pos.n ? 2 : 1;
-		return nw->topic_pos.n ? &st_fetch_topic : &st_fetch_channel;
-	}
-	return nw->public_history ? &st_fetch_public : &st_fetch_received;
-}
-
-int message_fetch(struct request *req, struct narrow *nw, int64_t anchor, bool include_anchor, int num_before,
-                  int num_after, const int64_t *ids, int n_ids, struct message_page *out)
-{
-	const char *p[N_FILTER_PARAMS + 7];
-	narrow_params(req, nw, ids ? db_arg_ids(req, ids, n_ids) : NULL, p);
-	if (ids == NULL && anchor == MESSAGE_ANCHOR_FIRST_UNREAD) {
-		struct db_res *res = db_exec(req, &st_first_unread, p, N_FILTER_PARAMS);
-		if (res == NULL)
-			return -1;
-		anchor = db_rows(res) ? db_int(res, 0, 0) : MESSAGE_ANCHOR_NEWEST;
-	}
-	if (ids != NULL) /* every requested message that matches, ascending */
-		range_params(req, 0, false, 0, n_ids, p);
-	else
-		range_params(req, anchor, include_anchor, num_before, num_after, p);
-	int nparams;
-	struct db_stmt *st = fetch_statement(nw, &nparams);
-	p[33] = nw->history_channel ? db_arg_int(req, nw->history_channel->id) : NULL;
-	p[34] = nw->topic_pos.n ? nw->topic_pos.v[0] : NULL;
-	struct db_res *res = db_exec(req, st, p, nparams);
-	if (res == NULL)
-		return -1;
-	memset(out, 0, sizeof(*out));
-	out->ids = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->ids));
-	out->flags = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->flags));
-	out->anchor = anchor;
-	out->is_search = nw->is_search;
-	if (ids == NULL) {
-		limit_rows(res, anchor, num_before, num_after, out);
-		return 0;
-	}
-	for (int i = 0; i < db_rows(res); i++) {
-		out->ids[out->n] = db_int(res, i, 0);
-		out->flags[out->n++] = (int)db_int(res, i, 1);
-	}
-	return 0;
+	return narrow_parse_with(req, narrow, &db_lookup);
 }
 
 /* ---- the Message object -------------------------------------------------------------------------------------- */

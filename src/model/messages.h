@@ -213,7 +213,7 @@ int message_update_flags(struct request *req, const char *op, const char *flag, 
 
 /* ---- narrows and fetching ------------------------------------------------------------------------------------ */
 
-/* A parsed narrow: the terms of GET /messages resolved to ids, later bound as SQL parameters. Opaque (arena). */
+/* A parsed narrow: the terms of GET /messages resolved to ids, later bound as SQL parameters (model/narrow.h). */
 struct narrow;
 
 /*
@@ -224,7 +224,7 @@ struct narrow;
  * (case-insensitive substring match of every word). The first topic term's "general chat" is the empty topic.
  * The narrow and its operands are also validated ("element is not a string pair", "operand is not a string", ...).
  * Errors are BAD_NARROW "Invalid narrow operator: ..." as the reference words them. Returns NULL
- * with the error recorded.
+ * with the error recorded. Operands are looked up in the database (narrow_parse_with() in narrow.h, messages.c).
  */
 struct narrow *narrow_parse(struct request *req, json_object *narrow);
 
@@ -245,7 +245,7 @@ struct message_page {
  * Fetches the messages of narrow around anchor (a message id, 0 for the oldest, MESSAGE_ANCHOR_NEWEST, or
  * MESSAGE_ANCHOR_FIRST_UNREAD) as the reference's fetch_messages does: num_before messages before, num_after
  * after, the anchor itself when include_anchor. Or, when ids is not NULL, exactly those of ids (n_ids) that match.
- * Every query is driven by an index (see the plans in messages.c). Returns 0 or -1.
+ * Every query is driven by an index (see the plans in message_fetch.c). Returns 0 or -1.
  */
 int message_fetch(struct request *req, struct narrow *narrow, int64_t anchor, bool include_anchor, int num_before,
                   int num_after, const int64_t *ids, int n_ids, struct message_page *out);
