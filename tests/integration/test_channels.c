@@ -49,25 +49,6 @@ static json_object *find_by(json_object *list, const char *key, int64_t id)
 	return NULL;
 }
 
-/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
-static char *json_list(size_t n, const char *item)
-{
-	const char *mark = strstr(item, "%zu");
-	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
-	char *out = keep(malloc(cap));
-	out[0] = '[';
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			out[len++] = ',';
-		memcpy(out + len, item, head);
-		len += head;
-		if (mark)
-			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
-	}
-	strcpy(out + len, "]");
-	return out;
-}
-
 /* Every list parameter has a bound; the largest list allowed is answered for what it holds, one more is refused
  * before any work. 1000 unknown names once took seconds and hundreds of megabytes (a quadratic message). */
 static void test_subscription_list_bounds(void)
