@@ -59,29 +59,6 @@ static int check_spectator_access(struct request *req)
 	return db_rows(res) > 0 ? 0 : api_error(req, ERR_UNAUTHORIZED, NULL);
 }
 
-/* narrow: a list of [operator, operand] string pairs (null: none). */
-static int read_narrow(struct request *req, json_object **out)
-{
-	json_object *narrow = *out = param_json(req, "narrow");
-	if (narrow == NULL)
-		return 0;
-	if (!json_object_is_type(narrow, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "narrow is not a list");
-	for (size_t i = 0; i < json_object_array_length(narrow); i++) {
-		json_object *term = json_object_array_get_idx(narrow, i);
-		if (!json_object_is_type(term, json_type_array))
-			return api_error(req, ERR_BAD_REQUEST, "narrow[%zu] is not a list", i);
-		for (size_t k = 0; k < json_object_array_length(term); k++)
-			if (!json_object_is_type(json_object_array_get_idx(term, k), json_type_string))
-				return api_error(req, ERR_BAD_REQUEST, "narrow[%zu][%zu] is not a string", i, k);
-		if (json_object_array_length(term) != 2)
-			return api_error(req, ERR_BAD_REQUEST, "narrow[%zu] should have exactly 2 items", i);
-	}
-	if (json_object_array_length(narrow) == 0)
-		*out = NULL;
-	return 0;
-}
-
 /* The reference's check_narrow_for_events: the operators a queue can filter on. */
 static int check_narrow(struct request *req, json_object *narrow)
 {
@@ -162,8 +139,9 @@ static int read_params(struct request *req, struct queue_spec *spec, struct stat
 	if (strcmp(subscribers, "true") != 0 && strcmp(subscribers, "false") != 0 &&
 	    strcmp(subscribers, "partial") != 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid include_subscribers");
-	if (read_narrow(req, &spec->narrow) < 0)
-		return -1;
+	/* An empty narrow is none. */
+	json_object *narrow = param_json(req, "narrow");
+	spec->narrow = narrow != NULL && json_object_array_length(narrow) > 0 ? narrow : NULL;
 	/* fetch_event_types picks the initial data, else event_types; only event_types filters the queue. */
 	o->fetch_types = fetch_types ? fetch_types : spec->event_types;
 	o->client_gravatar = spec->client_gravatar;

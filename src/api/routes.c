@@ -295,8 +295,8 @@ static const struct param_spec events_get_params[] = {
     END,
 };
 
-/* narrow (pairs of strings), include_subscribers and idle_queue_timeout (seconds or "mobile", quoted or not) are
- * checked by the handler (src/api/register.c). */
+/* include_subscribers and idle_queue_timeout (seconds or "mobile", quoted or not) are checked by the handler
+ * (src/api/register.c). */
 static const struct param_spec register_params[] = {
     {"all_public_streams", PT_BOOL, P_NULL, 0, NULL},
     {"apply_markdown", PT_BOOL, 0, 0, "false"},
@@ -306,7 +306,7 @@ static const struct param_spec register_params[] = {
     {"fetch_event_types", PT_STR_LIST, P_NULL, 0, NULL},
     {"idle_queue_timeout", PT_STR, 0, 0, NULL},
     {"include_subscribers", PT_STR, 0, 0, "false"},
-    {"narrow", PT_JSON, 0, 0, NULL},
+    {"narrow", PT_STR_PAIRS, P_NULL, 0, NULL},
     {"presence_history_limit_days", PT_INT, P_NULL, 0, NULL},
     {"queue_lifespan_secs", PT_INT, 0, 0, "0"},
     {"slim_presence", PT_BOOL, 0, 0, "false"},

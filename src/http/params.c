@@ -69,6 +69,27 @@ static int check_list(struct request *req, const struct param_spec *spec, json_o
 	return 0;
 }
 
+/* A list of [string, string]: each item's strings are checked before its length, as the reference's validator. */
+static int check_pairs(struct request *req, const struct param_spec *spec, json_object *j)
+{
+	if (!json_object_is_type(j, json_type_array))
+		return type_error(req, spec->name, "a list");
+	if (check_length(req, spec, j) < 0)
+		return -1;
+	for (size_t k = 0; k < json_object_array_length(j); k++) {
+		json_object *pair = json_object_array_get_idx(j, k);
+		if (!json_object_is_type(pair, json_type_array))
+			return api_error(req, ERR_BAD_REQUEST, "%s[%zu] is not a list", spec->name, k);
+		for (size_t m = 0; m < json_object_array_length(pair); m++)
+			if (!json_object_is_type(json_object_array_get_idx(pair, m), json_type_string))
+				return api_error(req, ERR_BAD_REQUEST, "%s[%zu][%zu] is not a string", spec->name, k,
+				                 m);
+		if (json_object_array_length(pair) != 2)
+			return api_error(req, ERR_BAD_REQUEST, "%s[%zu] should have exactly 2 items", spec->name, k);
+	}
+	return 0;
+}
+
 /* ---- domain values ------------------------------------------------------------------------------------------ */
 
 /* The ids of a JSON integer list, into the arena; false if list is not one. */
@@ -266,6 +287,7 @@ static int convert(struct request *req, const struct param_spec *spec, const cha
 	case PT_INT_LIST: return check_list(req, spec, j, json_type_int, "an integer");
 	case PT_STR_LIST: return check_list(req, spec, j, json_type_string, "a string");
 	case PT_DICT: return json_object_is_type(j, json_type_object) ? 0 : type_error(req, spec->name, "a dict");
+	case PT_STR_PAIRS: return check_pairs(req, spec, j);
 	case PT_JSON: return json_object_is_type(j, json_type_array) ? check_length(req, spec, j) : 0;
 	case PT_GROUP_SETTING:
 		v->group = arena_alloc(&req->arena, sizeof(*v->group));

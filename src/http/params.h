@@ -15,13 +15,14 @@
 struct request;
 
 enum param_type {
-	PT_STR,      /* taken as sent */
-	PT_INT,      /* JSON integer, within the range its flags give */
-	PT_BOOL,     /* JSON true/false */
-	PT_INT_LIST, /* JSON array of integers, each within the range its flags give */
-	PT_STR_LIST, /* JSON array of strings */
-	PT_DICT,     /* JSON object */
-	PT_JSON,     /* any JSON value; when it is an array, its length is bounded like the lists' */
+	PT_STR,       /* taken as sent */
+	PT_INT,       /* JSON integer, within the range its flags give */
+	PT_BOOL,      /* JSON true/false */
+	PT_INT_LIST,  /* JSON array of integers, each within the range its flags give */
+	PT_STR_LIST,  /* JSON array of strings */
+	PT_DICT,      /* JSON object */
+	PT_JSON,      /* any JSON value; when it is an array, its length is bounded like the lists' */
+	PT_STR_PAIRS, /* JSON array of [string, string] lists (register's narrow) */
 	/* Domain values: each is parsed here into the struct its getter returns, with the reference's errors. */
 	PT_GROUP_SETTING, /* a group-setting value: a group id or {direct_members, direct_subgroups} */
 	PT_GROUP_UPDATE,  /* a group-setting change {"new": value, "old": value?} */
@@ -31,9 +32,9 @@ enum param_type {
 
 /*
  * Bounds of hostile input (see STYLE.md, "Hostile input").
- * Lists: every list parameter (PT_INT_LIST, PT_STR_LIST, and PT_JSON when an array is sent) holds at most max_len
- * items, PARAM_MAX_ITEMS when max_len is 0: "x is too long (limit: N items)". The reference bounds none of these
- * (only the request size does); the bounds are confab's, listed in docs/LIMITS.md, and keep the handlers' set
+ * Lists: every list parameter (PT_INT_LIST, PT_STR_LIST, PT_STR_PAIRS, and PT_JSON when an array is sent) holds at most
+ * max_len items, PARAM_MAX_ITEMS when max_len is 0: "x is too long (limit: N items)". The reference bounds none of
+ * these (only the request size does); the bounds are confab's, listed in docs/LIMITS.md, and keep the handlers' set
  * operations cheap. Integers: a PT_INT and each item of a PT_INT_LIST lies within the range of a PostgreSQL bigint
  * (ids), less its lowest value, which json-c cannot tell from an overflow; P_INT4 narrows it to an integer column's
  * and P_NONNEG to [0, ...] ("x is too small", "x is too large", "x[3] is too large": the reference's check_int_range

@@ -92,6 +92,14 @@ static void check_value(struct request *req, const struct param_spec *spec)
 	case PT_STR_LIST: check_list(j, json_type_string); break;
 	case PT_DICT: FUZZ_CHECK(json_object_is_type(j, json_type_object)); break;
 	case PT_JSON: break;
+	case PT_STR_PAIRS:
+		check_list(j, json_type_array);
+		for (size_t k = 0; k < json_object_array_length(j); k++) {
+			json_object *pair = json_object_array_get_idx(j, k);
+			check_list(pair, json_type_string);
+			FUZZ_CHECK(json_object_array_length(pair) == 2);
+		}
+		break;
 	case PT_GROUP_SETTING: check_group(param_group_setting(req, spec->name)); break;
 	case PT_GROUP_UPDATE: {
 		const struct group_setting_update *u = param_group_update(req, spec->name);

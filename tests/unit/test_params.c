@@ -27,6 +27,7 @@ static const struct param_spec specs[] = {
 	{"limit", PT_LIMIT, P_UNLIMITED, 0, NULL},
 	{"retention", PT_LIMIT, P_NULL | P_UNLIMITED | P_REALM_DEFAULT, 0, NULL},
 	{"anchor", PT_ANCHOR, 0, 0, NULL},
+	{"pairs", PT_STR_PAIRS, P_NULL, 2, NULL},
 	{NULL, 0, 0, 0, NULL},
 };
 static const struct route route = {"POST", "/x/{user_id}", NULL, 0, specs};
@@ -342,6 +343,24 @@ static void test_params_anchor(void)
 	}
 }
 
+static void test_params_str_pairs(void)
+{
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[[\"stream\",\"x\"],[\"topic\",\"y\"]]"), "");
+	CU_ASSERT_EQUAL(json_object_array_length(param_json(&req, "pairs")), 2);
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[]"), "");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=null"), "");
+	CU_ASSERT_PTR_NULL(param_json(&req, "pairs"));
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs={}"), "pairs is not a list");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[\"stream\"]"), "pairs[0] is not a list");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[[\"a\",\"b\"],[\"stream\",1]]"), "pairs[1][1] is not a string");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[[\"stream\"]]"), "pairs[0] should have exactly 2 items");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[[\"a\",\"b\",\"c\"]]"), "pairs[0] should have exactly 2 items");
+	/* The strings are checked before the length. */
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[[\"a\",\"b\",3]]"), "pairs[0][2] is not a string");
+	CU_ASSERT_STRING_EQUAL(validate("op=a&pairs=[[\"a\",\"b\"],[\"a\",\"b\"],[\"a\",\"b\"]]"),
+			       "pairs is too long (limit: 2 items)");
+}
+
 static void test_params_ignored_parameters_sorted(void)
 {
 	CU_ASSERT_STRING_EQUAL(validate("zeta=1&op=a&alpha=2&zeta=3"), "");
@@ -375,6 +394,7 @@ int main(void)
 		{"test_params_group_update", test_params_group_update},
 		{"test_params_limit", test_params_limit},
 		{"test_params_anchor", test_params_anchor},
+		{"test_params_str_pairs", test_params_str_pairs},
 		{"test_params_ignored_parameters_sorted", test_params_ignored_parameters_sorted},
 		{"test_params_error_body_has_no_ignored", test_params_error_body_has_no_ignored},
 		{NULL, NULL},
