@@ -33,9 +33,14 @@
 #define HEARTBEAT_SPREAD_SECS 10
 #define POLL_MAX_SECS         60 /* a poll ends by itself if no heartbeat came (no reaper running) */
 
-/* How long a queue remembers the outbox ids it has applied, and at most how many (see push_script). */
-#define APPLIED_SECS "600"
-#define APPLIED_MAX  "10000"
+/*
+ * A queue's applied set (see push_script) is pruned of ids older than APPLIED_SECS and beyond the newest
+ * APPLIED_MAX when it holds more than APPLIED_PRUNE_AT ids, at every 64th id, so that a push mostly costs two
+ * commands (ZADD NX, ZCARD).
+ */
+#define APPLIED_PRUNE_AT "1000"
+#define APPLIED_SECS     "600"
+#define APPLIED_MAX      "10000"
 
 struct pending_event {
 	const char *json;
@@ -130,23 +135,23 @@ int events_outbox_write(struct request *req)
  * earlier entry keeps its id (so that acknowledging it still works) with "-" for a body, which is never served
  * (ARGV[4] is "<op>/<flag>" for merged kinds, else "").
  *
- * ARGV[5] is the event's outbox id ("" for an event published directly). KEYS[3], the queue's applied set, holds
- * the outbox ids the queue has taken, scored by the time taken, for APPLIED_SECS (at most the last APPLIED_MAX):
- * a row published again (its worker died after publishing it, or a reaper after publishing and before its
- * DELETE committed) is dropped here. A set rather than a "last id applied": ids are drawn at INSERT, so two
- * transactions can commit, and publish, in the opposite order of their ids, and a high-water mark would drop the
- * lower id that comes second. Only a row published again more than APPLIED_SECS after its first publish (the
- * database unreachable that long between a publish and its DELETE) could land twice.
+ * ARGV[5] is the event's outbox id ("" for an event published directly) and ARGV[6] the time. KEYS[3], the
+ * queue's applied set, holds the outbox ids the queue has taken, scored by that time, at least the last
+ * APPLIED_SECS of them (up to APPLIED_MAX): a row published again (its worker died after publishing it, or a
+ * reaper after publishing and before its DELETE committed) is dropped here. A set rather than a "last id applied":
+ * ids are drawn at INSERT, so two transactions can commit, and publish, in the opposite order of their ids, and a
+ * high-water mark would drop the lower id that comes second. Only a row published again more than APPLIED_SECS
+ * after its first publish (the database unreachable that long between a publish and its DELETE) could land twice.
  */
 static const char push_script[] =
     "if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end "
     "if ARGV[5] ~= '' then "
-    "  if redis.call('ZSCORE', KEYS[3], ARGV[5]) then return -2 end "
-    "  local now = tonumber(redis.call('TIME')[1]) "
-    "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - " APPLIED_SECS ") "
-    "  redis.call('ZADD', KEYS[3], now, ARGV[5]) "
-    "  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -" APPLIED_MAX " - 1) "
-    "  redis.call('EXPIRE', KEYS[3], " APPLIED_SECS ") "
+    "  if redis.call('ZADD', KEYS[3], 'NX', ARGV[6], ARGV[5]) == 0 then return -2 end "
+    "  local n = redis.call('ZCARD', KEYS[3]) "
+    "  if n > " APPLIED_PRUNE_AT " and n % 64 == 0 then "
+    "    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[6]) - " APPLIED_SECS ") "
+    "    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -" APPLIED_MAX " - 1) "
+    "  end "
     "end "
     "local body = ARGV[2] "
     "if ARGV[4] ~= '' then "
@@ -369,6 +374,7 @@ static int publish_one(struct request *req, const struct pending_event *e)
 	request_own_json(req, event);
 	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
 	const char *merge = merge_key(req, event);
+	const char *now = arena_printf(&req->arena, "%lld", now_secs());
 	int npush = 0;
 	for (int i = 0; i < nq; i++) {
 		struct rreply *m = meta[i];
@@ -381,7 +387,7 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
 		if (!accepts(event, types, narrow, caps))
 			continue;
-		const char **argv = arena_alloc(&req->arena, 11 * sizeof(*argv));
+		const char **argv = arena_alloc(&req->arena, 12 * sizeof(*argv));
 		argv[0] = "EVAL";
 		argv[1] = push_script;
 		argv[2] = "3";
@@ -393,8 +399,9 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		argv[8] = arena_printf(&req->arena, "confab:q:{%s}:wake:", queues[i]);
 		argv[9] = merge;
 		argv[10] = e->oid ? e->oid : "";
+		argv[11] = now;
 		cmds[npush] = argv;
-		argcs[npush] = 11;
+		argcs[npush] = 12;
 		npush++;
 	}
 	return npush ? redis_pipeline(req, npush, argcs, cmds, meta) : 0;
@@ -424,10 +431,8 @@ void events_publish(struct request *req)
 	}
 }
 
-/* Deletes published rows, leaving those a reaper has claimed meanwhile (it deletes them itself). */
-static struct db_stmt st_outbox_delete =
-    DB_STMT("DELETE FROM event_outbox WHERE id IN"
-            " (SELECT id FROM event_outbox WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED)");
+/* A row a reaper has claimed meanwhile (this worker took over 2 s) is waited for and found deleted by it. */
+static struct db_stmt st_outbox_delete = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
 
 void events_outbox_clear(struct request *req)
 {
@@ -446,7 +451,6 @@ static struct db_stmt st_outbox_claim =
     DB_STMT("SELECT id, txid::text, COALESCE(realm_id, 0), flags, user_ids::text, payload FROM event_outbox"
             " WHERE created_at < clock_timestamp() - interval '2 seconds' ORDER BY id LIMIT 100"
             " FOR UPDATE SKIP LOCKED");
-static struct db_stmt st_outbox_delete_claimed = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
 
 /* The ids of a bigint[] as PostgreSQL prints it ("{1,2,3}"), into an arena array; returns how many. */
 static int parse_ids(struct request *req, const char *text, int64_t **out)
@@ -486,7 +490,7 @@ int events_outbox_reap(struct request *req)
 			return -1;
 		ids[i] = db_int(res, i, 0);
 	}
-	if ((n > 0 && DB_EXEC(req, &st_outbox_delete_claimed, db_arg_ids(req, ids, n)) == NULL) || db_commit(req) < 0)
+	if ((n > 0 && DB_EXEC(req, &st_outbox_delete, db_arg_ids(req, ids, n)) == NULL) || db_commit(req) < 0)
 		return -1;
 	if (n > 0)
 		log_msg(LOG_WARNING, "published %d events left in the outbox (a worker stopped after COMMIT?)", n);
@@ -789,7 +793,7 @@ static const char delete_script[] =
     "if w then redis.call('RPUSH', ARGV[1] .. w, 'superseded') redis.call('EXPIRE', ARGV[1] .. w, 120) end "
     "local user = redis.call('HGET', KEYS[1], 'user') "
     "local realm = redis.call('HGET', KEYS[1], 'realm') "
-    "redis.call('DEL', KEYS[1], KEYS[2]) "
+    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
     "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[2]) end "
     "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[2]) end "
     "redis.call('ZREM', 'confab:expiry', ARGV[2]) "
@@ -798,8 +802,8 @@ static const char delete_script[] =
 
 static int delete_queue(struct request *req, const char *qid)
 {
-	return REDIS_CMD(req, "EVAL", delete_script, "2", key(req, qid, "meta"), key(req, qid, "events"),
-	                 arena_printf(&req->arena, "confab:q:{%s}:wake:", qid), qid)
+	return REDIS_CMD(req, "EVAL", delete_script, "3", key(req, qid, "meta"), key(req, qid, "events"),
+	                 key(req, qid, "applied"), arena_printf(&req->arena, "confab:q:{%s}:wake:", qid), qid)
 	           ? 0
 	           : -1;
 }
@@ -831,7 +835,7 @@ static const char expire_script[] =
     "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
     "local user = redis.call('HGET', KEYS[1], 'user') "
     "local realm = redis.call('HGET', KEYS[1], 'realm') "
-    "redis.call('DEL', KEYS[1], KEYS[2]) "
+    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
     "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[1]) end "
     "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[1]) end "
     "redis.call('ZREM', 'confab:expiry', ARGV[1]) "
@@ -858,8 +862,8 @@ int events_reap(struct request *req)
 		return -1;
 	for (size_t i = 0; i < expired->n; i++) {
 		const char *qid = expired->elem[i]->str;
-		struct rreply *r = REDIS_CMD(req, "EVAL", expire_script, "2", key(req, qid, "meta"),
-		                             key(req, qid, "events"), qid, now);
+		struct rreply *r = REDIS_CMD(req, "EVAL", expire_script, "3", key(req, qid, "meta"),
+		                             key(req, qid, "events"), key(req, qid, "applied"), qid, now);
 		if (r == NULL)
 			return -1;
 		touched += (int)r->integer;
