@@ -57,6 +57,7 @@ struct request {
 	const char *host;
 	const char *authorization; /* NULL when the header is absent */
 	const char *remote_addr;
+	const char *fault; /* X-Confab-Fault, read only by builds configured with --enable-fault-points; else NULL */
 	const char *body;
 	size_t body_len;
 	struct raw_param *raw;
@@ -92,10 +93,9 @@ struct request {
 	bool in_txn;
 	struct redis_conn *redis;
 
-	/* Events produced by the handler, published after COMMIT (events/events.c). */
+	/* Events produced by the handler, written to the outbox before COMMIT, published after (events/events.c). */
 	struct pending_event *events;
 	int nevents, capevents;
-	const char *txid; /* of the request's transaction, read when the first event is added */
 };
 
 /* Prepares req for a new request of worker w. */
