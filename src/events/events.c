@@ -13,7 +13,6 @@
  *   _inaccessible_user  realm_user add of a placeholder user: not for user_list_incomplete clients
  */
 #include "events/events.h"
-#include "events/snapshot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "db/db.h"
+#include "events/snapshot.h"
 #include "http/request.h"
 #include "model/realm.h"
 #include "model/user.h"
