@@ -22,9 +22,9 @@ int api_key_fetch(struct request *req)
 	if (u == NULL)
 		return -1;
 	/* Keys are stored only as hashes, so each login issues a key of its own; earlier keys stay valid. */
-	if (db_begin(req) < 0)
+	if (db_begin(&req->uow) < 0)
 		return -1;
-	const char *key = user_issue_api_key(req, u->id);
+	const char *key = user_issue_api_key(&req->uow, u->id);
 	if (key == NULL)
 		return -1;
 	json_object *out = request_result(req);

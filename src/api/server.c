@@ -62,7 +62,7 @@ int server_settings_get(struct request *req)
 	const struct realm *realm = req->realm;
 	if (realm == NULL)
 		return 0; /* no organization at this host: only the server-wide settings */
-	const char *url = realm_url(req, realm);
+	const char *url = realm_url(&req->uow, realm);
 	json_object_object_add(out, "realm_uri", json_object_new_string(url));
 	json_object_object_add(out, "realm_url", json_object_new_string(url));
 	json_object_object_add(out, "realm_name", json_object_new_string(realm->name));
@@ -75,7 +75,7 @@ int server_settings_get(struct request *req)
 	/* Spectators need both the setting and a web-public channel to look at. */
 	bool web_public = false;
 	if (realm->enable_spectator_access) {
-		struct db_res *res = DB_EXEC(req, &st_web_public, db_arg_int(req, realm->id));
+		struct db_res *res = DB_EXEC(&req->uow, &st_web_public, db_arg_int(&req->uow, realm->id));
 		if (res == NULL)
 			return -1;
 		web_public = db_rows(res) > 0;
@@ -98,8 +98,8 @@ static const char *dependency(struct request *req, int check)
 /* GET /health: 200 when PostgreSQL and Redis answer, else 503; both say which is which. */
 int health_get(struct request *req)
 {
-	const char *pg = dependency(req, db_ping(req));
-	const char *redis = dependency(req, REDIS_CMD(req, "PING") == NULL ? -1 : 0);
+	const char *pg = dependency(req, db_ping(&req->uow));
+	const char *redis = dependency(req, REDIS_CMD(&req->uow, "PING") == NULL ? -1 : 0);
 	if (strcmp(pg, "ok") == 0 && strcmp(redis, "ok") == 0) {
 		json_object *out = request_result(req);
 		json_object_object_add(out, "postgres", json_object_new_string(pg));

@@ -54,7 +54,7 @@ int uploads_create(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST,
 		                 "File is larger than this server's configured maximum upload size (%d MiB).", max_mib);
 	const char *type = attachments_content_type(&req->arena, file->content_type, name, file->value, file->len);
-	struct attachment *at = attachments_store(req, name, type, file->value, file->len);
+	struct attachment *at = attachments_store(&req->uow, name, type, file->value, file->len);
 	if (at == NULL)
 		return -1;
 	const char *url = arena_printf(&req->arena, UPLOADS_PREFIX "%s", at->path_id);
@@ -87,7 +87,7 @@ static int forbidden(struct request *req)
 static int send_file(struct request *req, const struct attachment *at, bool download)
 {
 	struct stat sb;
-	if (stat(attachments_local_path(req, at->path_id), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+	if (stat(attachments_local_path(&req->uow, at->path_id), &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		const char *body = "<p>File not found</p>";
 		request_set_raw(req, 404, HTML_TYPE, body, strlen(body));
 		return 0;
@@ -113,13 +113,13 @@ static const char *basename_of(const char *path)
 /* GET /user_uploads/temporary/{token}/{filename}: no authentication, the token stands for it. */
 static int serve_temporary(struct request *req, const char *token, const char *filename)
 {
-	const char *path_id = attachments_token_path(req, token);
+	const char *path_id = attachments_token_path(&req->uow, token);
 	if (path_id == NULL)
 		return req->error != ERR_NONE ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid token");
 	if (strcmp(basename_of(path_id), filename) != 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid filename");
 	bool can_read;
-	struct attachment *at = attachments_find(req, path_id, 0, &can_read);
+	struct attachment *at = attachments_find(&req->uow, path_id, 0, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid token");
 	return send_file(req, at, false);
@@ -158,7 +158,7 @@ static int reader(struct request *req)
 {
 	if (req->authorization != NULL)
 		return auth_request(req) < 0 || ratelimit_check(req) < 0 ? -1 : 0;
-	if (realm_for_request(req) == NULL)
+	if (realm_for_host(&req->uow, req->host) == NULL)
 		return req->error != ERR_NONE ? -1 : auth_request(req);
 	return 0;
 }
@@ -183,7 +183,7 @@ int uploads_serve(struct request *req)
 	if (reader(req) < 0)
 		return -1;
 	bool can_read;
-	struct attachment *at = attachments_find(req, rest, req->realm->id, &can_read);
+	struct attachment *at = attachments_find(&req->uow, rest, req->realm->id, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : not_found(req);
 	if (!can_read)
@@ -198,12 +198,12 @@ int uploads_temporary_url(struct request *req)
 	    arena_printf(&req->arena, "%s/%s/%s/%s", param_str(req, "realm_id_str"), param_str(req, "directory"),
 	                 param_str(req, "random"), param_str(req, "filename"));
 	bool can_read;
-	struct attachment *at = attachments_find(req, path_id, req->realm->id, &can_read);
+	struct attachment *at = attachments_find(&req->uow, path_id, req->realm->id, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : not_found(req);
 	if (!can_read)
 		return forbidden(req);
-	const char *token = attachments_temporary_token(req, at->path_id);
+	const char *token = attachments_temporary_token(&req->uow, at->path_id);
 	if (token == NULL)
 		return -1;
 	const char *url = arena_printf(&req->arena, UPLOADS_PREFIX "temporary/%s/%s", token,

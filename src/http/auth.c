@@ -76,7 +76,7 @@ int auth_request(struct request *req)
 	case -1: return api_error(req, ERR_BAD_REQUEST, "This endpoint requires HTTP basic authentication.");
 	case -2: return api_error(req, ERR_UNAUTHORIZED, "Invalid authorization header for basic auth");
 	}
-	if (user_authenticate_key(req, email, key) == 0)
+	if (user_authenticate_key(&req->uow, realm_subdomain_for_host(&req->uow, req->host), email, key) == 0)
 		return 0;
 	/* Only a key that was checked counts: a database outage is no guess. */
 	return req->error == ERR_UNAUTHORIZED ? ratelimit_key_failed(req) : -1;
@@ -140,7 +140,7 @@ const struct user *auth_password(struct request *req, const struct realm *realm,
 		api_error_field(req, "retry-after", json_object_new_double(1.0));
 		return NULL;
 	}
-	const struct user *u = user_authenticate_password(req, realm, email, password);
+	const struct user *u = user_authenticate_password(&req->uow, realm, email, password);
 	hashing_leave();
 	if (u != NULL)
 		ratelimit_login_end(req, (long long)realm->id, email, true);

@@ -65,9 +65,9 @@ static int try_pipeline(struct request *req, int n, const int *argcs, const char
 	enum err saved = req->error;
 	const char *saved_msg = req->error_msg;
 	json_object *saved_fields = req->error_fields;
-	int rc = redis_pipeline(req, n, argcs, cmds, replies);
+	int rc = redis_pipeline(&req->uow, n, argcs, cmds, replies);
 	/* The connection goes back to the pool now: a login keeps its request for a password check after this. */
-	redis_release(req);
+	redis_release(&req->uow);
 	if (rc == 0) {
 		if (atomic_exchange(&outage_logged, false))
 			log_msg(LOG_INFO, "request %llu: redis answers again, rate limits apply", req->id);

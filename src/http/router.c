@@ -139,18 +139,18 @@ static int run(struct request *req)
 		return -1;
 	if (r->flags & R_PUBLIC) {
 		/* Public routes still answer for the organization of the host, where there is one. */
-		if (realm_for_request(req) == NULL && req->error != ERR_NONE)
+		if (realm_for_host(&req->uow, req->host) == NULL && req->error != ERR_NONE)
 			return -1;
 	} else if (auth_request(req) < 0 || ratelimit_check(req) < 0 || check_role(req, r->flags) < 0) {
 		return -1;
 	}
 	if (param_validate(req, r->params) < 0)
 		return -1;
-	if ((r->flags & R_TXN) && db_begin(req) < 0)
+	if ((r->flags & R_TXN) && db_begin(&req->uow) < 0)
 		return -1;
-	if (r->handler(req) < 0 || db_commit(req) < 0)
+	if (r->handler(req) < 0 || db_commit(&req->uow) < 0)
 		return -1;
-	events_publish(req);
+	events_publish(&req->uow);
 	return 0;
 }
 

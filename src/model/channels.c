@@ -7,7 +7,7 @@
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/markdown.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -39,14 +39,14 @@ static void read_stats(struct channel *c, const struct db_res *res, int row, int
 }
 
 /* A CHANNEL_SETTING_VALUE column: an unnamed group's value, or NULL for the id of named group group_id. */
-static const char *setting_value(struct request *req, int64_t group_id, const struct db_res *res, int row, int col)
+static const char *setting_value(struct uow *uow, int64_t group_id, const struct db_res *res, int row, int col)
 {
-	return db_null(res, row, col) ? arena_printf(&req->arena, "%lld", (long long)group_id) : db_val(res, row, col);
+	return db_null(res, row, col) ? arena_printf(&uow->arena, "%lld", (long long)group_id) : db_val(res, row, col);
 }
 
-struct channel *channel_from_row(struct request *req, const struct db_res *res, int row, int col)
+struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
-	struct channel *c = arena_alloc(&req->arena, sizeof(*c));
+	struct channel *c = arena_alloc(&uow->arena, sizeof(*c));
 	c->id = db_int(res, row, col);
 	c->realm_id = db_int(res, row, col + 1);
 	c->name = db_val(res, row, col + 2);
@@ -69,7 +69,7 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	for (int i = 0; i < CS_COUNT; i++) {
 		c->settings[i] = db_int(res, row, col + 22 + 3 * i);
 		c->in_setting[i] = db_bool(res, row, col + 23 + 3 * i);
-		c->setting_json[i] = setting_value(req, c->settings[i], res, row, col + 24 + 3 * i);
+		c->setting_json[i] = setting_value(uow, c->settings[i], res, row, col + 24 + 3 * i);
 	}
 	int sc = col + 22 + 3 * CS_COUNT;
 	c->color = db_val(res, row, sc);
@@ -78,7 +78,7 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	for (int i = 0; i < 5; i++)
 		c->notifications[i] = db_val(res, row, sc + 3 + i);
 	/* Access as channels.h defines it. */
-	const struct user *u = req->user;
+	const struct user *u = uow->user;
 	bool guest = u != NULL && user_is_guest(u);
 	bool open = c->is_web_public || (!c->invite_only && u != NULL && !guest);
 	bool may_subscribe = c->in_setting[CS_ADD_SUBSCRIBERS] || c->in_setting[CS_SUBSCRIBE];
@@ -87,43 +87,43 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	return c;
 }
 
-const char *channel_render_description(struct request *req, const char *text)
+const char *channel_render_description(struct uow *uow, const char *text)
 {
 	if (*text == '\0')
 		return "";
 	struct markdown_lookup none = {0};
 	struct markdown_result out;
-	markdown_render(req, text, &none, &out);
+	markdown_render(uow, text, &none, &out);
 	return out.html;
 }
 
 static struct db_stmt st_by_id = DB_STMT(CHANNEL_SELECT_LOOKUP "AND c.id = $3");
 static struct db_stmt st_by_name = DB_STMT(CHANNEL_SELECT_LOOKUP "AND lower(c.name) = lower($3)");
 
-static struct channel *load(struct request *req, struct db_stmt *st, const char *key)
+static struct channel *load(struct uow *uow, struct db_stmt *st, const char *key)
 {
-	int64_t uid = req->user ? req->user->id : 0;
-	struct db_res *res = DB_EXEC(req, st, db_arg_int(req, req->realm->id), db_arg_int(req, uid), key);
-	return res && db_rows(res) ? channel_from_row(req, res, 0, 0) : NULL;
+	int64_t uid = uow->user ? uow->user->id : 0;
+	struct db_res *res = DB_EXEC(uow, st, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uid), key);
+	return res && db_rows(res) ? channel_from_row(uow, res, 0, 0) : NULL;
 }
 
-struct channel *channel_by_id(struct request *req, int64_t id)
+struct channel *channel_by_id(struct uow *uow, int64_t id)
 {
-	return load(req, &st_by_id, db_arg_int(req, id));
+	return load(uow, &st_by_id, db_arg_int(uow, id));
 }
 
-struct channel *channel_by_name(struct request *req, const char *name)
+struct channel *channel_by_name(struct uow *uow, const char *name)
 {
-	return load(req, &st_by_name, name);
+	return load(uow, &st_by_name, name);
 }
 
-struct channel *channel_access_by_id(struct request *req, int64_t id, bool content)
+struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content)
 {
-	struct channel *c = channel_by_id(req, id);
-	if (req->error != ERR_NONE)
+	struct channel *c = channel_by_id(uow, id);
+	if (uow->error != ERR_NONE)
 		return NULL;
 	if (c == NULL || !(content ? c->content_access : c->metadata_access)) {
-		api_error(req, ERR_BAD_REQUEST, "Invalid channel ID");
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid channel ID");
 		return NULL;
 	}
 	return c;
@@ -157,26 +157,26 @@ static struct db_stmt st_complete = DB_STMT(
 #undef VALUE_COLUMN
 /* clang-format on */
 
-int channel_complete(struct request *req, struct channel *c)
+int channel_complete(struct uow *uow, struct channel *c)
 {
 	if (c->complete)
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_complete, db_arg_int(req, c->realm_id), db_arg_int(req, c->id));
+	struct db_res *res = DB_EXEC(uow, &st_complete, db_arg_int(uow, c->realm_id), db_arg_int(uow, c->id));
 	if (res == NULL || db_rows(res) != 1)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 	read_stats(c, res, 0, 0);
 	for (int i = 0; i < CS_COUNT; i++)
-		c->setting_json[i] = setting_value(req, c->settings[i], res, 0, 4 + i);
+		c->setting_json[i] = setting_value(uow, c->settings[i], res, 0, 4 + i);
 	c->complete = true;
 	return 0;
 }
 
-json_object *channel_to_json(struct request *req, const struct channel *c)
+json_object *channel_to_json(struct uow *uow, const struct channel *c)
 {
 	struct channel loaded;
 	if (!c->complete) {
 		loaded = *c;
-		channel_complete(req, &loaded); /* on failure the request fails: the object is not sent */
+		channel_complete(uow, &loaded); /* on failure the request fails: the object is not sent */
 		c = &loaded;
 	}
 	json_object *o = json_object_new_object();
@@ -212,11 +212,11 @@ json_object *channel_to_json(struct request *req, const struct channel *c)
 	return o;
 }
 
-json_object *channel_subscription_json(struct request *req, const struct channel *c, bool subscribers)
+json_object *channel_subscription_json(struct uow *uow, const struct channel *c, bool subscribers)
 {
 	static const char *const names[5] = {"desktop_notifications", "email_notifications", "push_notifications",
 	                                     "audible_notifications", "wildcard_mentions_notify"};
-	json_object *o = channel_to_json(req, c);
+	json_object *o = channel_to_json(uow, c);
 	json_object_object_add(o, "color", json_object_new_string(c->color));
 	json_object_object_add(o, "pin_to_top", json_object_new_boolean(c->pin_to_top));
 	json_object_object_add(o, "is_muted", json_object_new_boolean(c->is_muted));
@@ -225,7 +225,7 @@ json_object *channel_subscription_json(struct request *req, const struct channel
 		json_object_object_add(
 		    o, names[i], *c->notifications[i] ? json_object_new_boolean(c->notifications[i][0] == 't') : NULL);
 	if (subscribers)
-		json_object_object_add(o, "subscribers", channel_subscriber_ids(req, c->id));
+		json_object_object_add(o, "subscribers", channel_subscriber_ids(uow, c->id));
 	return o;
 }
 
@@ -233,9 +233,9 @@ static struct db_stmt st_subscribers = DB_STMT("SELECT coalesce(json_agg(s.user_
                                                "  FROM subscriptions s JOIN users u ON u.id = s.user_id"
                                                " WHERE s.channel_id = $1 AND s.active AND u.is_active");
 
-json_object *channel_subscriber_ids(struct request *req, int64_t channel_id)
+json_object *channel_subscriber_ids(struct uow *uow, int64_t channel_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_subscribers, db_arg_int(req, channel_id));
+	struct db_res *res = DB_EXEC(uow, &st_subscribers, db_arg_int(uow, channel_id));
 	json_object *ids = NULL;
 	if (res == NULL || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &ids) < 0)
 		return NULL;
@@ -261,14 +261,14 @@ static struct db_stmt st_metadata_users = DB_STMT(
     "   OR (c.invite_only AND u.role <> 600 AND u.id IN (SELECT user_id FROM granted)))"
     " ORDER BY u.id");
 
-int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool with_subscribers, int *n)
+int64_t *channel_metadata_user_ids(struct uow *uow, int64_t channel_id, bool with_subscribers, int *n)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_metadata_users, db_arg_int(req, channel_id), with_subscribers ? "true" : "false");
+	    DB_EXEC(uow, &st_metadata_users, db_arg_int(uow, channel_id), with_subscribers ? "true" : "false");
 	if (res == NULL)
 		return NULL;
 	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
 	for (int i = 0; i < *n; i++)
 		ids[i] = db_int(res, i, 0);
 	return ids;
@@ -296,9 +296,9 @@ json_object *channel_folder_json(const struct db_res *res, int i)
 	return f;
 }
 
-int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
+int64_t *ids_minus(struct uow *uow, const int64_t *a, int n, const int64_t *b, int m, int *out)
 {
-	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	int64_t *r = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r));
 	*out = 0;
 	for (int i = 0, j = 0; i < n; i++) {
 		while (j < m && b[j] < a[i])
@@ -323,32 +323,32 @@ static int cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static json_object *new_event(struct request *req, const char *type, const char *op)
+static json_object *new_event(struct uow *uow, const char *type, const char *op)
 {
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string(type));
 	json_object_object_add(event, "op", json_object_new_string(op));
 	return event;
 }
 
-static int emit(struct request *req, json_object *event, const int64_t *users, int n)
+static int emit(struct uow *uow, json_object *event, const int64_t *users, int n)
 {
-	return n > 0 ? events_add(req, event, users, n, 0) : 0;
+	return n > 0 ? events_add(uow, event, users, n, 0) : 0;
 }
 
 /* stream create with c as it is in memory (the reference's stream_to_dict of the object it holds). */
-static int create_event(struct request *req, const struct channel *c, const int64_t *users, int n)
+static int create_event(struct uow *uow, const struct channel *c, const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "stream", "create"), *streams = json_object_new_array();
-	json_object_array_add(streams, channel_to_json(req, c));
+	json_object *event = new_event(uow, "stream", "create"), *streams = json_object_new_array();
+	json_object_array_add(streams, channel_to_json(uow, c));
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "for_unarchiving", json_object_new_boolean(false));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-static int delete_event(struct request *req, const int64_t *channel_ids, int nchannels, const int64_t *users, int n)
+static int delete_event(struct uow *uow, const int64_t *channel_ids, int nchannels, const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "stream", "delete"), *streams = json_object_new_array();
+	json_object *event = new_event(uow, "stream", "delete"), *streams = json_object_new_array();
 	for (int i = 0; i < nchannels; i++) {
 		json_object *s = json_object_new_object();
 		json_object_object_add(s, "stream_id", json_object_new_int64(channel_ids[i]));
@@ -357,47 +357,47 @@ static int delete_event(struct request *req, const int64_t *channel_ids, int nch
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
 	json_object_object_add(event, "for_archiving", json_object_new_boolean(false));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-static int peer_event(struct request *req, const char *op, const int64_t *channel_ids, int nchannels,
+static int peer_event(struct uow *uow, const char *op, const int64_t *channel_ids, int nchannels,
                       const int64_t *altered, int naltered, const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "subscription", op);
+	json_object *event = new_event(uow, "subscription", op);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
 	json_object_object_add(event, "user_ids", ids_json(altered, naltered));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-int channel_events_update(struct request *req, const struct channel *c, const char *property, json_object *value,
+int channel_events_update(struct uow *uow, const struct channel *c, const char *property, json_object *value,
                           const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "stream", "update");
+	json_object *event = new_event(uow, "stream", "update");
 	json_object_object_add(event, "property", json_object_new_string(property));
 	json_object_object_add(event, "value", value);
 	json_object_object_add(event, "stream_id", json_object_new_int64(c->id));
 	json_object_object_add(event, "name", json_object_new_string(c->name));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-int channel_events_gained(struct request *req, int64_t channel_id, const int64_t *users, int n)
+int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *users, int n)
 {
-	struct channel *c = channel_by_id(req, channel_id);
-	json_object *subscribers = c ? request_own_json(req, channel_subscriber_ids(req, channel_id)) : NULL;
+	struct channel *c = channel_by_id(uow, channel_id);
+	json_object *subscribers = c ? uow_own_json(uow, channel_subscriber_ids(uow, channel_id)) : NULL;
 	if (subscribers == NULL)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	if (create_event(req, c, users, n) < 0)
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+	if (create_event(uow, c, users, n) < 0)
 		return -1;
-	json_object *event = new_event(req, "subscription", "peer_add"), *ids = json_object_new_array();
+	json_object *event = new_event(uow, "subscription", "peer_add"), *ids = json_object_new_array();
 	json_object_array_add(ids, json_object_new_int64(channel_id));
 	json_object_object_add(event, "stream_ids", ids);
 	json_object_object_add(event, "user_ids", json_object_get(subscribers));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-int channel_events_lost(struct request *req, int64_t channel_id, const int64_t *users, int n)
+int channel_events_lost(struct uow *uow, int64_t channel_id, const int64_t *users, int n)
 {
-	return delete_event(req, &channel_id, 1, users, n);
+	return delete_event(uow, &channel_id, 1, users, n);
 }
 
 /* The users of one channel whose subscription changed, ascending. */
@@ -408,9 +408,9 @@ struct altered {
 };
 
 /* Groups changes by channel, in the order the channels first appear. */
-static struct altered *by_channel(struct request *req, const struct channel_sub *subs, int n, int *na)
+static struct altered *by_channel(struct uow *uow, const struct channel_sub *subs, int n, int *na)
 {
-	struct altered *a = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*a));
+	struct altered *a = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*a));
 	*na = 0;
 	for (int i = 0; i < n; i++) {
 		int k = 0;
@@ -418,7 +418,7 @@ static struct altered *by_channel(struct request *req, const struct channel_sub 
 			k++;
 		if (k == *na) {
 			a[k].c = subs[i].channel;
-			a[k].users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+			a[k].users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t));
 			(*na)++;
 		}
 		if (!ids_contain(a[k].users, a[k].n, subs[i].user_id))
@@ -439,24 +439,24 @@ static struct db_stmt st_guest_subscribed =
             "  WHERE s.channel_id = $1 AND s.active AND u.is_active AND u.role = 600)");
 
 /* The peers of a channel: who sees it now, except the users whose subscription changed. */
-static int64_t *peers(struct request *req, const struct altered *a, int *n)
+static int64_t *peers(struct uow *uow, const struct altered *a, int *n)
 {
 	int nall;
-	int64_t *all = channel_metadata_user_ids(req, a->c->id, true, &nall);
-	return all ? ids_minus(req, all, nall, a->users, a->n, n) : NULL;
+	int64_t *all = channel_metadata_user_ids(uow, a->c->id, true, &nall);
+	return all ? ids_minus(uow, all, nall, a->users, a->n, n) : NULL;
 }
 
 /* One batch of public channels with the same changed users and the same peers. */
-static int peer_batch(struct request *req, const char *op, const struct altered *first, const int64_t *ids, int n)
+static int peer_batch(struct uow *uow, const char *op, const struct altered *first, const int64_t *ids, int n)
 {
 	if (n == 0)
 		return 0;
 	int np;
-	int64_t *p = peers(req, first, &np);
-	int64_t *sorted = arena_alloc(&req->arena, (size_t)n * sizeof(*sorted));
+	int64_t *p = peers(uow, first, &np);
+	int64_t *sorted = arena_alloc(&uow->arena, (size_t)n * sizeof(*sorted));
 	memcpy(sorted, ids, (size_t)n * sizeof(*sorted));
 	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_int64);
-	return p ? peer_event(req, op, sorted, n, first->users, first->n, p, np) : -1;
+	return p ? peer_event(uow, op, sorted, n, first->users, first->n, p, np) : -1;
 }
 
 /*
@@ -464,29 +464,29 @@ static int peer_batch(struct request *req, const char *op, const struct altered 
  * channels with the same changed users are batched, web-public ones together and those without guest
  * subscribers together (their peers are the same: everyone, or every non-guest), the rest one by one.
  */
-static int peer_events(struct request *req, const char *op, struct altered *a, int na)
+static int peer_events(struct uow *uow, const char *op, struct altered *a, int na)
 {
 	for (int i = 0; i < na; i++) {
 		int np;
-		int64_t *p = a[i].c->invite_only ? peers(req, &a[i], &np) : NULL;
+		int64_t *p = a[i].c->invite_only ? peers(uow, &a[i], &np) : NULL;
 		if (a[i].c->invite_only &&
-		    (p == NULL || peer_event(req, op, &a[i].c->id, 1, a[i].users, a[i].n, p, np) < 0))
+		    (p == NULL || peer_event(uow, op, &a[i].c->id, 1, a[i].users, a[i].n, p, np) < 0))
 			return -1;
 	}
-	bool *done = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*done));
+	bool *done = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*done));
 	for (int i = 0; i < na; i++) {
 		if (a[i].c->invite_only || done[i])
 			continue;
 		int nweb = 0, npub = 0, iweb = -1, ipub = -1;
-		int64_t *web = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*web));
-		int64_t *pub = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*pub));
+		int64_t *web = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*web));
+		int64_t *pub = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*pub));
 		for (int j = i; j < na; j++) {
 			if (a[j].c->invite_only || done[j] || !same_users(&a[i], &a[j]))
 				continue;
 			done[j] = true;
 			struct db_res *res = a[j].c->is_web_public
 			                         ? NULL
-			                         : DB_EXEC(req, &st_guest_subscribed, db_arg_int(req, a[j].c->id));
+			                         : DB_EXEC(uow, &st_guest_subscribed, db_arg_int(uow, a[j].c->id));
 			if (!a[j].c->is_web_public && res == NULL)
 				return -1;
 			if (a[j].c->is_web_public) {
@@ -497,22 +497,22 @@ static int peer_events(struct request *req, const char *op, struct altered *a, i
 				pub[npub++] = a[j].c->id;
 			} else {
 				int np;
-				int64_t *p = peers(req, &a[j], &np);
-				if (p == NULL || peer_event(req, op, &a[j].c->id, 1, a[j].users, a[j].n, p, np) < 0)
+				int64_t *p = peers(uow, &a[j], &np);
+				if (p == NULL || peer_event(uow, op, &a[j].c->id, 1, a[j].users, a[j].n, p, np) < 0)
 					return -1;
 			}
 		}
-		if ((nweb && peer_batch(req, op, &a[iweb], web, nweb) < 0) ||
-		    (npub && peer_batch(req, op, &a[ipub], pub, npub) < 0))
+		if ((nweb && peer_batch(uow, op, &a[iweb], web, nweb) < 0) ||
+		    (npub && peer_batch(uow, op, &a[ipub], pub, npub) < 0))
 			return -1;
 	}
 	return 0;
 }
 
 /* The distinct users of subs, in the order they first appear. */
-static int64_t *users_of(struct request *req, const struct channel_sub *subs, int n, int *nu)
+static int64_t *users_of(struct uow *uow, const struct channel_sub *subs, int n, int *nu)
 {
-	int64_t *u = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*u));
+	int64_t *u = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*u));
 	*nu = 0;
 	for (int i = 0; i < n; i++)
 		if (!ids_contain(u, *nu, subs[i].user_id))
@@ -522,65 +522,65 @@ static int64_t *users_of(struct request *req, const struct channel_sub *subs, in
 
 /* The subscription object user_id now has for c: the user's settings and the subscribers as they are now, the
  * channel's fields as the request loaded them (the reference's in-memory channel). */
-static json_object *subscription_of(struct request *req, const struct channel *c, int64_t user_id)
+static json_object *subscription_of(struct uow *uow, const struct channel *c, int64_t user_id)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_by_id, db_arg_int(req, req->realm->id), db_arg_int(req, user_id), db_arg_int(req, c->id));
+	    DB_EXEC(uow, &st_by_id, db_arg_int(uow, uow->realm->id), db_arg_int(uow, user_id), db_arg_int(uow, c->id));
 	if (res == NULL || db_rows(res) != 1)
 		return NULL;
-	struct channel *now = channel_from_row(req, res, 0, 0), *sub = arena_alloc(&req->arena, sizeof(*sub));
+	struct channel *now = channel_from_row(uow, res, 0, 0), *sub = arena_alloc(&uow->arena, sizeof(*sub));
 	*sub = *c;
 	sub->color = now->color;
 	sub->pin_to_top = now->pin_to_top;
 	sub->is_muted = now->is_muted;
 	memcpy(sub->notifications, now->notifications, sizeof(sub->notifications));
-	return channel_subscription_json(req, sub, true);
+	return channel_subscription_json(uow, sub, true);
 }
 
-int channel_events_subscribe(struct request *req, const struct channel_changes *ch)
+int channel_events_subscribe(struct uow *uow, const struct channel_changes *ch)
 {
 	for (int i = 0; i < ch->ncreated; i++) {
 		int n;
-		int64_t *users = channel_metadata_user_ids(req, ch->created[i]->id, false, &n);
-		if (users == NULL || create_event(req, ch->created[i], users, n) < 0)
+		int64_t *users = channel_metadata_user_ids(uow, ch->created[i]->id, false, &n);
+		if (users == NULL || create_event(uow, ch->created[i], users, n) < 0)
 			return -1;
 	}
 	int na, nu;
-	struct altered *a = by_channel(req, ch->subs, ch->nsubs, &na);
+	struct altered *a = by_channel(uow, ch->subs, ch->nsubs, &na);
 	/* Subscribers who could not see the channel before learn of it first (private channels, and guests). */
 	for (int i = 0; i < na; i++) {
 		int nseen, nnew;
-		int64_t *seen = channel_metadata_user_ids(req, a[i].c->id, false, &nseen);
-		int64_t *fresh = seen ? ids_minus(req, a[i].users, a[i].n, seen, nseen, &nnew) : NULL;
-		if (fresh == NULL || create_event(req, a[i].c, fresh, nnew) < 0)
+		int64_t *seen = channel_metadata_user_ids(uow, a[i].c->id, false, &nseen);
+		int64_t *fresh = seen ? ids_minus(uow, a[i].users, a[i].n, seen, nseen, &nnew) : NULL;
+		if (fresh == NULL || create_event(uow, a[i].c, fresh, nnew) < 0)
 			return -1;
 	}
-	int64_t *users = users_of(req, ch->subs, ch->nsubs, &nu);
+	int64_t *users = users_of(uow, ch->subs, ch->nsubs, &nu);
 	for (int u = 0; u < nu; u++) {
-		json_object *event = new_event(req, "subscription", "add"), *list = json_object_new_array();
+		json_object *event = new_event(uow, "subscription", "add"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		for (int i = 0; i < ch->nsubs; i++) {
 			json_object *sub = ch->subs[i].user_id == users[u]
-			                       ? subscription_of(req, ch->subs[i].channel, users[u])
+			                       ? subscription_of(uow, ch->subs[i].channel, users[u])
 			                       : NULL;
-			if (req->error)
+			if (uow->error)
 				return -1;
 			if (sub != NULL)
 				json_object_array_add(list, sub);
 		}
-		if (emit(req, event, &users[u], 1) < 0)
+		if (emit(uow, event, &users[u], 1) < 0)
 			return -1;
 	}
-	return peer_events(req, "peer_add", a, na);
+	return peer_events(uow, "peer_add", a, na);
 }
 
-int channel_events_unsubscribe(struct request *req, const struct channel_sub *removed, int n)
+int channel_events_unsubscribe(struct uow *uow, const struct channel_sub *removed, int n)
 {
 	int nu, na;
-	int64_t *users = users_of(req, removed, n, &nu);
-	int64_t *lost = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*lost));
+	int64_t *users = users_of(uow, removed, n, &nu);
+	int64_t *lost = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*lost));
 	for (int u = 0; u < nu; u++) {
-		json_object *event = new_event(req, "subscription", "remove"), *list = json_object_new_array();
+		json_object *event = new_event(uow, "subscription", "remove"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		int nlost = 0;
 		for (int i = 0; i < n; i++) {
@@ -592,27 +592,27 @@ int channel_events_unsubscribe(struct request *req, const struct channel_sub *re
 			json_object_object_add(s, "stream_id", json_object_new_int64(c->id));
 			json_object_array_add(list, s);
 			int nseen;
-			int64_t *seen = channel_metadata_user_ids(req, c->id, true, &nseen);
+			int64_t *seen = channel_metadata_user_ids(uow, c->id, true, &nseen);
 			if (seen == NULL)
 				return -1;
 			if (!ids_contain(seen, nseen, users[u]))
 				lost[nlost++] = c->id;
 		}
 		/* Unsubscribing from a channel one may not otherwise see removes it (the reference's stream delete). */
-		if (emit(req, event, &users[u], 1) < 0 || (nlost && delete_event(req, lost, nlost, &users[u], 1) < 0))
+		if (emit(uow, event, &users[u], 1) < 0 || (nlost && delete_event(uow, lost, nlost, &users[u], 1) < 0))
 			return -1;
 	}
-	struct altered *a = by_channel(req, removed, n, &na);
-	return peer_events(req, "peer_remove", a, na);
+	struct altered *a = by_channel(uow, removed, n, &na);
+	return peer_events(uow, "peer_remove", a, na);
 }
 
-int channel_events_property(struct request *req, int64_t channel_id, const char *property, json_object *value)
+int channel_events_property(struct uow *uow, int64_t channel_id, const char *property, json_object *value)
 {
 	/* is_muted and its legacy inverse in_home_view: the reference sends in_home_view first, then is_muted. */
 	bool muting = strcmp(property, "is_muted") == 0 || strcmp(property, "in_home_view") == 0;
 	bool muted = muting && json_object_get_boolean(value) == (strcmp(property, "is_muted") == 0);
 	for (int k = muting ? 0 : 1; k < 2; k++) {
-		json_object *event = new_event(req, "subscription", "update");
+		json_object *event = new_event(uow, "subscription", "update");
 		json_object_object_add(event, "property",
 		                       json_object_new_string(!muting  ? property
 		                                              : k == 0 ? "in_home_view"
@@ -622,7 +622,7 @@ int channel_events_property(struct request *req, int64_t channel_id, const char 
 		                       : k == 0 ? json_object_new_boolean(!muted)
 		                                : json_object_new_boolean(muted));
 		json_object_object_add(event, "stream_id", json_object_new_int64(channel_id));
-		if (emit(req, event, &req->user->id, 1) < 0)
+		if (emit(uow, event, &uow->user->id, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -633,15 +633,15 @@ static struct db_stmt st_folder_json =
             "  rendered_description, 'order', \"order\", 'date_created', extract(epoch FROM date_created)::bigint,"
             "  'creator_id', creator_id, 'is_archived', is_archived)::text FROM channel_folders WHERE id = $1");
 
-int channel_folder_events_created(struct request *req, int64_t folder_id)
+int channel_folder_events_created(struct uow *uow, int64_t folder_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_folder_json, db_arg_int(req, folder_id));
+	struct db_res *res = DB_EXEC(uow, &st_folder_json, db_arg_int(uow, folder_id));
 	json_object *folder = NULL;
 	if (res == NULL || db_rows(res) != 1 || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &folder) < 0)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	json_object *event = new_event(req, "channel_folder", "add");
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+	json_object *event = new_event(uow, "channel_folder", "add");
 	json_object_object_add(event, "channel_folder", folder);
 	int n;
-	int64_t *users = user_active_ids(req, req->realm->id, &n);
-	return users ? emit(req, event, users, n) : -1;
+	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
+	return users ? emit(uow, event, users, n) : -1;
 }
