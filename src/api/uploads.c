@@ -8,9 +8,7 @@
 
 #include "api/api.h"
 #include "core/config.h"
-#include "http/auth.h"
 #include "http/params.h"
-#include "http/ratelimit.h"
 #include "http/request.h"
 #include "model/attachments.h"
 #include "model/realm.h"
@@ -125,24 +123,6 @@ static int serve_temporary(struct request *req, const char *token, const char *f
 	return send_file(req, at, false);
 }
 
-/* Like the router for API paths: OPTIONS lists the methods, others than GET and HEAD get 405. */
-static int check_method(struct request *req)
-{
-	if (strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0)
-		return 0;
-	request_add_header(req, "Allow", "GET, HEAD");
-	if (strcmp(req->method, "OPTIONS") == 0) {
-		req->status = 204;
-		return -1;
-	}
-	api_error(req, ERR_METHOD, NULL);
-	json_object *allowed = json_object_new_array();
-	json_object_array_add(allowed, json_object_new_string("GET"));
-	json_object_array_add(allowed, json_object_new_string("HEAD"));
-	api_error_field(req, "allowed_methods", allowed);
-	return -1;
-}
-
 /* True if p is "<segment>/<anything>" with both parts non-empty (the reference's <realm_id_str>/<path:...>). */
 static bool is_file_path(const char *p)
 {
@@ -150,44 +130,31 @@ static bool is_file_path(const char *p)
 	return slash != NULL && slash != p && slash[1] != '\0';
 }
 
-/*
- * The reader: the user of the Authorization header (rate-limited like the API), else a spectator of the host's
- * organization. Returns 0 or -1 (error recorded).
- */
-static int reader(struct request *req)
+/* GET /user_uploads/temporary/{token}/{filename} (public: the token is the credential) */
+int uploads_serve_temporary(struct request *req)
 {
-	if (req->authorization != NULL)
-		return auth_request(req) < 0 || ratelimit_check(req) < 0 ? -1 : 0;
-	if (realm_for_host(&req->uow, req->host) == NULL)
-		return req->error != ERR_NONE ? -1 : auth_request(req);
-	return 0;
+	const char *tail = req->path + strlen(UPLOADS_PREFIX "temporary/");
+	return serve_temporary(req, arena_strndup(&req->arena, tail, strcspn(tail, "/")), strchr(tail, '/') + 1);
 }
 
-/* GET /user_uploads/{realm_id_str}/{filename}, /user_uploads/download/... and /user_uploads/temporary/... */
+/*
+ * GET /user_uploads/{realm_id_str}/{filename...} and /user_uploads/download/... The reader (R_AUTH_OPTIONAL) is
+ * the user of the Authorization header, else a spectator of the host's organization, who needs one.
+ */
 int uploads_serve(struct request *req)
 {
-	if (check_method(req) < 0)
-		return -1;
 	const char *rest = req->path + strlen(UPLOADS_PREFIX);
-	if (strncmp(rest, "temporary/", 10) == 0 && is_file_path(rest + 10) &&
-	    strchr(strchr(rest + 10, '/') + 1, '/') == NULL) {
-		const char *tail = rest + 10;
-		return serve_temporary(req, arena_strndup(&req->arena, tail, strcspn(tail, "/")),
-		                       strchr(tail, '/') + 1);
-	}
 	bool download = strncmp(rest, "download/", 9) == 0 && is_file_path(rest + 9);
 	if (download)
 		rest += 9;
-	if (!is_file_path(rest))
-		return api_error(req, ERR_NOT_FOUND, NULL);
-	if (reader(req) < 0)
-		return -1;
+	if (req->user == NULL && req->realm == NULL)
+		return api_error(req, ERR_UNAUTHORIZED, NULL);
 	bool can_read;
 	struct attachment *at = attachments_find(&req->uow, rest, req->realm->id, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : not_found(req);
 	if (!can_read)
-		return req->user == NULL ? auth_request(req) : forbidden(req);
+		return req->user == NULL ? api_error(req, ERR_UNAUTHORIZED, NULL) : forbidden(req);
 	return send_file(req, at, download);
 }
 

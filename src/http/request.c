@@ -6,7 +6,7 @@
 
 #include "core/log.h"
 #include "core/header.h"
-#include "http/router.h"
+#include "http/route.h"
 
 void request_init(struct request *req, struct worker *w, unsigned long long id)
 {

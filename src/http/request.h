@@ -43,6 +43,7 @@ struct request {
 	/* As received. */
 	const char *method;
 	const char *path; /* without the /api/v1 prefix for API routes */
+	bool root_path;   /* the path is not under /api/v1 (the router looks at R_ROOT routes only) */
 	const char *query;
 	const char *content_type;
 	const char *host;

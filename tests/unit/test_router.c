@@ -4,7 +4,7 @@
 #include "api/api.h"
 #include "core/jsonx.h"
 #include "http/request.h"
-#include "http/router.h"
+#include "pipeline/router.h"
 #include "unit.h"
 
 static struct request req;

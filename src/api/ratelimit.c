@@ -5,7 +5,7 @@
  * a counter can never be left without one). Any worker sees the same counters, so the limits hold across
  * processes.
  */
-#include "http/ratelimit.h"
+#include "api/ratelimit.h"
 
 #include <ctype.h>
 #include <stdatomic.h>
