@@ -56,7 +56,7 @@ int messages_update(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "stream_id is too small");
 	if (read_topic(req, &in) < 0 || read_propagate_mode(req, &in.mode) < 0)
 		return -1;
-	struct message_ref *m = message_access(&req->uow, param_int(req, "message_id"), true);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), true);
 	if (m == NULL)
 		return -1;
 	struct message_edit *e = message_edit_check(&req->uow, m, &in);

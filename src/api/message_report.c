@@ -175,7 +175,7 @@ int message_report_create(struct request *req)
 	int64_t channel_id = db_int(res, 0, 0);
 	if (channel_id == 0)
 		return api_error(req, ERR_BAD_REQUEST, "Message reporting is not enabled in this organization.");
-	struct reported r = {.m = message_access(&req->uow, param_int(req, "message_id"), false)};
+	struct reported r = {.m = message_access_or_error(&req->uow, param_int(req, "message_id"), false)};
 	if (r.m == NULL || (res = DB_EXEC(&req->uow, &st_reported, db_arg_int(&req->uow, r.m->id))) == NULL)
 		return -1;
 	r.sender_name = db_val(res, 0, 0);

@@ -176,7 +176,7 @@ int messages_list(struct request *req)
 /* GET /api/v1/messages/{message_id} */
 int messages_get(struct request *req)
 {
-	struct message_ref *m = message_access(&req->uow, param_int(req, "message_id"), false);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), false);
 	if (m == NULL)
 		return -1;
 	struct message_format f = {param_bool(req, "apply_markdown"), true, param_bool(req, "allow_empty_topic_name"),
@@ -212,7 +212,7 @@ static int check_delete(struct request *req, const struct message_ref *m)
 /* DELETE /api/v1/messages/{message_id} */
 int messages_delete(struct request *req)
 {
-	struct message_ref *m = message_access(&req->uow, param_int(req, "message_id"), true);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), true);
 	if (m == NULL || check_delete(req, m) < 0 || message_events_delete(&req->uow, m) < 0)
 		return -1;
 	return message_delete(&req->uow, m->id);

@@ -84,22 +84,17 @@ int server_settings_get(struct request *req)
 	return 0;
 }
 
-/* "ok" if check (0 or -1) succeeded, else "down" with the error it recorded cleared: health reports, not fails. */
-static const char *dependency(struct request *req, int check)
+/* "ok" if a probe (0 or -1, nothing recorded: health reports, not fails) succeeded, else "down". */
+static const char *dependency(int probe)
 {
-	if (check == 0)
-		return "ok";
-	req->error = ERR_NONE;
-	req->error_msg = NULL;
-	req->error_fields = NULL;
-	return "down";
+	return probe == 0 ? "ok" : "down";
 }
 
 /* GET /health: 200 when PostgreSQL and Redis answer, else 503; both say which is which. */
 int health_get(struct request *req)
 {
-	const char *pg = dependency(req, db_ping(&req->uow));
-	const char *redis = dependency(req, REDIS_CMD(&req->uow, "PING") == NULL ? -1 : 0);
+	const char *pg = dependency(db_ping(&req->uow));
+	const char *redis = dependency(REDIS_TRY_CMD(&req->uow, "PING") == NULL ? -1 : 0);
 	if (strcmp(pg, "ok") == 0 && strcmp(redis, "ok") == 0) {
 		json_object *out = request_result(req);
 		json_object_object_add(out, "postgres", json_object_new_string(pg));

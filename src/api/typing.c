@@ -343,7 +343,7 @@ int typing_edit_send(struct request *req)
 	const char *op = typing_op(req);
 	if (op == NULL)
 		return -1;
-	struct message_ref *m = message_access(&req->uow, param_int(req, "message_id"), true);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), true);
 	if (m == NULL)
 		return -1;
 	const char *topic = "";

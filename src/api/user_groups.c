@@ -25,12 +25,9 @@
  */
 static struct group *group_for_change(struct request *req, int64_t id, unsigned also, bool allow_deactivated)
 {
-	struct group *g = group_by_id(&req->uow, id, true);
-	if (g == NULL) {
-		if (req->error == ERR_NONE)
-			api_error(req, ERR_BAD_REQUEST, "Invalid user group");
+	struct group *g = group_by_id_or_error(&req->uow, id, true);
+	if (g == NULL)
 		return NULL;
-	}
 	if (g->deactivated && !allow_deactivated) {
 		api_error(req, ERR_BAD_REQUEST, "User group is deactivated.");
 		return NULL;

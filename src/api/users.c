@@ -81,9 +81,9 @@ int users_list(struct request *req)
 /* GET /api/v1/users/{user_id} */
 int users_get_by_id(struct request *req)
 {
-	struct user *target = user_by_id(&req->uow, req->realm->id, param_int(req, "user_id"));
+	struct user *target = user_by_id_or_error(&req->uow, req->realm->id, param_int(req, "user_id"));
 	if (target == NULL)
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "No such user");
+		return -1;
 	return reply_user(req, target);
 }
 
@@ -92,10 +92,10 @@ int users_get_by_email(struct request *req)
 {
 	const char *email = param_str(req, "email");
 	int64_t id = user_placeholder_email_id(&req->uow, email);
-	struct user *target =
-	    id ? user_by_id(&req->uow, req->realm->id, id) : user_by_email(&req->uow, req->realm->id, email);
+	struct user *target = id ? user_by_id_or_error(&req->uow, req->realm->id, id)
+	                         : user_by_email_or_error(&req->uow, req->realm->id, email);
 	if (target == NULL)
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "No such user");
+		return -1;
 	/* A real address only finds users whose visibility setting shows it to the requester. */
 	if (id == 0 && !user_can_see_email(req->user, target))
 		return api_error(req, ERR_BAD_REQUEST, "No such user");

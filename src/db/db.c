@@ -94,11 +94,7 @@ static struct db_conn *acquire(struct uow *uow)
 	struct db_pool *pool = uow->worker->db;
 	struct db_conn *c = &pool->conns[slots_take(&pool->slots)];
 	uow->db = c;
-	if (conn_open(pool, c) < 0) {
-		uow_error(uow, ERR_UNAVAILABLE, NULL);
-		return NULL;
-	}
-	return c;
+	return conn_open(pool, c) < 0 ? NULL : c;
 }
 
 void db_release(struct uow *uow)
@@ -158,42 +154,54 @@ static bool result_ok(const PGresult *r)
 	return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
 }
 
-/* Records the failure of r on uow and frees r; always returns NULL. */
-static struct db_res *fail(struct uow *uow, struct db_conn *c, PGresult *r, const char *sql)
+/* Logs the failure of r, frees r and returns the error it amounts to. */
+static enum err fail(struct uow *uow, struct db_conn *c, PGresult *r, const char *sql)
 {
+	enum err e = ERR_INTERNAL;
 	if (PQstatus(c->pg) != CONNECTION_OK) {
 		log_msg(LOG_WARNING, "request %llu: lost database connection: %s", uow->id, PQerrorMessage(c->pg));
-		uow_error(uow, ERR_UNAVAILABLE, NULL);
+		e = ERR_UNAVAILABLE;
 	} else {
 		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 		log_msg(LOG_ERROR, "request %llu: query failed (SQLSTATE %s): %s: %.200s", uow->id, state ? state : "?",
 		        r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg), sql);
-		uow_error(uow, ERR_INTERNAL, NULL);
 	}
 	PQclear(r);
-	return NULL;
+	return e;
 }
 
-struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
+/* Executes st; returns the result, or NULL with *e set and nothing recorded (the callers decide). */
+static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n, enum err *e)
 {
 	struct db_conn *c = acquire(uow);
+	*e = ERR_UNAVAILABLE;
 	if (c == NULL)
 		return NULL;
 	PGresult *r = run(c, st, params, n);
 	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !uow->in_txn) {
 		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
 		PQclear(r);
-		if (conn_open(uow->worker->db, c) < 0) {
-			uow_error(uow, ERR_UNAVAILABLE, NULL);
+		if (conn_open(uow->worker->db, c) < 0)
 			return NULL;
-		}
 		r = run(c, st, params, n);
 	}
-	if (!result_ok(r))
-		return fail(uow, c, r, st->sql);
+	if (!result_ok(r)) {
+		*e = fail(uow, c, r, st->sql);
+		return NULL;
+	}
 	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
 	res->res = r;
 	arena_defer(&uow->arena, clear_result, r);
+	*e = ERR_NONE;
+	return res;
+}
+
+struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
+{
+	enum err e;
+	struct db_res *res = exec(uow, st, params, n, &e);
+	if (res == NULL)
+		uow_error(uow, e, NULL);
 	return res;
 }
 
@@ -201,12 +209,10 @@ int db_exec_script(struct uow *uow, const char *sql)
 {
 	struct db_conn *c = acquire(uow);
 	if (c == NULL)
-		return -1;
+		return uow_error(uow, ERR_UNAVAILABLE, NULL);
 	PGresult *r = PQexec(c->pg, sql);
-	if (!result_ok(r)) {
-		fail(uow, c, r, sql);
-		return -1;
-	}
+	if (!result_ok(r))
+		return uow_error(uow, fail(uow, c, r, sql), NULL);
 	PQclear(r);
 	return 0;
 }
@@ -289,5 +295,6 @@ int db_commit(struct uow *uow)
 
 int db_ping(struct uow *uow)
 {
-	return db_exec(uow, &st_ping, NULL, 0) == NULL ? -1 : 0;
+	enum err e;
+	return exec(uow, &st_ping, NULL, 0, &e) == NULL ? -1 : 0;
 }

@@ -69,7 +69,7 @@ int db_commit(struct uow *uow);
  * acquiring registered, so calling it early (a long-poll about to wait) is optional. */
 void db_release(struct uow *uow);
 
-/* Returns 0 if PostgreSQL answers a trivial query, else -1 (error recorded). */
+/* A probe: returns 0 if PostgreSQL answers a trivial query, else -1 with nothing recorded (the failure is logged). */
 int db_ping(struct uow *uow);
 
 #endif

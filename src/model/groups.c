@@ -96,6 +96,14 @@ struct group *group_by_id(struct uow *uow, int64_t id, bool for_update)
 	return g;
 }
 
+struct group *group_by_id_or_error(struct uow *uow, int64_t id, bool for_update)
+{
+	struct group *g = group_by_id(uow, id, for_update);
+	if (g == NULL)
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid user group"); /* a failure recorded first wins */
+	return g;
+}
+
 bool group_setting_allows(struct uow *uow, int64_t group_id, unsigned flags)
 {
 	if ((flags & GS_NO_EVERYONE) && user_is_guest(uow->user))

@@ -72,6 +72,8 @@ struct group {
  * on a database failure).
  */
 struct group *group_by_id(struct uow *uow, int64_t id, bool for_update);
+/* The same, recording the reference's "Invalid user group" when there is none. */
+struct group *group_by_id_or_error(struct uow *uow, int64_t id, bool for_update);
 
 /* True if the requesting user holds the setting stored as group_id; with GS_NO_EVERYONE in flags guests never do
  * (the reference's user_has_permission_for_group_setting). False with the error recorded on a database failure. */

@@ -42,7 +42,7 @@ struct message_edit_input {
 struct message_edit;
 
 /*
- * Makes every check of the reference's check_update_message for editing m (accessed by message_access() with
+ * Makes every check of the reference's check_update_message for editing m (accessed by message_access_or_error() with
  * modifying set) as the requesting user asked in *in, in the reference's order. Returns the edit, or NULL with
  * the error recorded.
  */

@@ -403,8 +403,25 @@ static int users_at(struct uow *uow, struct db_stmt *st, const char *arg, const 
 	return 0;
 }
 
-/* Looks up users by their API e-mail addresses (two statements): "Invalid email 'x'" for the first unknown one. */
-static int users_by_emails(struct uow *uow, const char *const *emails, int n, struct message_user *out)
+/*
+ * A request the reference refuses with BAD_REQUEST, as a message for the caller to record or to word its own way
+ * (a narrow): nothing is recorded. Returns 1, which callers pass on (0: fine, -1: failure recorded).
+ */
+static int refuse(struct uow *uow, const char **refusal, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(struct uow *uow, const char **refusal, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	*refusal = arena_vprintf(&uow->arena, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/*
+ * Looks up users by their API e-mail addresses (two statements). Unknown ones keep id 0 in out (nothing recorded);
+ * returns 0 or -1.
+ */
+static int users_find_by_emails(struct uow *uow, const char *const *emails, int n, struct message_user *out)
 {
 	int64_t *pids = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*pids));
 	int *at_pid = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*at_pid));
@@ -425,9 +442,18 @@ static int users_by_emails(struct uow *uow, const char *const *emails, int n, st
 	if ((npid && users_at(uow, &st_users_by_placeholder, db_arg_ids(uow, pids, npid), at_pid, out) < 0) ||
 	    (nemail && users_at(uow, &st_users_by_email, jsonx_string(addresses), at_email, out) < 0))
 		return -1;
+	return 0;
+}
+
+/* users_find_by_emails(), refusing "Invalid email 'x'" for the first unknown one. */
+static int users_by_emails(struct uow *uow, const char *const *emails, int n, struct message_user *out,
+                           const char **refusal)
+{
+	if (users_find_by_emails(uow, emails, n, out) < 0)
+		return -1;
 	for (int i = 0; i < n; i++)
 		if (out[i].id == 0)
-			return uow_error(uow, ERR_BAD_REQUEST, "Invalid email '%s'", emails[i]);
+			return refuse(uow, refusal, "Invalid email '%s'", emails[i]);
 	return 0;
 }
 
@@ -446,7 +472,7 @@ static int row_of_id(const struct db_res *res, int64_t id)
 }
 
 /* Looks up users by id: "Invalid user ID N" for the first unknown one. */
-static int users_by_ids(struct uow *uow, const int64_t *ids, int n, struct message_user *out)
+static int users_by_ids(struct uow *uow, const int64_t *ids, int n, struct message_user *out, const char **refusal)
 {
 	struct db_res *res = DB_EXEC(uow, &st_users_by_ids, db_arg_int(uow, uow->realm->id),
 	                             realm_fake_email_domain(uow, uow->realm), db_arg_ids(uow, ids, n));
@@ -455,7 +481,7 @@ static int users_by_ids(struct uow *uow, const int64_t *ids, int n, struct messa
 	for (int i = 0; i < n; i++) {
 		int row = row_of_id(res, ids[i]);
 		if (row < 0)
-			return uow_error(uow, ERR_BAD_REQUEST, "Invalid user ID %lld", (long long)ids[i]);
+			return refuse(uow, refusal, "Invalid user ID %lld", (long long)ids[i]);
 		user_from_res(res, row, &out[i]);
 	}
 	return 0;
@@ -532,7 +558,7 @@ static void ids_unique_in_order(struct uow *uow, struct ids *a)
 }
 
 /* The e-mail addresses of list: stripped, empty ones dropped, duplicates removed (first kept). */
-static int list_emails(struct uow *uow, json_object *list, const char ***out, int *n)
+static int list_emails(struct uow *uow, json_object *list, const char ***out, int *n, const char **refusal)
 {
 	size_t len = json_object_array_length(list);
 	const char **v = arena_alloc(&uow->arena, (len + 1) * sizeof(*v));
@@ -540,8 +566,7 @@ static int list_emails(struct uow *uow, json_object *list, const char ***out, in
 	for (size_t i = 0; i < len; i++) {
 		json_object *e = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(e, json_type_string))
-			return uow_error(uow, ERR_BAD_REQUEST,
-			                 "Recipient lists may contain emails or user IDs, but not both.");
+			return refuse(uow, refusal, "Recipient lists may contain emails or user IDs, but not both.");
 		const char *s = arena_strip(&uow->arena, json_object_get_string(e));
 		if (*s != '\0')
 			v[(*n)++] = s;
@@ -552,13 +577,12 @@ static int list_emails(struct uow *uow, json_object *list, const char ***out, in
 }
 
 /* The user ids of list, duplicates removed (first kept). */
-static int list_ids(struct uow *uow, json_object *list, struct ids *out)
+static int list_ids(struct uow *uow, json_object *list, struct ids *out, const char **refusal)
 {
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		json_object *e = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(e, json_type_int))
-			return uow_error(uow, ERR_BAD_REQUEST,
-			                 "Recipient lists may contain emails or user IDs, but not both.");
+			return refuse(uow, refusal, "Recipient lists may contain emails or user IDs, but not both.");
 		ids_push(uow, out, json_object_get_int64(e));
 	}
 	ids_unique_in_order(uow, out);
@@ -570,28 +594,31 @@ static int cmp_user(const void *a, const void *b)
 	return cmp_id(&((const struct message_user *)a)->id, &((const struct message_user *)b)->id);
 }
 
-int message_resolve_direct(struct uow *uow, const char *to, struct message_user **out, int *n)
+int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal)
 {
 	json_object *list = recipients_json(uow, to);
 	json_object *first = json_object_is_type(list, json_type_array) ? json_object_array_get_idx(list, 0) : NULL;
 	if (!json_object_is_type(list, json_type_array) ||
 	    (first != NULL && !json_object_is_type(first, json_type_string) &&
 	     !json_object_is_type(first, json_type_int)))
-		return uow_error(uow, ERR_BAD_REQUEST, "Invalid data type for recipients");
+		return refuse(uow, refusal, "Invalid data type for recipients");
 	if (json_object_array_length(list) > MESSAGE_MAX_RECIPIENTS)
-		return uow_error(uow, ERR_BAD_REQUEST, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
+		return refuse(uow, refusal, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
 	const char **emails = NULL;
 	struct ids ids = {0};
 	bool by_email = first != NULL && json_object_is_type(first, json_type_string);
-	if (first != NULL && (by_email ? list_emails(uow, list, &emails, n) : list_ids(uow, list, &ids)) < 0)
-		return -1;
+	int rc = 0;
+	if (first != NULL &&
+	    (rc = by_email ? list_emails(uow, list, &emails, n, refusal) : list_ids(uow, list, &ids, refusal)) != 0)
+		return rc;
 	if (!by_email)
 		*n = ids.n;
 	if (*n == 0)
-		return uow_error(uow, ERR_BAD_REQUEST, "Message must have recipients");
+		return refuse(uow, refusal, "Message must have recipients");
 	*out = arena_alloc(&uow->arena, (size_t)*n * sizeof(**out));
-	if ((by_email ? users_by_emails(uow, emails, *n, *out) : users_by_ids(uow, ids.v, *n, *out)) < 0)
-		return -1;
+	if ((rc = by_email ? users_by_emails(uow, emails, *n, *out, refusal)
+	                   : users_by_ids(uow, ids.v, *n, *out, refusal)) != 0)
+		return rc;
 	qsort(*out, (size_t)*n, sizeof(**out), cmp_user);
 	int k = 0; /* the same user by two addresses counts once */
 	for (int i = 0; i < *n; i++)
@@ -599,6 +626,13 @@ int message_resolve_direct(struct uow *uow, const char *to, struct message_user 
 			(*out)[k++] = (*out)[i];
 	*n = k;
 	return 0;
+}
+
+int message_resolve_direct(struct uow *uow, const char *to, struct message_user **out, int *n)
+{
+	const char *refusal = NULL;
+	int rc = message_lookup_direct(uow, to, out, n, &refusal);
+	return rc > 0 ? uow_error(uow, ERR_BAD_REQUEST, "%s", refusal) : rc;
 }
 
 /* Users of ids the sender may not see: neither bots, nor sharing a channel or a conversation with them. */
@@ -892,7 +926,7 @@ static bool may_read(struct uow *uow, const struct message_ref *m, bool modifyin
 	return c->content_access;
 }
 
-struct message_ref *message_access(struct uow *uow, int64_t id, bool modifying)
+struct message_ref *message_find(struct uow *uow, int64_t id, bool modifying)
 {
 	struct db_res *res = DB_EXEC(uow, modifying ? &st_ref_locked : &st_ref, db_arg_int(uow, id),
 	                             db_arg_int(uow, uow->user->id), db_arg_int(uow, uow->realm->id));
@@ -912,12 +946,14 @@ struct message_ref *message_access(struct uow *uow, int64_t id, bool modifying)
 		if (m->channel_id && (m->channel = channel_by_id(uow, m->channel_id)) == NULL)
 			m = NULL;
 	}
-	if (uow->error)
-		return NULL;
-	if (m == NULL || !may_read(uow, m, modifying)) {
-		uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
-		return NULL;
-	}
+	return m != NULL && may_read(uow, m, modifying) ? m : NULL;
+}
+
+struct message_ref *message_access_or_error(struct uow *uow, int64_t id, bool modifying)
+{
+	struct message_ref *m = message_find(uow, id, modifying);
+	if (m == NULL)
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)"); /* kept: a failure recorded first wins */
 	return m;
 }
 
@@ -1227,14 +1263,7 @@ static int64_t narrow_user(struct uow *uow, json_object *operand)
 	}
 	const char *email = arena_strip(&uow->arena, json_object_get_string(operand));
 	struct message_user u;
-	if (users_by_emails(uow, &email, 1, &u) < 0) {
-		if (uow->error == ERR_BAD_REQUEST) { /* not found: the caller words the error */
-			uow->error = ERR_NONE;
-			uow->error_fields = NULL;
-		}
-		return 0;
-	}
-	return u.id;
+	return users_find_by_emails(uow, &email, 1, &u) < 0 ? 0 : u.id; /* 0 for none: the caller words the error */
 }
 
 static int narrow_channel(struct uow *uow, struct narrow *nw, json_object *operand, bool negated)
@@ -1264,13 +1293,10 @@ static int narrow_dm(struct uow *uow, struct narrow *nw, json_object *operand, b
 	const char *to =
 	    json_object_is_type(operand, json_type_string) ? json_object_get_string(operand) : jsonx_string(operand);
 	bool empty = json_object_is_type(operand, json_type_array) && json_object_array_length(operand) == 0;
-	if (!empty && message_resolve_direct(uow, to, &users, &n) < 0) {
-		if (uow->error != ERR_BAD_REQUEST)
-			return -1;
-		uow->error = ERR_NONE;
-		uow->error_fields = NULL;
-		return bad_narrow(uow, "unknown user in %s", operand_text(uow, operand));
-	}
+	const char *refusal = NULL;
+	int rc = empty ? 0 : message_lookup_direct(uow, to, &users, &n, &refusal);
+	if (rc != 0) /* any refusal of the recipients: the narrow words it its own way */
+		return rc < 0 ? -1 : bad_narrow(uow, "unknown user in %s", operand_text(uow, operand));
 	struct ids all = {0};
 	for (int i = 0; i < n; i++)
 		ids_push(uow, &all, users[i].id);
@@ -1595,11 +1621,10 @@ static int apply_with(struct uow *uow, struct term **t, int *n)
 	for (int i = 0; i < *n; i++)
 		if (i != at)
 			rest[k++] = (*t)[i];
-	if (id > 0 && message_access(uow, id, false) != NULL)
+	if (id > 0 && message_find(uow, id, false) != NULL)
 		return conversation_terms(uow, id, rest, k, t, n);
-	if (uow->error != ERR_NONE && uow->error != ERR_BAD_REQUEST)
+	if (uow->error != ERR_NONE)
 		return -1;
-	uow->error = ERR_NONE;
 	if (id <= 0 || !defines_conversation(rest, k))
 		return bad_narrow(uow, "Invalid 'with' operator");
 	*t = rest;

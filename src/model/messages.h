@@ -113,6 +113,8 @@ struct message_user {
  * Duplicates are removed; *out is sorted by id (arena). Returns 0 or -1.
  */
 int message_resolve_direct(struct uow *uow, const char *to, struct message_user **out, int *n);
+/* The same, but a refusal is returned (1, its message in *refusal), not recorded; -1 is a failure (recorded). */
+int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal);
 /*
  * Checks that the requesting user may send a direct message to users (as resolved above): access to the users
  * ("You do not have permission to access some of the recipients."), no deactivated recipient ("'x' is no longer
@@ -183,10 +185,12 @@ struct message_ref {
 /*
  * The reference's access_message for the requesting user: direct messages they received; channel messages of
  * channels whose content they may read (protected history: only messages they received while subscribed).
- * modifying: messages in archived channels are refused, and the row is locked (FOR UPDATE). Returns the message
- * or NULL with "Invalid message(s)" recorded.
+ * modifying: messages in archived channels are refused, and the row is locked (FOR UPDATE). Returns the message,
+ * or NULL with nothing recorded if there is none the user may read (check uow->error for a failure).
  */
-struct message_ref *message_access(struct uow *uow, int64_t id, bool modifying);
+struct message_ref *message_find(struct uow *uow, int64_t id, bool modifying);
+/* message_find(), recording the reference's "Invalid message(s)" when there is none. */
+struct message_ref *message_access_or_error(struct uow *uow, int64_t id, bool modifying);
 
 /* The highest message id the user has a user_messages row for, -1 if none (0 with the error on failure: check
  * uow->error). */

@@ -56,6 +56,24 @@ struct user *user_by_email(struct uow *uow, int64_t realm_id, const char *email)
 	return res && db_rows(res) ? user_from_row(uow, res, 0, 0) : NULL;
 }
 
+/* u, or NULL with "No such user" recorded when the lookup found none (a failure recorded first wins). */
+static struct user *or_no_such_user(struct uow *uow, struct user *u)
+{
+	if (u == NULL)
+		uow_error(uow, ERR_BAD_REQUEST, "No such user");
+	return u;
+}
+
+struct user *user_by_id_or_error(struct uow *uow, int64_t realm_id, int64_t id)
+{
+	return or_no_such_user(uow, user_by_id(uow, realm_id, id));
+}
+
+struct user *user_by_email_or_error(struct uow *uow, int64_t realm_id, const char *email)
+{
+	return or_no_such_user(uow, user_by_email(uow, realm_id, email));
+}
+
 static bool has_api_key_format(const char *key)
 {
 	size_t n = 0;
@@ -69,31 +87,39 @@ static struct db_stmt st_by_key =
     DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS "  FROM api_keys k JOIN users u ON u.id = k.user_id"
             "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
 
-int user_authenticate_key(struct uow *uow, const char *subdomain, const char *email, const char *key)
+/* A refused credential: its 401 message, for the caller to record (or replace by a rate limit). */
+static int refuse(const char **refusal, const char *msg)
+{
+	*refusal = msg;
+	return 1;
+}
+
+int user_authenticate_key(struct uow *uow, const char *subdomain, const char *email, const char *key,
+                          const char **refusal)
 {
 	key = arena_strip(&uow->arena, key);
 	email = arena_strip(&uow->arena, email);
 	if (!has_api_key_format(key))
-		return uow_error(uow, ERR_UNAUTHORIZED, "Malformed API key");
+		return refuse(refusal, "Malformed API key");
 	char hash[65];
 	crypto_key_hash(key, hash);
 	struct db_res *res = DB_EXEC(uow, &st_by_key, hash);
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) == 0)
-		return uow_error(uow, ERR_UNAUTHORIZED, "Invalid API key");
+		return refuse(refusal, "Invalid API key");
 	struct user *u = user_from_row(uow, res, 0, 0);
 	struct realm *realm = realm_from_row(uow, res, 0, USER_NCOLUMNS);
 	if (strcasecmp(u->delivery_email, email) != 0)
-		return uow_error(uow, ERR_UNAUTHORIZED, "Invalid API key");
+		return refuse(refusal, "Invalid API key");
 	if (realm->deactivated)
-		return uow_error(uow, ERR_UNAUTHORIZED, "This organization has been deactivated");
+		return refuse(refusal, "This organization has been deactivated");
 	if (!u->is_active)
-		return uow_error(uow, ERR_UNAUTHORIZED, "Account is deactivated");
+		return refuse(refusal, "Account is deactivated");
 	if (strcmp(realm->subdomain, subdomain) != 0)
-		return uow_error(uow, ERR_UNAUTHORIZED, "Account is not associated with this subdomain");
+		return refuse(refusal, "Account is not associated with this subdomain");
 	if (u->bot_type == BOT_INCOMING_WEBHOOK)
-		return uow_error(uow, ERR_UNAUTHORIZED, "This API is not available to incoming webhook bots.");
+		return refuse(refusal, "This API is not available to incoming webhook bots.");
 	uow->user = u;
 	uow->realm = realm;
 	return 0;

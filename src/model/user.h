@@ -76,13 +76,18 @@ struct user *user_from_row(struct uow *uow, const struct db_res *res, int row, i
 /* Looks a user of the realm up by id, or by delivery e-mail (case-insensitively). NULL if there is none. */
 struct user *user_by_id(struct uow *uow, int64_t realm_id, int64_t id);
 struct user *user_by_email(struct uow *uow, int64_t realm_id, const char *email);
+/* The same, recording the reference's "No such user" when there is none. */
+struct user *user_by_id_or_error(struct uow *uow, int64_t realm_id, int64_t id);
+struct user *user_by_email_or_error(struct uow *uow, int64_t realm_id, const char *email);
 
 /*
- * Authenticates an API key: sets uow->user and uow->realm, or records the reference's 401 error and returns
- * -1. email is the Basic-auth user name and must match the key's user; subdomain is the one the request's host
- * names (realm_subdomain_for_host()), which must be the user's organization.
+ * Authenticates an API key: sets uow->user and uow->realm and returns 0; returns 1 with *refusal set to the
+ * reference's 401 message (nothing recorded) when the key is refused, or -1 on failure (error recorded). email is the
+ * Basic-auth user name and must match the key's user; subdomain is the one the request's host names
+ * (realm_subdomain_for_host()), which must be the user's organization.
  */
-int user_authenticate_key(struct uow *uow, const char *subdomain, const char *email, const char *key);
+int user_authenticate_key(struct uow *uow, const char *subdomain, const char *email, const char *key,
+                          const char **refusal);
 /*
  * Checks a password in realm; returns the user, or NULL with AUTHENTICATION_FAILED, USER_DEACTIVATED or
  * REALM_DEACTIVATED recorded (in the reference's order).

@@ -55,8 +55,11 @@ int auth_request(struct request *req)
 	case -1: return api_error(req, ERR_BAD_REQUEST, "This endpoint requires HTTP basic authentication.");
 	case -2: return api_error(req, ERR_UNAUTHORIZED, "Invalid authorization header for basic auth");
 	}
-	if (user_authenticate_key(&req->uow, realm_subdomain_for_host(&req->uow, req->host), email, key) == 0)
-		return 0;
-	/* Only a key that was checked counts: a database outage is no guess. */
-	return req->error == ERR_UNAUTHORIZED ? ratelimit_key_failed(req) : -1;
+	const char *refusal = NULL;
+	int rc = user_authenticate_key(&req->uow, realm_subdomain_for_host(&req->uow, req->host), email, key, &refusal);
+	if (rc <= 0)
+		return rc; /* in, or a database failure: only a key that was checked counts, an outage is no guess */
+	if (ratelimit_key_failed(req) < 0)
+		return -1;
+	return api_error(req, ERR_UNAUTHORIZED, "%s", refusal);
 }

@@ -236,14 +236,15 @@ static int retry_noscript(struct uow *uow, struct redis_conn *c, int ncmds, cons
 	return 0;
 }
 
-static int run(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds, const size_t *const *lens,
-               struct rreply **replies)
+/* Runs the commands; returns ERR_NONE, or the error they amount to, logged and not recorded (the callers decide). */
+static enum err run(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
+                    const size_t *const *lens, struct rreply **replies)
 {
 	struct redis_conn *c = acquire(uow);
 	struct redis_pool *pool = uow->worker->redis;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (conn_open(pool, c) < 0)
-			return uow_error(uow, ERR_UNAVAILABLE, NULL);
+			return ERR_UNAVAILABLE;
 		const char *const *const *sent = lens ? cmds : as_evalsha(uow, c, ncmds, argcs, cmds);
 		if (exchange(uow, c, ncmds, argcs, sent, lens, replies) == 0 &&
 		    (sent == cmds || retry_noscript(uow, c, ncmds, argcs, cmds, replies) == 0))
@@ -252,15 +253,15 @@ static int run(struct uow *uow, int ncmds, const int *argcs, const char *const *
 		redisFree(c->ctx);
 		c->ctx = NULL;
 		if (attempt == 1)
-			return uow_error(uow, ERR_UNAVAILABLE, NULL);
+			return ERR_UNAVAILABLE;
 	}
 	for (int i = 0; i < ncmds; i++) {
 		if (replies[i]->type == RR_ERROR) {
 			log_msg(LOG_ERROR, "request %llu: redis %s failed: %s", uow->id, cmds[i][0], replies[i]->str);
-			return uow_error(uow, ERR_INTERNAL, NULL);
+			return ERR_INTERNAL;
 		}
 	}
-	return 0;
+	return ERR_NONE;
 }
 
 struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const size_t *argvlen)
@@ -268,9 +269,20 @@ struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const siz
 	struct rreply *reply = NULL;
 	const char *const *cmds[1] = {argv};
 	const size_t *lens[1] = {argvlen};
-	if (run(uow, 1, &argc, cmds, lens, &reply) < 0)
+	enum err e = run(uow, 1, &argc, cmds, lens, &reply);
+	if (e != ERR_NONE) {
+		uow_error(uow, e, NULL);
 		return NULL;
+	}
 	return reply;
+}
+
+struct rreply *redis_try_cmd(struct uow *uow, int argc, const char **argv)
+{
+	struct rreply *reply = NULL;
+	const char *const *cmds[1] = {argv};
+	const size_t *lens[1] = {NULL};
+	return run(uow, 1, &argc, cmds, lens, &reply) == ERR_NONE ? reply : NULL;
 }
 
 /*
@@ -333,5 +345,12 @@ const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs)
 int redis_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
                    struct rreply **replies)
 {
-	return run(uow, ncmds, argcs, cmds, NULL, replies);
+	enum err e = run(uow, ncmds, argcs, cmds, NULL, replies);
+	return e == ERR_NONE ? 0 : uow_error(uow, e, NULL);
+}
+
+int redis_try_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
+                       struct rreply **replies)
+{
+	return run(uow, ncmds, argcs, cmds, NULL, replies) == ERR_NONE ? 0 : -1;
 }

@@ -38,6 +38,12 @@ void redis_pool_free(struct redis_pool *pool);
 struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const size_t *argvlen);
 #define REDIS_NARGS(...)    ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
 #define REDIS_CMD(uow, ...) redis_cmd((uow), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__}, NULL)
+/*
+ * The same as an attempt whose failure is an answer, not an error of the unit of work: NULL (or -1) with nothing
+ * recorded, the failure logged. For what fails open (rate limits, publishing after COMMIT) and probes (/health).
+ */
+struct rreply *redis_try_cmd(struct uow *uow, int argc, const char **argv);
+#define REDIS_TRY_CMD(uow, ...) redis_try_cmd((uow), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__})
 
 /*
  * Sends ncmds commands in one round trip (cmds[i] has argcs[i] C-string arguments). Fills replies[i].
@@ -45,6 +51,8 @@ struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const siz
  */
 int redis_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
                    struct rreply **replies);
+int redis_try_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
+                       struct rreply **replies);
 
 /*
  * BLPOP key with a timeout in seconds, on a connection of the calling thread's own (not the pool's: a waiting
