@@ -4,6 +4,7 @@
  * zproject/backends.py (EmailAuthBackend, common_get_active_user) and zerver/views/auth.py (api_fetch_api_key).
  */
 #include <ctype.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -396,8 +397,8 @@ static void expect_rate_limited(const struct resp *r, int window, const char *fi
 {
 	expect_error(r, 429, "RATE_LIMIT_HIT", "API usage exceeded rate limit", file, line);
 	json_object *retry = jget(r->json, "retry-after");
-	itest_check(retry != NULL && (json_object_is_type(retry, json_type_double) ||
-	                              json_object_is_type(retry, json_type_int)) &&
+	itest_check(retry != NULL &&
+	                (json_object_is_type(retry, json_type_double) || json_object_is_type(retry, json_type_int)) &&
 	                json_object_get_double(retry) > 0 && json_object_get_double(retry) <= window + 1,
 	            false, file, line, "\"retry-after\" should be the seconds left: %s", r->body);
 	const char *ra = resp_header(r, "Retry-After");
@@ -508,6 +509,51 @@ static void test_api_key_throttled_per_address(void)
 	EXPECT_SUCCESS(api_get(u, "/users/me"));
 }
 
+/*
+ * Password checks are capped per worker process (as many as password_hash_slots, as many more waiting): a burst
+ * of concurrent logins gets 429 with Retry-After: 1 for what is over the cap, at once, instead of holding worker
+ * threads and CPUs that API requests need. Before the cap, every one of them was hashed and answered 401.
+ */
+#define BURST 16
+static void test_login_hashing_capped(void)
+{
+	const char *addr = fresh_address();
+	int start[2], results[2];
+	REQUIRE(pipe(start) == 0 && pipe(results) == 0, "pipe failed");
+	pid_t pids[BURST];
+	for (int i = 0; i < BURST; i++) {
+		fflush(NULL);
+		pids[i] = fork();
+		REQUIRE(pids[i] >= 0, "fork failed");
+		if (pids[i] == 0) {
+			close(start[1]);
+			close(results[0]);
+			itest_http_after_fork();
+			char go;
+			/* Every client waits here until all are forked, so that the logins overlap. */
+			if (read(start[0], &go, 1) < 0)
+				_exit(1);
+			struct resp *r = fetch_key_from(addr, fmt("burst-%d-%s", i, unique_email("nobody")), "wrong");
+			const char *ra = resp_header(r, "Retry-After");
+			int code = r->status == 429 && ra != NULL && strcmp(ra, "1") == 0 ? 1429 : r->status;
+			_exit(write(results[1], &code, sizeof(code)) == sizeof(code) ? 0 : 1);
+		}
+	}
+	close(start[0]);
+	close(start[1]); /* EOF: all clients go */
+	close(results[1]);
+	int n401 = 0, n429 = 0, other = 0, code;
+	while (read(results[0], &code, sizeof(code)) == sizeof(code))
+		code == 401 ? n401++ : code == 1429 ? n429++ : other++;
+	close(results[0]);
+	for (int i = 0; i < BURST; i++)
+		waitpid(pids[i], NULL, 0);
+	CHECK(other == 0 && n401 + n429 == BURST, "%d answers other than 401 or 429 with Retry-After: 1 (of %d)",
+	      BURST - n401 - n429, BURST);
+	CHECK(n401 > 0, "no login of the burst was checked (%d turned away)", n429);
+	CHECK(n429 > 0, "all %d concurrent logins were hashed: nothing caps the password checks", n401);
+}
+
 void register_auth_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -548,6 +594,7 @@ void register_auth_tests(void)
 	    {"login_throttled_unknown_user", test_login_throttled_unknown_user},
 	    {"login_throttled_per_address", test_login_throttled_per_address},
 	    {"api_key_throttled_per_address", test_api_key_throttled_per_address},
+	    {"login_hashing_capped", test_login_hashing_capped},
 	    {NULL, NULL},
 	};
 	itest_add_suite("auth", cases);
