@@ -93,11 +93,15 @@ static const char *group_mentions(struct request *req, int64_t message_id)
 	struct db_res *res = DB_EXEC(&req->uow, &st_participants, db_arg_int(&req->uow, message_id));
 	if (res == NULL || db_rows(res) < 2)
 		return NULL;
+	/* Measured, then copied once: appending one by one would copy the list so far each time (quadratic). */
 	int n = db_rows(res);
-	const char *list = mention(req, db_val(res, 0, 1), db_int(res, 0, 0));
-	for (int i = 1; i < n; i++)
-		list = arena_printf(&req->arena, "%s%s%s", list, i == n - 1 ? ", and " : ", ",
-		                    mention(req, db_val(res, i, 1), db_int(res, i, 0)));
+	const char **m = arena_alloc(&req->arena, (size_t)n * sizeof(*m));
+	size_t size = 1;
+	for (int i = 0; i < n; i++)
+		size += strlen(m[i] = mention(req, db_val(res, i, 1), db_int(res, i, 0))) + strlen(", and ");
+	char *list = arena_alloc(&req->arena, size), *p = list;
+	for (int i = 0; i < n; i++)
+		p = stpcpy(i == 0 ? p : stpcpy(p, i == n - 1 ? ", and " : ", "), m[i]);
 	return list;
 }
 

@@ -186,7 +186,8 @@ static bool others_among(struct request *req, const int64_t *ids, size_t n)
 	return false;
 }
 
-/* Each subscription change costs its events a query or two: the product of channels and users is bounded. */
+/* Each new subscription is a subscription object (about 1.5 KB) in its user's event: the product of channels and
+ * users is bounded. */
 #define MAX_SUBSCRIPTION_CHANGES 10000
 
 static int check_changes(struct request *req, size_t nchannels, size_t nusers)
@@ -413,31 +414,14 @@ static struct db_stmt st_subscribe =
             " ON CONFLICT (user_id, channel_id) DO UPDATE SET active = true WHERE NOT subscriptions.active"
             " RETURNING user_id, channel_id");
 
-/* A (user, channel) pair a statement returned. */
-struct pair {
-	int64_t user, channel;
-};
-
-static int cmp_pair(const void *a, const void *b)
+/* The (user_id, channel_id) rows of res, sorted for id_pairs_find(). */
+static struct id_pair *pairs_of(struct request *req, const struct db_res *res)
 {
-	const struct pair *x = a, *y = b;
-	return x->user != y->user ? cmp_id(&x->user, &y->user) : cmp_id(&x->channel, &y->channel);
-}
-
-/* The (user_id, channel_id) rows of res, sorted for has_pair(). */
-static struct pair *pairs_of(struct request *req, const struct db_res *res)
-{
-	struct pair *p = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*p));
+	struct id_pair *p = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*p));
 	for (int r = 0; r < db_rows(res); r++)
-		p[r] = (struct pair){db_int(res, r, 0), db_int(res, r, 1)};
-	qsort(p, (size_t)db_rows(res), sizeof(*p), cmp_pair);
+		p[r] = (struct id_pair){db_int(res, r, 0), db_int(res, r, 1), r};
+	id_pairs_sort(p, db_rows(res));
 	return p;
-}
-
-static bool has_pair(const struct pair *p, int n, int64_t user, int64_t channel)
-{
-	struct pair key = {user, channel};
-	return n > 0 && bsearch(&key, p, (size_t)n, sizeof(*p), cmp_pair) != NULL;
 }
 
 /* The reference's palette for new subscriptions. */
@@ -486,12 +470,12 @@ static int subscribe_all(struct request *req, const struct wanted *w, size_t n, 
 	                                      jsonx_string(channels));
 	if (n > 0 && res == NULL)
 		return -1;
-	struct pair *changed = res ? pairs_of(req, res) : NULL;
+	struct id_pair *changed = res ? pairs_of(req, res) : NULL;
 	int nchanged = res ? db_rows(res) : 0;
 	for (size_t u = 0; u < nusers; u++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct channel *c = w[i].channel;
-			bool is_new = has_pair(changed, nchanged, users[u], c->id);
+			bool is_new = id_pairs_find(changed, nchanged, users[u], c->id) != NULL;
 			if (is_new)
 				ch->subs[ch->nsubs++] = (struct channel_sub){users[u], c};
 			add_name(is_new ? subscribed : already, users[u], c->name);
@@ -607,7 +591,7 @@ int subscriptions_remove(struct request *req)
 	                             db_arg_ids(&req->uow, ids, (int)n));
 	if (res == NULL)
 		return -1;
-	struct pair *changed = pairs_of(req, res);
+	struct id_pair *changed = pairs_of(req, res);
 	json_object *removed = json_object_new_array(), *not_removed = json_object_new_array();
 	json_object_object_add(request_result(req), "removed", removed);
 	json_object_object_add(request_result(req), "not_removed", not_removed);
@@ -615,7 +599,7 @@ int subscriptions_remove(struct request *req)
 	int ngone = 0;
 	for (size_t u = 0; u < nusers; u++) {
 		for (size_t i = 0; i < n; i++) {
-			bool was = has_pair(changed, db_rows(res), users[u], w[i].channel->id);
+			bool was = id_pairs_find(changed, db_rows(res), users[u], w[i].channel->id) != NULL;
 			if (was)
 				gone[ngone++] = (struct channel_sub){users[u], w[i].channel};
 			json_object_array_add(was ? removed : not_removed, json_object_new_string(w[i].name));

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
@@ -186,7 +187,27 @@ static int typing_channel(struct request *req, const char *op, bool has_id, int6
 
 static struct db_stmt st_recipients =
     DB_STMT("SELECT u.id, " TYPING_API_EMAIL ", u.is_active AND u.receives_typing_notifications FROM users u"
-            " WHERE u.realm_id = $1 AND u.id = ANY($3::bigint[])");
+            " WHERE u.realm_id = $1 AND u.id = ANY($3::bigint[]) ORDER BY u.id");
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The row of user id among the rows of res (ascending ids, in *ids), or -1: a binary search, as the list may hold
+ * a thousand users. */
+static int recipient_row(struct request *req, const struct db_res *res, int64_t **ids, int64_t id)
+{
+	int rows = db_rows(res);
+	if (*ids == NULL) {
+		*ids = arena_alloc(&req->arena, (size_t)(rows + 1) * sizeof(**ids));
+		for (int r = 0; r < rows; r++)
+			(*ids)[r] = db_int(res, r, 0);
+	}
+	int64_t *at = rows ? bsearch(&id, *ids, (size_t)rows, sizeof(id), cmp_id) : NULL;
+	return at ? (int)(at - *ids) : -1;
+}
 
 static int typing_direct(struct request *req, const char *op, json_object *to)
 {
@@ -214,11 +235,9 @@ static int typing_direct(struct request *req, const char *op, json_object *to)
 	json_object *recipients = json_object_new_array();
 	int64_t *notify = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*notify));
 	int nnotify = 0;
+	int64_t *row_ids = NULL;
 	for (int i = 0; i < n; i++) {
-		int row = -1;
-		for (int r = 0; r < db_rows(res) && row < 0; r++)
-			if (db_int(res, r, 0) == ids[i])
-				row = r;
+		int row = recipient_row(req, res, &row_ids, ids[i]);
 		if (row < 0) {
 			json_object_put(recipients);
 			return api_error(req, ERR_BAD_REQUEST, "Invalid user ID %lld", (long long)ids[i]);

@@ -309,18 +309,67 @@ int64_t *ids_minus(struct uow *uow, const int64_t *a, int n, const int64_t *b, i
 	return r;
 }
 
-static bool ids_contain(const int64_t *a, int n, int64_t id)
-{
-	for (int i = 0; i < n; i++)
-		if (a[i] == id)
-			return true;
-	return false;
-}
-
 static int cmp_int64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return (x > y) - (x < y);
+}
+
+static bool sorted_ids_contain(const int64_t *a, int n, int64_t id)
+{
+	return n > 0 && bsearch(&id, a, (size_t)n, sizeof(*a), cmp_int64) != NULL;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct id_pair *x = a, *y = b;
+	return x->user != y->user ? cmp_int64(&x->user, &y->user) : cmp_int64(&x->channel, &y->channel);
+}
+
+void id_pairs_sort(struct id_pair *p, int n)
+{
+	if (n > 0)
+		qsort(p, (size_t)n, sizeof(*p), cmp_pair);
+}
+
+const struct id_pair *id_pairs_find(const struct id_pair *p, int n, int64_t user, int64_t channel)
+{
+	struct id_pair key = {user, channel, 0};
+	return n > 0 ? bsearch(&key, p, (size_t)n, sizeof(*p), cmp_pair) : NULL;
+}
+
+/* A position, its key and the first position of that key (ids_group_order). */
+struct keyed {
+	int64_t key;
+	int at, first;
+};
+
+static int cmp_key_at(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	return x->key != y->key ? cmp_int64(&x->key, &y->key) : (x->at > y->at) - (x->at < y->at);
+}
+
+static int cmp_first_at(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	return x->first != y->first ? (x->first > y->first) - (x->first < y->first) : (x->at > y->at) - (x->at < y->at);
+}
+
+int *ids_group_order(struct arena *a, const int64_t *keys, int n)
+{
+	struct keyed *k = arena_alloc(a, (size_t)(n + 1) * sizeof(*k));
+	for (int i = 0; i < n; i++)
+		k[i] = (struct keyed){keys[i], i, i};
+	qsort(k, (size_t)n, sizeof(*k), cmp_key_at);
+	for (int i = 1; i < n; i++)
+		if (k[i].key == k[i - 1].key)
+			k[i].first = k[i - 1].first;
+	qsort(k, (size_t)n, sizeof(*k), cmp_first_at);
+	int *order = arena_alloc(a, (size_t)(n + 1) * sizeof(*order));
+	for (int i = 0; i < n; i++)
+		order[i] = k[i].at;
+	return order;
 }
 
 static json_object *new_event(struct uow *uow, const char *type, const char *op)
@@ -407,134 +456,398 @@ struct altered {
 	int n;
 };
 
+/* The user ids of subs (keys for ids_group_order()). */
+static int64_t *user_keys(struct uow *uow, const struct channel_sub *subs, int n)
+{
+	int64_t *keys = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*keys));
+	for (int i = 0; i < n; i++)
+		keys[i] = subs[i].user_id;
+	return keys;
+}
+
 /* Groups changes by channel, in the order the channels first appear. */
 static struct altered *by_channel(struct uow *uow, const struct channel_sub *subs, int n, int *na)
 {
+	int64_t *keys = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*keys));
+	for (int i = 0; i < n; i++)
+		keys[i] = subs[i].channel->id;
+	int *order = ids_group_order(&uow->arena, keys, n);
 	struct altered *a = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*a));
 	*na = 0;
-	for (int i = 0; i < n; i++) {
-		int k = 0;
-		while (k < *na && a[k].c->id != subs[i].channel->id)
-			k++;
-		if (k == *na) {
-			a[k].c = subs[i].channel;
-			a[k].users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t));
-			(*na)++;
-		}
-		if (!ids_contain(a[k].users, a[k].n, subs[i].user_id))
-			a[k].users[a[k].n++] = subs[i].user_id;
+	for (int i = 0, j; i < n; i = j) {
+		struct altered *x = &a[(*na)++];
+		x->c = subs[order[i]].channel;
+		for (j = i; j < n && keys[order[j]] == keys[order[i]];)
+			j++;
+		x->users = arena_alloc(&uow->arena, (size_t)(j - i + 1) * sizeof(int64_t));
+		for (int k = i; k < j; k++)
+			x->users[k - i] = subs[order[k]].user_id;
+		qsort(x->users, (size_t)(j - i), sizeof(int64_t), cmp_int64);
+		for (int k = 0; k < j - i; k++)
+			if (k == 0 || x->users[k] != x->users[k - 1])
+				x->users[x->n++] = x->users[k];
 	}
-	for (int k = 0; k < *na; k++)
-		qsort(a[k].users, (size_t)a[k].n, sizeof(int64_t), cmp_int64);
 	return a;
 }
 
-static bool same_users(const struct altered *x, const struct altered *y)
+/* The channel ids of a, ascending. */
+static int64_t *channel_ids(struct uow *uow, const struct altered *a, int na)
 {
-	return x->n == y->n && memcmp(x->users, y->users, (size_t)x->n * sizeof(int64_t)) == 0;
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*ids));
+	for (int i = 0; i < na; i++)
+		ids[i] = a[i].c->id;
+	qsort(ids, (size_t)na, sizeof(*ids), cmp_int64);
+	return ids;
 }
 
+/* The members of the groups granting metadata access to the private channels of CTE ch (channel_id, realm_id,
+ * user_id), each group's members computed once (the channels of a request often share their groups; per channel,
+ * the three recursive lookups took 1.3 s for 1,000 channels). */
+#define GRANTED_CTE                                                                                                    \
+	"settings AS (SELECT id AS channel_id, realm_id, unnest(ARRAY[can_administer_channel_group_id,"                \
+	"  can_add_subscribers_group_id, can_subscribe_group_id]) AS group_id FROM ch WHERE invite_only),"             \
+	" granted AS MATERIALIZED (SELECT s.channel_id, s.realm_id, m.user_id FROM settings s"                         \
+	"  JOIN (SELECT g.group_id, gm.user_id FROM (SELECT DISTINCT group_id FROM settings) g,"                       \
+	"  LATERAL confab_group_members(g.group_id) gm) m ON m.group_id = s.group_id)"
+
+/* The pairs of subs whose user has no metadata access to the channel (channel_metadata_user_ids() for every pair
+ * in one statement; $3 false leaves subscriptions out). */
+static struct db_stmt st_no_access = DB_STMT(
+    "WITH p AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) p(user_id, channel_id)),"
+    " ch AS MATERIALIZED (SELECT * FROM channels WHERE id IN (SELECT channel_id FROM p)),"
+    " " GRANTED_CTE
+    /* joins rather than subqueries under OR, which PostgreSQL runs once per pair (or over the whole table) */
+    " SELECT p.user_id, p.channel_id FROM p JOIN ch c ON c.id = p.channel_id JOIN users u ON u.id = p.user_id"
+    " LEFT JOIN subscriptions s ON $3::boolean AND s.user_id = p.user_id AND s.channel_id = p.channel_id AND s.active"
+    " LEFT JOIN (SELECT DISTINCT channel_id, user_id FROM granted) g ON g.channel_id = c.id AND g.user_id = u.id"
+    " WHERE NOT (u.is_active AND u.realm_id = c.realm_id AND (c.is_web_public OR (NOT c.invite_only AND u.role <> 600)"
+    "   OR s.user_id IS NOT NULL OR (c.invite_only AND u.role <= 200)"
+    "   OR (c.invite_only AND u.role <> 600 AND g.user_id IS NOT NULL)))");
+
+/* The (user, channel) pairs of subs whose user does not see the channel, sorted for id_pairs_find(). */
+static struct id_pair *no_access(struct uow *uow, const struct channel_sub *subs, int n, bool with_subscribers, int *np)
+{
+	int64_t *users = user_keys(uow, subs, n),
+	        *channels = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t));
+	for (int i = 0; i < n; i++)
+		channels[i] = subs[i].channel->id;
+	struct db_res *res = DB_EXEC(uow, &st_no_access, db_arg_ids(uow, users, n), db_arg_ids(uow, channels, n),
+	                             with_subscribers ? "true" : "false");
+	if (res == NULL)
+		return NULL;
+	*np = db_rows(res);
+	struct id_pair *p = arena_alloc(&uow->arena, (size_t)(*np + 1) * sizeof(*p));
+	for (int r = 0; r < *np; r++)
+		p[r] = (struct id_pair){db_int(res, r, 0), db_int(res, r, 1), r};
+	id_pairs_sort(p, *np);
+	return p;
+}
+
+/* The public channels among ids (ascending) that have guest subscribers, ascending. */
 static struct db_stmt st_guest_subscribed =
-    DB_STMT("SELECT EXISTS (SELECT 1 FROM subscriptions s JOIN users u ON u.id = s.user_id"
-            "  WHERE s.channel_id = $1 AND s.active AND u.is_active AND u.role = 600)");
+    DB_STMT("SELECT DISTINCT s.channel_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            "  WHERE s.channel_id = ANY($1::bigint[]) AND s.active AND u.is_active AND u.role = 600 ORDER BY 1");
+
+/* Who sees each channel of $1: channel_metadata_user_ids() with subscribers for many channels in one statement,
+ * as the union of its three sources (subscribers; the organization's users by role; the granting groups). */
+static struct db_stmt st_viewers =
+    DB_STMT("WITH ch AS MATERIALIZED (SELECT * FROM channels WHERE id = ANY($1::bigint[])), " GRANTED_CTE
+            " SELECT c.id, s.user_id FROM ch c JOIN subscriptions s ON s.channel_id = c.id AND s.active"
+            "   JOIN users u ON u.id = s.user_id AND u.is_active AND u.realm_id = c.realm_id"
+            " UNION SELECT c.id, u.id FROM (SELECT * FROM ch WHERE is_web_public OR NOT invite_only) c"
+            "   JOIN users u ON u.realm_id = c.realm_id AND u.is_active WHERE c.is_web_public OR u.role <> 600"
+            /* a private channel's administrators apart: not every channel against every user */
+            " UNION SELECT c.id, u.id FROM (SELECT * FROM ch WHERE invite_only AND NOT is_web_public) c"
+            "   JOIN users u ON u.realm_id = c.realm_id AND u.is_active AND u.role <= 200"
+            " UNION SELECT g.channel_id, g.user_id FROM granted g"
+            "   JOIN users u ON u.id = g.user_id AND u.is_active AND u.role <> 600 AND u.realm_id = g.realm_id"
+            " ORDER BY 1, 2");
+
+/* The viewers of some channels: those of channels[k] are users[from[k] .. from[k + 1]), ascending. */
+struct viewers {
+	const int64_t *channels; /* ascending */
+	int *from;
+	int64_t *users;
+	int n;
+};
+
+static int load_viewers(struct uow *uow, const int64_t *ids, int n, struct viewers *v)
+{
+	struct db_res *res = n ? DB_EXEC(uow, &st_viewers, db_arg_ids(uow, ids, n)) : NULL;
+	if (n && res == NULL)
+		return -1;
+	int rows = res ? db_rows(res) : 0, r = 0;
+	*v = (struct viewers){ids, arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int)),
+	                      arena_alloc(&uow->arena, (size_t)(rows + 1) * sizeof(int64_t)), n};
+	for (int k = 0; k < n; k++) {
+		v->from[k] = r;
+		for (; r < rows && db_int(res, r, 0) == ids[k]; r++)
+			v->users[r] = db_int(res, r, 1);
+	}
+	v->from[n] = r;
+	return r == rows ? 0 : uow_error(uow, ERR_INTERNAL, NULL);
+}
 
 /* The peers of a channel: who sees it now, except the users whose subscription changed. */
-static int64_t *peers(struct uow *uow, const struct altered *a, int *n)
+static int64_t *peers(struct uow *uow, const struct viewers *v, const struct altered *a, int *n)
 {
-	int nall;
-	int64_t *all = channel_metadata_user_ids(uow, a->c->id, true, &nall);
-	return all ? ids_minus(uow, all, nall, a->users, a->n, n) : NULL;
+	const int64_t *at = bsearch(&a->c->id, v->channels, (size_t)v->n, sizeof(int64_t), cmp_int64);
+	if (at == NULL) {
+		uow_error(uow, ERR_INTERNAL, NULL);
+		return NULL;
+	}
+	int k = (int)(at - v->channels);
+	return ids_minus(uow, v->users + v->from[k], v->from[k + 1] - v->from[k], a->users, a->n, n);
+}
+
+/* One peer event on a channel to its peers. */
+static int peer_single(struct uow *uow, const char *op, const struct viewers *v, const struct altered *a)
+{
+	int np;
+	int64_t *p = peers(uow, v, a, &np);
+	return p ? peer_event(uow, op, &a->c->id, 1, a->users, a->n, p, np) : -1;
 }
 
 /* One batch of public channels with the same changed users and the same peers. */
-static int peer_batch(struct uow *uow, const char *op, const struct altered *first, const int64_t *ids, int n)
+static int peer_batch(struct uow *uow, const char *op, const struct viewers *v, const struct altered *first,
+                      const int64_t *ids, int n)
 {
 	if (n == 0)
 		return 0;
 	int np;
-	int64_t *p = peers(uow, first, &np);
+	int64_t *p = peers(uow, v, first, &np);
 	int64_t *sorted = arena_alloc(&uow->arena, (size_t)n * sizeof(*sorted));
 	memcpy(sorted, ids, (size_t)n * sizeof(*sorted));
 	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_int64);
 	return p ? peer_event(uow, op, sorted, n, first->users, first->n, p, np) : -1;
 }
 
-/*
- * The reference's send_peer_subscriber_events: a private channel's peers get one event per channel; public
- * channels with the same changed users are batched, web-public ones together and those without guest
- * subscribers together (their peers are the same: everyone, or every non-guest), the rest one by one.
- */
+static int cmp_altered_users(const void *x, const void *y)
+{
+	const struct altered *a = *(const struct altered *const *)x, *b = *(const struct altered *const *)y;
+	if (a->n != b->n)
+		return (a->n > b->n) - (a->n < b->n);
+	for (int i = 0; i < a->n; i++)
+		if (a->users[i] != b->users[i])
+			return cmp_int64(&a->users[i], &b->users[i]);
+	return 0;
+}
+
+/* For each change of a, a key shared by the public channels with the same changed users (by sorting them), and a
+ * key of its own for each private channel. */
+static int64_t *user_set_keys(struct uow *uow, struct altered *a, int na)
+{
+	const struct altered **s = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*s));
+	int64_t *keys = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*keys));
+	int ns = 0;
+	for (int i = 0; i < na; i++) {
+		keys[i] = -1 - (int64_t)i;
+		if (!a[i].c->invite_only)
+			s[ns++] = &a[i];
+	}
+	qsort(s, (size_t)ns, sizeof(*s), cmp_altered_users);
+	for (int k = 0, set = 0; k < ns; k++) {
+		set += k > 0 && cmp_altered_users(&s[k - 1], &s[k]) != 0;
+		keys[s[k] - a] = set;
+	}
+	return keys;
+}
+
+/* How the peers of a channel learn of its change (the reference's send_peer_subscriber_events): one event per
+ * channel for private channels and public ones with guest subscribers; public channels with the same changed users
+ * batched, web-public ones together and those without guest subscribers together (their peers are the same:
+ * everyone, or every non-guest). */
+enum peer_kind { PEER_SINGLE, PEER_WEB, PEER_PUBLIC };
+
+struct peer_plan {
+	struct altered *a;
+	int na;
+	enum peer_kind *kind;
+	int64_t *keys; /* user_set_keys() */
+	int *order;    /* the changes grouped by keys */
+	int64_t *need; /* the channels whose viewers are needed: each one alone, the first of each batch */
+	int nneed;
+};
+
+static int plan_peers(struct uow *uow, struct altered *a, int na, struct peer_plan *p)
+{
+	*p = (struct peer_plan){a,
+	                        na,
+	                        arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*p->kind)),
+	                        user_set_keys(uow, a, na),
+	                        NULL,
+	                        arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(int64_t)),
+	                        0};
+	p->order = ids_group_order(&uow->arena, p->keys, na);
+	struct db_res *res =
+	    na ? DB_EXEC(uow, &st_guest_subscribed, db_arg_ids(uow, channel_ids(uow, a, na), na)) : NULL;
+	if (na && res == NULL)
+		return -1;
+	int nguests = res ? db_rows(res) : 0;
+	int64_t *guests = arena_alloc(&uow->arena, (size_t)(nguests + 1) * sizeof(*guests));
+	for (int r = 0; r < nguests; r++)
+		guests[r] = db_int(res, r, 0);
+	for (int i = 0, j; i < na; i = j) {
+		bool web = false, pub = false;
+		for (j = i; j < na && p->keys[p->order[j]] == p->keys[p->order[i]]; j++) {
+			const struct channel *c = a[p->order[j]].c;
+			p->kind[p->order[j]] = c->invite_only                               ? PEER_SINGLE
+			                       : c->is_web_public                           ? PEER_WEB
+			                       : sorted_ids_contain(guests, nguests, c->id) ? PEER_SINGLE
+			                                                                    : PEER_PUBLIC;
+			bool first = p->kind[p->order[j]] == PEER_SINGLE ||
+			             (p->kind[p->order[j]] == PEER_WEB && !web) ||
+			             (p->kind[p->order[j]] == PEER_PUBLIC && !pub);
+			web = web || p->kind[p->order[j]] == PEER_WEB;
+			pub = pub || p->kind[p->order[j]] == PEER_PUBLIC;
+			if (first)
+				p->need[p->nneed++] = c->id;
+		}
+	}
+	qsort(p->need, (size_t)p->nneed, sizeof(int64_t), cmp_int64);
+	return 0;
+}
+
+/* The public channels of a group of changes with the same users (positions order[from..to) of a): those with guest
+ * subscribers one by one, then the web-public ones, then the others. */
+static int peer_group(struct uow *uow, const char *op, const struct peer_plan *p, const struct viewers *v, int from,
+                      int to)
+{
+	int nweb = 0, npub = 0, iweb = -1, ipub = -1;
+	int64_t *web = arena_alloc(&uow->arena, (size_t)(to - from + 1) * sizeof(*web));
+	int64_t *pub = arena_alloc(&uow->arena, (size_t)(to - from + 1) * sizeof(*pub));
+	for (int k = from; k < to; k++) {
+		int j = p->order[k];
+		if (p->kind[j] == PEER_WEB) {
+			iweb = iweb < 0 ? j : iweb;
+			web[nweb++] = p->a[j].c->id;
+		} else if (p->kind[j] == PEER_PUBLIC) {
+			ipub = ipub < 0 ? j : ipub;
+			pub[npub++] = p->a[j].c->id;
+		} else if (peer_single(uow, op, v, &p->a[j]) < 0) {
+			return -1;
+		}
+	}
+	return (nweb && peer_batch(uow, op, v, &p->a[iweb], web, nweb) < 0) ||
+	               (npub && peer_batch(uow, op, v, &p->a[ipub], pub, npub) < 0)
+	           ? -1
+	           : 0;
+}
+
+/* The peer events: private channels first, then the public ones in groups with the same changed users, the groups
+ * in the order they first appear. Two statements whatever the number of channels. */
 static int peer_events(struct uow *uow, const char *op, struct altered *a, int na)
 {
-	for (int i = 0; i < na; i++) {
-		int np;
-		int64_t *p = a[i].c->invite_only ? peers(uow, &a[i], &np) : NULL;
-		if (a[i].c->invite_only &&
-		    (p == NULL || peer_event(uow, op, &a[i].c->id, 1, a[i].users, a[i].n, p, np) < 0))
+	struct peer_plan p;
+	struct viewers v;
+	if (plan_peers(uow, a, na, &p) < 0 || load_viewers(uow, p.need, p.nneed, &v) < 0)
+		return -1;
+	for (int i = 0; i < na; i++)
+		if (a[i].c->invite_only && peer_single(uow, op, &v, &a[i]) < 0)
 			return -1;
-	}
-	bool *done = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*done));
-	for (int i = 0; i < na; i++) {
-		if (a[i].c->invite_only || done[i])
-			continue;
-		int nweb = 0, npub = 0, iweb = -1, ipub = -1;
-		int64_t *web = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*web));
-		int64_t *pub = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*pub));
-		for (int j = i; j < na; j++) {
-			if (a[j].c->invite_only || done[j] || !same_users(&a[i], &a[j]))
-				continue;
-			done[j] = true;
-			struct db_res *res = a[j].c->is_web_public
-			                         ? NULL
-			                         : DB_EXEC(uow, &st_guest_subscribed, db_arg_int(uow, a[j].c->id));
-			if (!a[j].c->is_web_public && res == NULL)
-				return -1;
-			if (a[j].c->is_web_public) {
-				iweb = iweb < 0 ? j : iweb;
-				web[nweb++] = a[j].c->id;
-			} else if (!db_bool(res, 0, 0)) {
-				ipub = ipub < 0 ? j : ipub;
-				pub[npub++] = a[j].c->id;
-			} else {
-				int np;
-				int64_t *p = peers(uow, &a[j], &np);
-				if (p == NULL || peer_event(uow, op, &a[j].c->id, 1, a[j].users, a[j].n, p, np) < 0)
-					return -1;
-			}
-		}
-		if ((nweb && peer_batch(uow, op, &a[iweb], web, nweb) < 0) ||
-		    (npub && peer_batch(uow, op, &a[ipub], pub, npub) < 0))
+	for (int i = 0, j; i < na; i = j) {
+		for (j = i; j < na && p.keys[p.order[j]] == p.keys[p.order[i]];)
+			j++;
+		if (!a[p.order[i]].c->invite_only && peer_group(uow, op, &p, &v, i, j) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* The distinct users of subs, in the order they first appear. */
-static int64_t *users_of(struct uow *uow, const struct channel_sub *subs, int n, int *nu)
+/* Subscription settings of (user, channel) pairs ($1, $2), and the subscribers of channels ($1). */
+static struct db_stmt st_sub_settings =
+    DB_STMT("SELECT s.user_id, s.channel_id, s.color, s.pin_to_top, s.is_muted, s.desktop_notifications,"
+            " s.email_notifications, s.push_notifications, s.audible_notifications, s.wildcard_mentions_notify"
+            " FROM unnest($1::bigint[], $2::bigint[]) p(user_id, channel_id)"
+            " JOIN subscriptions s ON s.user_id = p.user_id AND s.channel_id = p.channel_id AND s.active");
+static struct db_stmt st_channel_subscribers =
+    DB_STMT("SELECT s.channel_id, json_agg(s.user_id ORDER BY s.user_id)"
+            "  FROM subscriptions s JOIN users u ON u.id = s.user_id"
+            " WHERE s.channel_id = ANY($1::bigint[]) AND s.active AND u.is_active GROUP BY s.channel_id");
+
+/* What the subscription objects of the subscription add events show, read for all of them at once. */
+struct sub_state {
+	struct db_res *settings;
+	struct id_pair *pairs; /* rows of settings */
+	int npairs;
+	int64_t *channels; /* ascending */
+	json_object **subscribers;
+	int nchannels;
+};
+
+static int load_sub_state(struct uow *uow, const struct channel_sub *subs, int n, const struct altered *a, int na,
+                          struct sub_state *st)
 {
-	int64_t *u = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*u));
-	*nu = 0;
+	int64_t *channels = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*channels));
 	for (int i = 0; i < n; i++)
-		if (!ids_contain(u, *nu, subs[i].user_id))
-			u[(*nu)++] = subs[i].user_id;
-	return u;
+		channels[i] = subs[i].channel->id;
+	st->settings =
+	    DB_EXEC(uow, &st_sub_settings, db_arg_ids(uow, user_keys(uow, subs, n), n), db_arg_ids(uow, channels, n));
+	st->channels = channel_ids(uow, a, na);
+	struct db_res *res = DB_EXEC(uow, &st_channel_subscribers, db_arg_ids(uow, st->channels, na));
+	if (st->settings == NULL || res == NULL)
+		return -1;
+	st->npairs = db_rows(st->settings);
+	st->pairs = arena_alloc(&uow->arena, (size_t)(st->npairs + 1) * sizeof(*st->pairs));
+	for (int r = 0; r < st->npairs; r++)
+		st->pairs[r] = (struct id_pair){db_int(st->settings, r, 0), db_int(st->settings, r, 1), r};
+	id_pairs_sort(st->pairs, st->npairs);
+	st->nchannels = na;
+	st->subscribers = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*st->subscribers));
+	for (int r = 0; r < db_rows(res); r++) {
+		int64_t id = db_int(res, r, 0);
+		int64_t *at = bsearch(&id, st->channels, (size_t)na, sizeof(id), cmp_int64);
+		json_object *ids = NULL;
+		if (at == NULL || jsonx_parse(db_val(res, r, 1), strlen(db_val(res, r, 1)), &ids) < 0)
+			return uow_error(uow, ERR_INTERNAL, NULL);
+		st->subscribers[at - st->channels] = uow_own_json(uow, ids);
+	}
+	for (int i = 0; i < na; i++)
+		if (st->subscribers[i] == NULL)
+			st->subscribers[i] = uow_own_json(uow, json_object_new_array());
+	return 0;
 }
 
 /* The subscription object user_id now has for c: the user's settings and the subscribers as they are now, the
  * channel's fields as the request loaded them (the reference's in-memory channel). */
-static json_object *subscription_of(struct uow *uow, const struct channel *c, int64_t user_id)
+static json_object *subscription_of(struct uow *uow, const struct sub_state *st, const struct channel_sub *s)
 {
-	struct db_res *res =
-	    DB_EXEC(uow, &st_by_id, db_arg_int(uow, uow->realm->id), db_arg_int(uow, user_id), db_arg_int(uow, c->id));
-	if (res == NULL || db_rows(res) != 1)
+	const struct id_pair *p = id_pairs_find(st->pairs, st->npairs, s->user_id, s->channel->id);
+	int64_t *at = bsearch(&s->channel->id, st->channels, (size_t)st->nchannels, sizeof(int64_t), cmp_int64);
+	if (at == NULL)
 		return NULL;
-	struct channel *now = channel_from_row(uow, res, 0, 0), *sub = arena_alloc(&uow->arena, sizeof(*sub));
-	*sub = *c;
-	sub->color = now->color;
-	sub->pin_to_top = now->pin_to_top;
-	sub->is_muted = now->is_muted;
-	memcpy(sub->notifications, now->notifications, sizeof(sub->notifications));
-	return channel_subscription_json(uow, sub, true);
+	struct channel *sub = arena_alloc(&uow->arena, sizeof(*sub));
+	*sub = *s->channel;
+	/* No active subscription (deactivated meanwhile): the settings read as NULL, as one lookup would show them. */
+	sub->color = p ? db_val(st->settings, p->row, 2) : "";
+	sub->pin_to_top = p && db_bool(st->settings, p->row, 3);
+	sub->is_muted = p && db_bool(st->settings, p->row, 4);
+	for (int i = 0; i < 5; i++)
+		sub->notifications[i] = p ? db_val(st->settings, p->row, 5 + i) : "";
+	json_object *o = channel_subscription_json(uow, sub, false);
+	json_object_object_add(o, "subscribers", json_object_get(st->subscribers[at - st->channels]));
+	return o;
+}
+
+/* subscription add to each user with their new subscriptions, in the order made. */
+static int add_events(struct uow *uow, const struct channel_changes *ch, const struct sub_state *st)
+{
+	int64_t *keys = user_keys(uow, ch->subs, ch->nsubs);
+	int *order = ids_group_order(&uow->arena, keys, ch->nsubs);
+	for (int i = 0; i < ch->nsubs;) {
+		int64_t user = keys[order[i]];
+		json_object *event = new_event(uow, "subscription", "add"), *list = json_object_new_array();
+		json_object_object_add(event, "subscriptions", list);
+		for (; i < ch->nsubs && keys[order[i]] == user; i++) {
+			json_object *sub = subscription_of(uow, st, &ch->subs[order[i]]);
+			if (sub == NULL)
+				return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+			json_object_array_add(list, sub);
+		}
+		if (emit(uow, event, &user, 1) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int channel_events_subscribe(struct uow *uow, const struct channel_changes *ch)
@@ -545,61 +858,51 @@ int channel_events_subscribe(struct uow *uow, const struct channel_changes *ch)
 		if (users == NULL || create_event(uow, ch->created[i], users, n) < 0)
 			return -1;
 	}
-	int na, nu;
+	int na, nunseen = 0;
 	struct altered *a = by_channel(uow, ch->subs, ch->nsubs, &na);
 	/* Subscribers who could not see the channel before learn of it first (private channels, and guests). */
+	struct id_pair *unseen = ch->nsubs ? no_access(uow, ch->subs, ch->nsubs, false, &nunseen) : NULL;
+	if (ch->nsubs && unseen == NULL)
+		return -1;
 	for (int i = 0; i < na; i++) {
-		int nseen, nnew;
-		int64_t *seen = channel_metadata_user_ids(uow, a[i].c->id, false, &nseen);
-		int64_t *fresh = seen ? ids_minus(uow, a[i].users, a[i].n, seen, nseen, &nnew) : NULL;
-		if (fresh == NULL || create_event(uow, a[i].c, fresh, nnew) < 0)
+		int64_t *fresh = arena_alloc(&uow->arena, (size_t)(a[i].n + 1) * sizeof(*fresh));
+		int nfresh = 0;
+		for (int k = 0; k < a[i].n; k++)
+			if (id_pairs_find(unseen, nunseen, a[i].users[k], a[i].c->id))
+				fresh[nfresh++] = a[i].users[k];
+		if (create_event(uow, a[i].c, fresh, nfresh) < 0)
 			return -1;
 	}
-	int64_t *users = users_of(uow, ch->subs, ch->nsubs, &nu);
-	for (int u = 0; u < nu; u++) {
-		json_object *event = new_event(uow, "subscription", "add"), *list = json_object_new_array();
-		json_object_object_add(event, "subscriptions", list);
-		for (int i = 0; i < ch->nsubs; i++) {
-			json_object *sub = ch->subs[i].user_id == users[u]
-			                       ? subscription_of(uow, ch->subs[i].channel, users[u])
-			                       : NULL;
-			if (uow->error)
-				return -1;
-			if (sub != NULL)
-				json_object_array_add(list, sub);
-		}
-		if (emit(uow, event, &users[u], 1) < 0)
-			return -1;
-	}
+	struct sub_state st = {0};
+	if (ch->nsubs && (load_sub_state(uow, ch->subs, ch->nsubs, a, na, &st) < 0 || add_events(uow, ch, &st) < 0))
+		return -1;
 	return peer_events(uow, "peer_add", a, na);
 }
 
 int channel_events_unsubscribe(struct uow *uow, const struct channel_sub *removed, int n)
 {
-	int nu, na;
-	int64_t *users = users_of(uow, removed, n, &nu);
-	int64_t *lost = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*lost));
-	for (int u = 0; u < nu; u++) {
+	int nlost_pairs = 0, na;
+	struct id_pair *lost_pairs = n ? no_access(uow, removed, n, true, &nlost_pairs) : NULL;
+	if (n && lost_pairs == NULL)
+		return -1;
+	int64_t *keys = user_keys(uow, removed, n), *lost = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*lost));
+	int *order = ids_group_order(&uow->arena, keys, n);
+	for (int i = 0; i < n;) {
+		int64_t user = keys[order[i]];
 		json_object *event = new_event(uow, "subscription", "remove"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		int nlost = 0;
-		for (int i = 0; i < n; i++) {
-			if (removed[i].user_id != users[u])
-				continue;
-			const struct channel *c = removed[i].channel;
+		for (; i < n && keys[order[i]] == user; i++) {
+			const struct channel *c = removed[order[i]].channel;
 			json_object *s = json_object_new_object();
 			json_object_object_add(s, "name", json_object_new_string(c->name));
 			json_object_object_add(s, "stream_id", json_object_new_int64(c->id));
 			json_object_array_add(list, s);
-			int nseen;
-			int64_t *seen = channel_metadata_user_ids(uow, c->id, true, &nseen);
-			if (seen == NULL)
-				return -1;
-			if (!ids_contain(seen, nseen, users[u]))
+			if (id_pairs_find(lost_pairs, nlost_pairs, user, c->id))
 				lost[nlost++] = c->id;
 		}
 		/* Unsubscribing from a channel one may not otherwise see removes it (the reference's stream delete). */
-		if (emit(uow, event, &users[u], 1) < 0 || (nlost && delete_event(uow, lost, nlost, &users[u], 1) < 0))
+		if (emit(uow, event, &user, 1) < 0 || (nlost && delete_event(uow, lost, nlost, &user, 1) < 0))
 			return -1;
 	}
 	struct altered *a = by_channel(uow, removed, n, &na);

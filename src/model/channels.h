@@ -19,6 +19,7 @@
 
 #include "model/user.h" /* USER_ACTIVE_SQL */
 
+struct arena;
 struct uow;
 struct db_res;
 
@@ -198,6 +199,21 @@ json_object *channel_subscription_json(struct uow *uow, const struct channel *c,
 	"extract(epoch FROM f.date_created)::bigint, f.creator_id, f.is_archived"
 /* The channel folder object of row `row`. A new object. */
 json_object *channel_folder_json(const struct db_res *res, int row);
+
+/* A (user, channel) pair; row: where it came from (a result row, when it came from one). */
+struct id_pair {
+	int64_t user, channel;
+	int row;
+};
+/* Sorts n pairs for id_pairs_find(). */
+void id_pairs_sort(struct id_pair *p, int n);
+/* The pair (user, channel) among p (sorted), or NULL. */
+const struct id_pair *id_pairs_find(const struct id_pair *p, int n, int64_t user, int64_t channel);
+
+/* The positions 0..n-1 grouped by key: the groups in the order their keys first appear, each group's positions
+ * ascending (the order of a loop over the distinct keys, each over its positions, in n log n rather than n^2).
+ * An arena array of n. */
+int *ids_group_order(struct arena *a, const int64_t *keys, int n);
 
 /* A JSON array of n ids. A new object. */
 json_object *ids_json(const int64_t *ids, int n);

@@ -882,6 +882,25 @@ void deactivate_user(const struct user *u)
 	REQUIRE(j != NULL && jbool(j, "is_active") == 0, "confabctl deactivate-user %s failed: %s", u->email, jtext(j));
 }
 
+/* A JSON list of n items: see itest.h. */
+char *json_list(size_t n, const char *item)
+{
+	const char *mark = strstr(item, "%zu");
+	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
+	char *out = keep(malloc(cap));
+	out[0] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			out[len++] = ',';
+		memcpy(out + len, item, head);
+		len += head;
+		if (mark)
+			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
+	}
+	strcpy(out + len, "]");
+	return out;
+}
+
 /* ---- suites and main ---------------------------------------------------------------------------------------- */
 
 static void per_test_teardown(void)

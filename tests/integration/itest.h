@@ -58,6 +58,8 @@ struct user *new_realm(void);
 void deactivate_user(const struct user *u);
 /* A unique lowercase e-mail address for this run. */
 char *unique_email(const char *tag);
+/* A JSON list of n copies of item, "%zu" in item (if any) replaced by the index: "[1,1]"; freed after the test. */
+char *json_list(size_t n, const char *item);
 /* The Host header value that selects realm ("" = the root organization: CONFAB_URL's host[:port]). */
 char *realm_host(const char *realm);
 

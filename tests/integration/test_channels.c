@@ -49,25 +49,6 @@ static json_object *find_by(json_object *list, const char *key, int64_t id)
 	return NULL;
 }
 
-/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
-static char *json_list(size_t n, const char *item)
-{
-	const char *mark = strstr(item, "%zu");
-	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
-	char *out = keep(malloc(cap));
-	out[0] = '[';
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			out[len++] = ',';
-		memcpy(out + len, item, head);
-		len += head;
-		if (mark)
-			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
-	}
-	strcpy(out + len, "]");
-	return out;
-}
-
 /* Every list parameter has a bound; the largest list allowed is answered for what it holds, one more is refused
  * before any work. 1000 unknown names once took seconds and hundreds of megabytes (a quadratic message). */
 static void test_subscription_list_bounds(void)
@@ -359,6 +340,142 @@ static void test_unsubscribe(void)
 	EXPECT_STR_LIST(r->json, "removed", name);
 }
 
+/* Bulk subscription changes by an administrator (principals and many channels at once), public and private
+ * channels interleaved, one public channel with a guest subscriber. */
+#define BULK_CHANNELS 12
+struct bulk {
+	struct user *admin, *b, *c, *d, *g;
+	const char *names[BULK_CHANNELS];
+	int64_t ids[BULK_CHANNELS];
+	bool private[BULK_CHANNELS];
+	int guest_channel; /* the public channel g is subscribed to */
+};
+
+static void bulk_setup(struct bulk *k)
+{
+	k->admin = new_realm();
+	k->b = new_user_in(k->admin->realm, "member", NULL);
+	k->c = new_user_in(k->admin->realm, "member", NULL);
+	k->d = new_user_in(k->admin->realm, "member", NULL);
+	k->g = new_user_in(k->admin->realm, "guest", NULL);
+	k->guest_channel = 5;
+	for (int i = 0; i < BULK_CHANNELS; i++) {
+		k->private[i] = i == 1 || i == 4 || i == 8;
+		k->names[i] = channel_name(k->private[i] ? "bulkv" : "bulkp");
+		k->ids[i] = create_channel(k->admin, k->names[i], k->private[i] ? "invite_only=true" : NULL);
+	}
+	EXPECT_SUCCESS(api_post(k->admin, "/users/me/subscriptions",
+	                        fmt("subscriptions=%s&principals=%s",
+	                            url_encode(fmt("[{\"name\":\"%s\"}]", k->names[k->guest_channel])),
+	                            url_encode(fmt("[%lld]", (long long)k->g->id)))));
+}
+
+/* The peer events of a change of b and c (op), as the viewers other than b and c receive them: one per private
+ * channel (only admin sees those), then the public channel with a guest subscriber, then the other public ones in
+ * one event. */
+static char *bulk_peer_events(const struct bulk *k, const char *op, bool admin)
+{
+	char *out = "[", *batch = "";
+	for (int i = 0; i < BULK_CHANNELS; i++)
+		if (k->private[i] && admin)
+			out = fmt("%s{\"type\":\"subscription\",\"op\":\"%s\",\"stream_ids\":[%lld],\"user_ids\":[%lld,%lld]},",
+			          out, op, (long long)k->ids[i], (long long)k->b->id, (long long)k->c->id);
+	out = fmt("%s{\"type\":\"subscription\",\"op\":\"%s\",\"stream_ids\":[%lld],\"user_ids\":[%lld,%lld]},", out,
+	          op, (long long)k->ids[k->guest_channel], (long long)k->b->id, (long long)k->c->id);
+	for (int i = 0; i < BULK_CHANNELS; i++) /* created in order: ascending ids */
+		if (!k->private[i] && i != k->guest_channel)
+			batch = fmt("%s%s%lld", batch, *batch ? "," : "", (long long)k->ids[i]);
+	return fmt("%s{\"type\":\"subscription\",\"op\":\"%s\",\"stream_ids\":[%s],\"user_ids\":[%lld,%lld]}]", out, op,
+	           batch, (long long)k->b->id, (long long)k->c->id);
+}
+
+static void expect_queue(struct queue *q, const char *want)
+{
+	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
+	REQUIRE(w != NULL, "bad expected JSON: %s", want);
+	CHECK(json_object_equal(got, w), "user %lld: expected %s\n      got %s", (long long)q->u->id, want, jtext(got));
+	json_object_put(w);
+}
+
+/* A subscribed user's events: stream create for each private channel (in the order asked), then one subscription
+ * add with every channel in the order asked. */
+static void expect_bulk_add(const struct bulk *k, struct queue *q)
+{
+	json_object *got = queue_drain(q);
+	REQUIRE(json_object_array_length(got) == 4, "user %lld: %s", (long long)q->u->id, jtext(got));
+	for (int i = 0, n = 0; i < BULK_CHANNELS; i++) {
+		if (!k->private[i])
+			continue;
+		json_object *e = json_object_array_get_idx(got, (size_t)n++), *streams;
+		CHECK(strcmp(jstr(e, "type"), "stream") == 0 && strcmp(jstr(e, "op"), "create") == 0, "%s", jtext(e));
+		json_object_object_get_ex(e, "streams", &streams);
+		CHECK(json_object_array_length(streams) == 1 &&
+		          jint(json_object_array_get_idx(streams, 0), "stream_id") == k->ids[i],
+		      "%s", jtext(e));
+	}
+	json_object *add = json_object_array_get_idx(got, 3), *subs;
+	CHECK(strcmp(jstr(add, "op"), "add") == 0, "%s", jtext(add));
+	REQUIRE(json_object_object_get_ex(add, "subscriptions", &subs) && json_object_array_length(subs) == BULK_CHANNELS,
+	        "%s", jtext(add));
+	for (int i = 0; i < BULK_CHANNELS; i++) {
+		json_object *s = json_object_array_get_idx(subs, (size_t)i), *members;
+		CHECK(jint(s, "stream_id") == k->ids[i], "%d: %s", i, jtext(s));
+		json_object_object_get_ex(s, "subscribers", &members);
+		size_t want = i == k->guest_channel ? 4 : 3;
+		CHECK(json_object_array_length(members) == want, "%d: %s", i, jtext(s));
+	}
+}
+
+/* An administrator subscribes two users to twelve channels, then unsubscribes them: each user gets their events
+ * once, the viewers get the peer events once each, batched as the reference batches them. */
+static void test_bulk_subscription_events(void)
+{
+	struct bulk k = {0};
+	bulk_setup(&k);
+	const char *types = "event_types=[\"stream\",\"subscription\"]";
+	struct queue *qa = queue_register(k.admin, types), *qb = queue_register(k.b, types),
+	             *qc = queue_register(k.c, types), *qd = queue_register(k.d, types), *qg = queue_register(k.g, types);
+	char *subs = "", *names = "", *removed = "", *deleted = "", *deleted_ids = "";
+	for (int i = 0; i < BULK_CHANNELS; i++) {
+		subs = fmt("%s%s{\"name\":\"%s\"}", subs, i ? "," : "", k.names[i]);
+		names = fmt("%s%s\"%s\"", names, i ? "," : "", k.names[i]);
+		removed = fmt("%s%s{\"name\":\"%s\",\"stream_id\":%lld}", removed, i ? "," : "", k.names[i],
+		              (long long)k.ids[i]);
+		if (k.private[i]) {
+			deleted = fmt("%s%s{\"stream_id\":%lld}", deleted, *deleted ? "," : "", (long long)k.ids[i]);
+			deleted_ids = fmt("%s%s%lld", deleted_ids, *deleted_ids ? "," : "", (long long)k.ids[i]);
+		}
+	}
+	const char *principals = url_encode(fmt("[%lld,%lld]", (long long)k.b->id, (long long)k.c->id));
+	EXPECT_SUCCESS(api_post(k.admin, "/users/me/subscriptions",
+	                        fmt("subscriptions=%s&principals=%s", url_encode(fmt("[%s]", subs)), principals)));
+	expect_bulk_add(&k, qb);
+	expect_bulk_add(&k, qc);
+	expect_queue(qa, bulk_peer_events(&k, "peer_add", true));
+	expect_queue(qd, bulk_peer_events(&k, "peer_add", false));
+	expect_queue(qg, fmt("[{\"type\":\"subscription\",\"op\":\"peer_add\",\"stream_ids\":[%lld],"
+	                     "\"user_ids\":[%lld,%lld]}]",
+	                     (long long)k.ids[k.guest_channel], (long long)k.b->id, (long long)k.c->id));
+	struct resp *r =
+	    api_method("DELETE", k.admin,
+	               fmt("/users/me/subscriptions?subscriptions=%s&principals=%s", url_encode(fmt("[%s]", names)),
+	                   principals));
+	EXPECT_SUCCESS(r);
+	CHECK(json_object_array_length(json_object_object_get(r->json, "removed")) == 2 * BULK_CHANNELS, "%s",
+	      r->body);
+	const char *own = fmt("[{\"type\":\"subscription\",\"op\":\"remove\",\"subscriptions\":[%s]},"
+	                      "{\"type\":\"stream\",\"op\":\"delete\",\"streams\":[%s],\"stream_ids\":[%s],"
+	                      "\"for_archiving\":false}]",
+	                      removed, deleted, deleted_ids);
+	expect_queue(qb, own);
+	expect_queue(qc, own);
+	expect_queue(qa, bulk_peer_events(&k, "peer_remove", true));
+	expect_queue(qd, bulk_peer_events(&k, "peer_remove", false));
+	expect_queue(qg, fmt("[{\"type\":\"subscription\",\"op\":\"peer_remove\",\"stream_ids\":[%lld],"
+	                     "\"user_ids\":[%lld,%lld]}]",
+	                     (long long)k.ids[k.guest_channel], (long long)k.b->id, (long long)k.c->id));
+}
+
 static void test_subscription_properties(void)
 {
 	struct user *u = new_user("member"), *other = new_user("member");
@@ -522,6 +639,7 @@ void register_channels_tests(void)
 	    {"creation_permissions", test_creation_permissions},
 	    {"group_setting_on_create", test_group_setting_on_create},
 	    {"unsubscribe", test_unsubscribe},
+	    {"bulk_subscription_events", test_bulk_subscription_events},
 	    {"subscription_properties", test_subscription_properties},
 	    {"streams_list", test_streams_list},
 	    {"topics", test_topics},

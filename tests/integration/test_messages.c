@@ -691,25 +691,6 @@ static void test_flags(void)
 	      "ignored: %s", r->body);
 }
 
-/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
-static char *json_list(size_t n, const char *item)
-{
-	const char *mark = strstr(item, "%zu");
-	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
-	char *out = keep(malloc(cap));
-	out[0] = '[';
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			out[len++] = ',';
-		memcpy(out + len, item, head);
-		len += head;
-		if (mark)
-			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
-	}
-	strcpy(out + len, "]");
-	return out;
-}
-
 /* Recipients, flag updates and integers are bounded: the largest list allowed is answered for what it holds
  * (repeats are one recipient), one more is refused before any lookup. */
 static void test_recipient_bounds(void)

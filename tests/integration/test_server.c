@@ -268,6 +268,19 @@ static void classify(const struct resp *r, struct restart_stats *st)
 	}
 }
 
+/* GET /health until it answers 200 (up to 5 s); the last answer. */
+static struct resp *wait_for_health(void)
+{
+	struct resp *h = NULL;
+	for (int i = 0; i < 50; i++) {
+		h = http(&(struct request){.path = "/health"});
+		if (h->status == 200)
+			break;
+		usleep(100000);
+	}
+	return h;
+}
+
 /* Runs the command in env var name in the background while polling, then waits for recovery. */
 static void restart_and_recover(const char *env_name)
 {
@@ -320,13 +333,7 @@ static void restart_and_recover(const char *env_name)
 	CHECK(st.bad == 0, "%d responses during/after %s were not JSON errors with an acceptable status; first: %s",
 	      st.bad, env_name, st.first_bad);
 	printf("(%s: %d responses while restarting, %d successful) ", env_name, st.responses, st.successes);
-	struct resp *h = NULL;
-	for (int i = 0; i < 50; i++) {
-		h = http(&(struct request){.path = "/health"});
-		if (h->status == 200)
-			break;
-		usleep(100000);
-	}
+	struct resp *h = wait_for_health();
 	EXPECT_SUCCESS(h);
 	struct resp *r = api_get(u, "/users");
 	EXPECT_SUCCESS(r);
@@ -386,12 +393,7 @@ static void test_redis_outage(void)
 	EXPECT_STR(h->json, "postgres", "ok");
 	EXPECT_STR(h->json, "redis", "down");
 	run_env_command("CONFAB_START_REDIS");
-	for (int i = 0; i < 50; i++) {
-		h = http(&(struct request){.path = "/health"});
-		if (h->status == 200)
-			break;
-		usleep(100000);
-	}
+	h = wait_for_health();
 	EXPECT_SUCCESS(h);
 	EXPECT_STR(h->json, "redis", "ok");
 	/* The limiter tries Redis again a second after a failure; then its headers are back. */

@@ -694,25 +694,6 @@ static void test_subgroups_cycles(void)
 	EXPECT_SUCCESS(subgroups(u, c, fmt("add=[%lld]", (long long)a)));
 }
 
-/* A JSON list of n items: item with its "%zu", if any, replaced by the index; freed after the test. */
-static char *json_list(size_t n, const char *item)
-{
-	const char *mark = strstr(item, "%zu");
-	size_t head = mark ? (size_t)(mark - item) : strlen(item), cap = 64 + n * (strlen(item) + 24), len = 1;
-	char *out = keep(malloc(cap));
-	out[0] = '[';
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			out[len++] = ',';
-		memcpy(out + len, item, head);
-		len += head;
-		if (mark)
-			len += (size_t)snprintf(out + len, cap - len, "%zu%s", i, mark + 3);
-	}
-	strcpy(out + len, "]");
-	return out;
-}
-
 /* Member and subgroup lists hold at most 1000 ids (the largest works, repeats counting once), and every id fits a
  * bigint. */
 static void test_member_list_bounds(void)
