@@ -81,7 +81,11 @@ int messages_send(struct request *req)
 	return 0;
 }
 
-/* The reference's parse_anchor_value. */
+_Static_assert(PARAM_ANCHOR_OLDEST == 0 && PARAM_ANCHOR_NEWEST == MESSAGE_ANCHOR_NEWEST &&
+                   PARAM_ANCHOR_FIRST_UNREAD == MESSAGE_ANCHOR_FIRST_UNREAD,
+               "PT_ANCHOR gives message_fetch()'s anchors");
+
+/* The reference's parse_anchor_value: use_first_unread_anchor wins over the anchor, which params.c parsed. */
 static int parse_anchor(struct request *req, int64_t *anchor)
 {
 	if (param_bool(req, "use_first_unread_anchor")) {
@@ -90,22 +94,7 @@ static int parse_anchor(struct request *req, int64_t *anchor)
 	}
 	if (!param_present(req, "anchor"))
 		return api_error(req, ERR_BAD_REQUEST, "Missing 'anchor' argument.");
-	const char *a = param_str(req, "anchor");
-	char *end;
-	long long v = strtoll(a, &end, 10);
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (strcmp(a, "newest") == 0 || (*a && *end == '\0' && v > MESSAGE_ANCHOR_NEWEST))
-		*anchor = MESSAGE_ANCHOR_NEWEST;
-	else if (strcmp(a, "oldest") == 0 || (*a && *end == '\0' && v < 0))
-		*anchor = 0;
-	else if (strcmp(a, "first_unread") == 0)
-		*anchor = MESSAGE_ANCHOR_FIRST_UNREAD;
-	else if (*a && *end == '\0')
-		*anchor = v;
-	else
-		return api_error(req, ERR_BAD_REQUEST, "Invalid anchor");
-	return 0;
+	return param_anchor(req, "anchor", anchor);
 }
 
 /* The GET /messages limits, in the reference's order. */

@@ -209,44 +209,18 @@ static int update_fullmembers(struct request *req, int64_t threshold)
 
 /* What the request asks for. */
 struct wanted {
-	bool limit_given[L_COUNT];
-	json_object *limit[L_COUNT]; /* as sent (a JSON integer or string) */
-	json_object *group_new[S_COUNT], *group_old[S_COUNT];
+	enum param_limit_kind limit_kind[L_COUNT]; /* read by apply_unlimited(), where the reference parses them */
+	int64_t limit[L_COUNT];                    /* LIMIT_VALUE */
+	const struct group_setting_update *group[S_COUNT];
 	const char *topics_policy;
 	int topics_policy_value;
 };
 
-/* The group-setting update objects {"new": value, "old": value?} (checked in the reference's parameter order). */
-static int read_group_settings(struct request *req, struct wanted *w)
-{
-	for (int i = 0; i < S_COUNT; i++) {
-		const char *name = setting_names[i];
-		json_object *update = param_json(req, name);
-		if (update == NULL)
-			continue;
-		if (!json_object_is_type(update, json_type_object))
-			return api_error(req, ERR_BAD_REQUEST, "%s is not a dict", name);
-		json_object_object_get_ex(update, "old", &w->group_old[i]);
-		if (!json_object_object_get_ex(update, "new", &w->group_new[i]) ||
-		    group_setting_check(&req->uow, name, w->group_new[i]) < 0 ||
-		    (w->group_old[i] != NULL && group_setting_check(&req->uow, name, w->group_old[i]) < 0))
-			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid %s", name);
-	}
-	return 0;
-}
-
 static int read_params(struct request *req, struct wanted *w)
 {
 	memset(w, 0, sizeof(*w));
-	if (read_group_settings(req, w) < 0)
-		return -1;
-	for (int l = 0; l < L_COUNT; l++) {
-		w->limit[l] = param_json(req, limit_names[l]);
-		w->limit_given[l] = w->limit[l] != NULL;
-		if (w->limit_given[l] && !json_object_is_type(w->limit[l], json_type_int) &&
-		    !json_object_is_type(w->limit[l], json_type_string))
-			return api_error(req, ERR_BAD_REQUEST, "%s is not an integer", limit_names[l]);
-	}
+	for (int i = 0; i < S_COUNT; i++)
+		w->group[i] = param_group_update(req, setting_names[i]);
 	if ((w->topics_policy = param_str(req, "topics_policy")) != NULL) {
 		size_t i = 0;
 		while (i < sizeof(topics_policies) / sizeof(topics_policies[0]) &&
@@ -261,34 +235,16 @@ static int read_params(struct request *req, struct wanted *w)
 	return 0;
 }
 
-/* The reference's parse_message_time_limit_setting: a positive integer, or "unlimited" (*is_null). */
-static int parse_limit(struct request *req, enum limit l, json_object *v, bool *is_null, int64_t *value)
-{
-	*is_null = false;
-	if (json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), "unlimited") == 0)
-		return *is_null = true, 0;
-	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0 &&
-	    json_object_get_int64(v) <= INT32_MAX)
-		return *value = json_object_get_int64(v), 0;
-	api_error(req, ERR_VAR_INVALID, "Bad value for '%s': %s", limit_names[l], json_object_get_string(v));
-	api_error_field(req, "var_name", json_object_new_string(limit_names[l]));
-	api_error_field(req, "bad_value", json_object_get(v));
-	return -1;
-}
-
 /* ---- the changes, in the reference's order ------------------------------------------------------------------ */
 
 /* Limits set to "unlimited" come first (parse_and_set_setting_value_if_required); the integers follow the other
- * properties. *parsed receives every given limit. */
-static int apply_unlimited(struct request *req, const struct wanted *w, struct settings *s, bool *parsed_null,
-                           int64_t *parsed, json_object *data)
+ * properties. Reads every given limit into w. */
+static int apply_unlimited(struct request *req, struct wanted *w, struct settings *s, json_object *data)
 {
 	for (int l = 0; l < L_COUNT; l++) {
-		if (!w->limit_given[l])
-			continue;
-		if (parse_limit(req, l, w->limit[l], &parsed_null[l], &parsed[l]) < 0)
+		if (param_limit(req, limit_names[l], &w->limit_kind[l], &w->limit[l]) < 0)
 			return -1;
-		if (parsed_null[l] && !s->limit_null[l]) {
+		if (w->limit_kind[l] == LIMIT_UNLIMITED && !s->limit_null[l]) {
 			s->limit_null[l] = true;
 			json_object_object_add(data, limit_names[l], NULL);
 			if (event_limit(req, l, s) < 0)
@@ -298,8 +254,7 @@ static int apply_unlimited(struct request *req, const struct wanted *w, struct s
 	return 0;
 }
 
-static int apply_properties(struct request *req, const struct wanted *w, struct settings *s, const bool *parsed_null,
-                            const int64_t *parsed, json_object *data)
+static int apply_properties(struct request *req, const struct wanted *w, struct settings *s, json_object *data)
 {
 	if (param_present(req, "allow_message_editing") &&
 	    param_bool(req, "allow_message_editing") != s->allow_message_editing) {
@@ -346,31 +301,37 @@ static int apply_properties(struct request *req, const struct wanted *w, struct 
 			return -1;
 	}
 	for (int l = 0; l < L_COUNT; l++) {
-		if (!w->limit_given[l] || parsed_null[l] || (!s->limit_null[l] && s->limit[l] == parsed[l]))
+		if (w->limit_kind[l] != LIMIT_VALUE || (!s->limit_null[l] && s->limit[l] == w->limit[l]))
 			continue;
 		s->limit_null[l] = false;
-		s->limit[l] = parsed[l];
-		json_object_object_add(data, limit_names[l], json_object_new_int64(parsed[l]));
+		s->limit[l] = w->limit[l];
+		json_object_object_add(data, limit_names[l], json_object_new_int64(w->limit[l]));
 		if (event_limit(req, l, s) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* The reference's parse_group_setting_value, as the response shows the new value. */
-static json_object *group_value_json(struct request *req, json_object *value)
+static json_object *id_array(const int64_t *ids, size_t n)
 {
-	if (json_object_is_type(value, json_type_int))
-		return json_object_get(value);
-	json_object *members = json_object_object_get(value, "direct_members");
-	json_object *subgroups = json_object_object_get(value, "direct_subgroups");
-	if (json_object_array_length(members) == 0 && json_object_array_length(subgroups) == 1)
-		return json_object_get(json_object_array_get_idx(subgroups, 0));
-	if (json_object_array_length(members) == 0 && json_object_array_length(subgroups) == 0)
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
+/* The reference's parse_group_setting_value, as the response shows the new value. */
+static json_object *group_value_json(struct request *req, const struct group_setting_value *v)
+{
+	if (!v->is_anonymous)
+		return json_object_new_int64(v->group_id);
+	if (v->nmembers == 0 && v->nsubgroups == 1)
+		return json_object_new_int64(v->subgroups[0]);
+	if (v->nmembers == 0 && v->nsubgroups == 0)
 		return json_object_new_int64(group_system_id(&req->uow, req->realm->id, "role:nobody"));
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "direct_members", json_object_get(members));
-	json_object_object_add(o, "direct_subgroups", json_object_get(subgroups));
+	json_object_object_add(o, "direct_members", id_array(v->members, v->nmembers));
+	json_object_object_add(o, "direct_subgroups", id_array(v->subgroups, v->nsubgroups));
 	return o;
 }
 
@@ -378,22 +339,23 @@ static int apply_groups(struct request *req, const struct wanted *w, struct sett
 {
 	for (int i = 0; i < S_COUNT; i++) {
 		const char *name = setting_names[i];
-		if (w->group_new[i] == NULL)
+		const struct group_setting_update *u = w->group[i];
+		if (u == NULL)
 			continue;
-		if (w->group_old[i] != NULL && !group_setting_equals(&req->uow, s->group[i], w->group_old[i]))
+		if (u->has_old && !group_setting_equals(&req->uow, s->group[i], u->old.json))
 			return req->error ? -1 : api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
-		if (group_setting_equals(&req->uow, s->group[i], w->group_new[i]))
+		if (group_setting_equals(&req->uow, s->group[i], u->new_value.json))
 			continue;
 		if (req->error)
 			return -1;
-		int64_t id = group_setting_update(&req->uow, name, w->group_new[i], setting_flags[i], s->group[i]);
+		int64_t id = group_setting_update(&req->uow, name, u->new_value.json, setting_flags[i], s->group[i]);
 		if (id == 0)
 			return -1;
 		s->group[i] = id;
 		json_object *value = group_setting_json(&req->uow, id);
 		if (value == NULL)
 			return -1;
-		json_object_object_add(data, name, group_value_json(req, w->group_new[i]));
+		json_object_object_add(data, name, group_value_json(req, &u->new_value));
 		if (event_update_dict(req, one(name, value)) < 0)
 			return -1;
 	}
@@ -430,13 +392,10 @@ int realm_update(struct request *req)
 	struct settings s;
 	if (read_params(req, &w) < 0 || load(req, &s) < 0)
 		return -1;
-	bool parsed_null[L_COUNT] = {false};
-	int64_t parsed[L_COUNT] = {0};
 	/* The response lists what changed, as the reference's json_success(request, data). */
 	json_object *data = request_result(req);
-	if (apply_unlimited(req, &w, &s, parsed_null, parsed, data) < 0 ||
-	    apply_properties(req, &w, &s, parsed_null, parsed, data) < 0 || apply_groups(req, &w, &s, data) < 0 ||
-	    apply_moderation_channel(req, &s, data) < 0)
+	if (apply_unlimited(req, &w, &s, data) < 0 || apply_properties(req, &w, &s, data) < 0 ||
+	    apply_groups(req, &w, &s, data) < 0 || apply_moderation_channel(req, &s, data) < 0)
 		return -1;
 	return store(req, &s);
 }

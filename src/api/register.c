@@ -57,55 +57,6 @@ static int check_spectator_access(struct request *req)
 	return db_rows(res) > 0 ? 0 : api_error(req, ERR_UNAUTHORIZED, NULL);
 }
 
-/* A JSON boolean parameter that may be null: *value is left alone when it is null or not sent. */
-static int bool_or_null(struct request *req, const char *name, bool *value)
-{
-	json_object *j = param_json(req, name);
-	if (j == NULL)
-		return 0;
-	if (!json_object_is_type(j, json_type_boolean))
-		return api_error(req, ERR_BAD_REQUEST, "%s is not a boolean", name);
-	*value = json_object_get_boolean(j);
-	return 0;
-}
-
-/* A JSON list of strings that may be null (then *out is NULL). */
-static int str_list_or_null(struct request *req, const char *name, json_object **out)
-{
-	json_object *j = *out = param_json(req, name);
-	if (j == NULL)
-		return 0;
-	if (!json_object_is_type(j, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "%s is not a list", name);
-	for (size_t i = 0; i < json_object_array_length(j); i++)
-		if (!json_object_is_type(json_object_array_get_idx(j, i), json_type_string))
-			return api_error(req, ERR_BAD_REQUEST, "%s[%zu] is not a string", name, i);
-	return 0;
-}
-
-/* narrow: a list of [operator, operand] string pairs (null: none). */
-static int read_narrow(struct request *req, json_object **out)
-{
-	json_object *narrow = *out = param_json(req, "narrow");
-	if (narrow == NULL)
-		return 0;
-	if (!json_object_is_type(narrow, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "narrow is not a list");
-	for (size_t i = 0; i < json_object_array_length(narrow); i++) {
-		json_object *term = json_object_array_get_idx(narrow, i);
-		if (!json_object_is_type(term, json_type_array))
-			return api_error(req, ERR_BAD_REQUEST, "narrow[%zu] is not a list", i);
-		for (size_t k = 0; k < json_object_array_length(term); k++)
-			if (!json_object_is_type(json_object_array_get_idx(term, k), json_type_string))
-				return api_error(req, ERR_BAD_REQUEST, "narrow[%zu][%zu] is not a string", i, k);
-		if (json_object_array_length(term) != 2)
-			return api_error(req, ERR_BAD_REQUEST, "narrow[%zu] should have exactly 2 items", i);
-	}
-	if (json_object_array_length(narrow) == 0)
-		*out = NULL;
-	return 0;
-}
-
 /* The reference's check_narrow_for_events: the operators a queue can filter on. */
 static int check_narrow(struct request *req, json_object *narrow)
 {
@@ -173,23 +124,22 @@ static int read_timeout(struct request *req, int *secs)
 /* The parameters into the queue's and the state's options, in the reference's order. */
 static int read_params(struct request *req, struct queue_spec *spec, struct state_options *o)
 {
-	json_object *fetch_types, *days = param_json(req, "presence_history_limit_days");
 	const char *subscribers = param_str(req, "include_subscribers");
 	spec->apply_markdown = param_bool(req, "apply_markdown");
-	spec->client_gravatar = req->user != NULL;
-	if (bool_or_null(req, "all_public_streams", &spec->all_public_streams) < 0 ||
-	    read_capabilities(req, o, &spec->capabilities) < 0 ||
-	    bool_or_null(req, "client_gravatar", &spec->client_gravatar) < 0 ||
-	    str_list_or_null(req, "event_types", &spec->event_types) < 0 ||
-	    str_list_or_null(req, "fetch_event_types", &fetch_types) < 0 || read_timeout(req, &spec->timeout_secs) < 0)
+	/* A null counts as not sent (P_NULL): client_gravatar then defaults to whether a user asks. */
+	spec->all_public_streams = param_present(req, "all_public_streams") && param_bool(req, "all_public_streams");
+	spec->client_gravatar =
+	    param_present(req, "client_gravatar") ? param_bool(req, "client_gravatar") : req->user != NULL;
+	spec->event_types = param_json(req, "event_types");
+	json_object *fetch_types = param_json(req, "fetch_event_types");
+	if (read_capabilities(req, o, &spec->capabilities) < 0 || read_timeout(req, &spec->timeout_secs) < 0)
 		return -1;
 	if (strcmp(subscribers, "true") != 0 && strcmp(subscribers, "false") != 0 &&
 	    strcmp(subscribers, "partial") != 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid include_subscribers");
-	if (read_narrow(req, &spec->narrow) < 0)
-		return -1;
-	if (days != NULL && !json_object_is_type(days, json_type_int))
-		return api_error(req, ERR_BAD_REQUEST, "presence_history_limit_days is not an integer");
+	/* An empty narrow is none. */
+	json_object *narrow = param_json(req, "narrow");
+	spec->narrow = narrow != NULL && json_object_array_length(narrow) > 0 ? narrow : NULL;
 	/* fetch_event_types picks the initial data, else event_types; only event_types filters the queue. */
 	o->fetch_types = fetch_types ? fetch_types : spec->event_types;
 	o->client_gravatar = spec->client_gravatar;

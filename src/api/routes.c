@@ -86,20 +86,20 @@ static const struct param_spec subscriptions_add_params[] = {
     {"is_web_public", PT_BOOL, 0, 0, "false"},
     {"is_default_stream", PT_BOOL, 0, 0, "false"},
     {"history_public_to_subscribers", PT_BOOL, 0, 0, NULL},
-    {"message_retention_days", PT_JSON, 0, 0, NULL},
+    {"message_retention_days", PT_LIMIT, P_NULL | P_UNLIMITED | P_REALM_DEFAULT, 0, NULL},
     {"topics_policy", PT_STR, 0, 0, NULL},
     {"folder_id", PT_INT, 0, 0, NULL},
-    {"can_add_subscribers_group", PT_JSON, 0, 0, NULL},
-    {"can_administer_channel_group", PT_JSON, 0, 0, NULL},
-    {"can_create_topic_group", PT_JSON, 0, 0, NULL},
-    {"can_delete_any_message_group", PT_JSON, 0, 0, NULL},
-    {"can_delete_own_message_group", PT_JSON, 0, 0, NULL},
-    {"can_move_messages_out_of_channel_group", PT_JSON, 0, 0, NULL},
-    {"can_move_messages_within_channel_group", PT_JSON, 0, 0, NULL},
-    {"can_remove_subscribers_group", PT_JSON, 0, 0, NULL},
-    {"can_resolve_topics_group", PT_JSON, 0, 0, NULL},
-    {"can_send_message_group", PT_JSON, 0, 0, NULL},
-    {"can_subscribe_group", PT_JSON, 0, 0, NULL},
+    {"can_add_subscribers_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_administer_channel_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_create_topic_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_delete_any_message_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_delete_own_message_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_move_messages_out_of_channel_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_move_messages_within_channel_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_remove_subscribers_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_resolve_topics_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_send_message_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_subscribe_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
     END,
 };
 
@@ -126,12 +126,12 @@ static const struct param_spec channel_folders_list_params[] = {
 };
 
 static const struct param_spec user_groups_create_params[] = {
-    {"can_add_members_group", PT_JSON, 0, 0, NULL},
-    {"can_join_group", PT_JSON, 0, 0, NULL},
-    {"can_leave_group", PT_JSON, 0, 0, NULL},
-    {"can_manage_group", PT_JSON, 0, 0, NULL},
-    {"can_mention_group", PT_JSON, 0, 0, NULL},
-    {"can_remove_members_group", PT_JSON, 0, 0, NULL},
+    {"can_add_members_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_join_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_leave_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_manage_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_mention_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
+    {"can_remove_members_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
     {"description", PT_STR, P_REQUIRED, 0, NULL},
     {"members", PT_INT_LIST, P_REQUIRED, 0, NULL},
     {"name", PT_STR, P_REQUIRED, 0, NULL},
@@ -146,12 +146,12 @@ static const struct param_spec user_groups_list_params[] = {
 
 static const struct param_spec user_groups_update_params[] = {
     {"user_group_id", PT_INT, P_PATH, 0, NULL},
-    {"can_add_members_group", PT_JSON, 0, 0, NULL},
-    {"can_join_group", PT_JSON, 0, 0, NULL},
-    {"can_leave_group", PT_JSON, 0, 0, NULL},
-    {"can_manage_group", PT_JSON, 0, 0, NULL},
-    {"can_mention_group", PT_JSON, 0, 0, NULL},
-    {"can_remove_members_group", PT_JSON, 0, 0, NULL},
+    {"can_add_members_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_join_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_leave_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_manage_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_mention_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_remove_members_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
     {"deactivated", PT_BOOL, 0, 0, NULL},
     {"description", PT_STR, 0, 0, NULL},
     {"name", PT_STR, 0, 0, NULL},
@@ -211,7 +211,7 @@ static const struct param_spec messages_send_params[] = {
 };
 
 static const struct param_spec messages_list_params[] = {
-    {"anchor", PT_STR, 0, 0, NULL},
+    {"anchor", PT_ANCHOR, 0, 0, NULL},
     {"include_anchor", PT_BOOL, 0, 0, "true"},
     {"num_before", PT_INT, P_INT4 | P_NONNEG, 0, "0"},
     {"num_after", PT_INT, P_INT4 | P_NONNEG, 0, "0"},
@@ -275,19 +275,19 @@ static const struct param_spec typing_edit_params[] = {
     END,
 };
 
-/* In the reference's parameter order; the time limits (an integer or "unlimited") are read by the handler. */
+/* In the reference's parameter order. */
 static const struct param_spec realm_update_params[] = {
     {"allow_message_editing", PT_BOOL, 0, 0, NULL},
-    {"can_mention_many_users_group", PT_JSON, 0, 0, NULL},
-    {"can_move_messages_between_channels_group", PT_JSON, 0, 0, NULL},
-    {"can_move_messages_between_topics_group", PT_JSON, 0, 0, NULL},
-    {"can_resolve_topics_group", PT_JSON, 0, 0, NULL},
+    {"can_mention_many_users_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_move_messages_between_channels_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_move_messages_between_topics_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_resolve_topics_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
     {"description", PT_STR, 0, 1000, NULL},
-    {"message_content_delete_limit_seconds", PT_JSON, 0, 0, NULL},
-    {"message_content_edit_limit_seconds", PT_JSON, 0, 0, NULL},
+    {"message_content_delete_limit_seconds", PT_LIMIT, P_NULL | P_UNLIMITED, 0, NULL},
+    {"message_content_edit_limit_seconds", PT_LIMIT, P_NULL | P_UNLIMITED, 0, NULL},
     {"moderation_request_channel_id", PT_INT, 0, 0, NULL},
-    {"move_messages_between_streams_limit_seconds", PT_JSON, 0, 0, NULL},
-    {"move_messages_within_stream_limit_seconds", PT_JSON, 0, 0, NULL},
+    {"move_messages_between_streams_limit_seconds", PT_LIMIT, P_NULL | P_UNLIMITED, 0, NULL},
+    {"move_messages_within_stream_limit_seconds", PT_LIMIT, P_NULL | P_UNLIMITED, 0, NULL},
     {"name", PT_STR, P_NONBLANK, 40, NULL},
     {"topics_policy", PT_STR, 0, 0, NULL},
     {"waiting_period_threshold", PT_INT, P_INT4 | P_NONNEG, 0, NULL},
@@ -308,19 +308,19 @@ static const struct param_spec events_get_params[] = {
     END,
 };
 
-/* JSON parameters that may also be null, narrow, include_subscribers and idle_queue_timeout are checked by the
- * handler (src/api/register.c). */
+/* include_subscribers and idle_queue_timeout (seconds or "mobile", quoted or not) are checked by the handler
+ * (src/api/register.c). */
 static const struct param_spec register_params[] = {
-    {"all_public_streams", PT_JSON, 0, 0, NULL},
+    {"all_public_streams", PT_BOOL, P_NULL, 0, NULL},
     {"apply_markdown", PT_BOOL, 0, 0, "false"},
     {"client_capabilities", PT_DICT, 0, 0, NULL},
-    {"client_gravatar", PT_JSON, 0, 0, NULL},
-    {"event_types", PT_JSON, 0, 0, NULL},
-    {"fetch_event_types", PT_JSON, 0, 0, NULL},
+    {"client_gravatar", PT_BOOL, P_NULL, 0, NULL},
+    {"event_types", PT_STR_LIST, P_NULL, 0, NULL},
+    {"fetch_event_types", PT_STR_LIST, P_NULL, 0, NULL},
     {"idle_queue_timeout", PT_STR, 0, 0, NULL},
     {"include_subscribers", PT_STR, 0, 0, "false"},
-    {"narrow", PT_JSON, 0, 0, NULL},
-    {"presence_history_limit_days", PT_JSON, 0, 0, NULL},
+    {"narrow", PT_STR_PAIRS, P_NULL, 0, NULL},
+    {"presence_history_limit_days", PT_INT, P_NULL, 0, NULL},
     {"queue_lifespan_secs", PT_INT, 0, 0, "0"},
     {"slim_presence", PT_BOOL, 0, 0, "false"},
     END,

@@ -16,7 +16,6 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-#define MAX_CHANNEL_NAME        60
 #define MAX_CHANNEL_DESCRIPTION 1024
 
 static struct db_stmt st_mine = DB_STMT(CHANNEL_SELECT "AND sub.user_id IS NOT NULL ORDER BY c.name COLLATE \"C\"");
@@ -34,25 +33,6 @@ int subscriptions_list(struct request *req)
 	for (int i = 0; i < db_rows(res); i++)
 		json_object_array_add(
 		    subs, channel_subscription_json(&req->uow, channel_from_row(&req->uow, res, i, 0), subscribers));
-	return 0;
-}
-
-/* The reference's check_stream_name. */
-static int check_channel_name(struct request *req, const char *name)
-{
-	if (*name == '\0')
-		return api_error(req, ERR_BAD_REQUEST, "Channel name can't be empty.");
-	if (utf8_length(name) > MAX_CHANNEL_NAME)
-		return api_error(req, ERR_BAD_REQUEST, "Channel name too long (limit: %d characters).",
-		                 MAX_CHANNEL_NAME);
-	int position = 0;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if ((*p & 0xc0) != 0x80)
-			position++;
-		if (*p < 0x20 || *p == 0x7f)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid character in channel name, at position %d.",
-			                 position);
-	}
 	return 0;
 }
 
@@ -77,7 +57,7 @@ static int parse_wanted(struct request *req, json_object *list, struct wanted **
 		if (!json_object_object_get_ex(o, "name", &v) || !json_object_is_type(v, json_type_string))
 			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu][\"name\"] is missing", i);
 		(*out)[i].name = arena_strip(&req->arena, json_object_get_string(v));
-		if (check_channel_name(req, (*out)[i].name) < 0)
+		if (channel_check_name(&req->uow, (*out)[i].name) < 0)
 			return -1;
 		if (json_object_object_get_ex(o, "description", &v) && json_object_is_type(v, json_type_string)) {
 			char *d = arena_strdup(&req->arena, json_object_get_string(v));
@@ -280,11 +260,11 @@ static int new_channel_settings(struct request *req, int64_t settings[CS_COUNT])
 	static struct db_stmt st_creator_group =
 	    DB_STMT("SELECT confab_unnamed_group($1, NULL, ARRAY[$2::bigint], ARRAY[]::bigint[])");
 	for (int i = 0; i < CS_COUNT; i++) {
-		json_object *value = param_json(req, channel_setting_names[i]);
+		const struct group_setting_value *value = param_group_setting(req, channel_setting_names[i]);
 		unsigned flags =
 		    i == CS_ADD_SUBSCRIBERS || i == CS_ADMINISTER || i == CS_SUBSCRIBE ? GS_NO_EVERYONE : 0;
-		if (param_present(req, channel_setting_names[i])) {
-			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value, flags);
+		if (value != NULL) {
+			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value->json, flags);
 		} else if (defaults[i] != NULL) {
 			settings[i] = group_system_id(&req->uow, req->realm->id, defaults[i]);
 		} else {
@@ -299,20 +279,16 @@ static int new_channel_settings(struct request *req, int64_t settings[CS_COUNT])
 	return 0;
 }
 
-/* message_retention_days as sent: "unlimited" -> -1, "realm_default" -> NULL (*is_null), a positive number. */
+/* message_retention_days: "unlimited" -> -1, "realm_default" (the default) -> NULL (*is_null), a positive number. */
 static int parse_retention(struct request *req, bool *is_null, int *days)
 {
-	json_object *v = param_json(req, "message_retention_days");
-	const char *s = v ? json_object_get_string(v) : "realm_default";
-	*is_null = false;
-	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0 && json_object_get_int64(v) < 1 << 30)
-		return *days = (int)json_object_get_int64(v), 0;
-	if (strcmp(s, "unlimited") == 0)
-		return *days = -1, 0;
-	if (strcmp(s, "realm_default") == 0)
-		return *is_null = true, 0;
-	api_error(req, ERR_VAR_INVALID, "Bad value for 'message_retention_days': %s", s);
-	return -1;
+	enum param_limit_kind kind;
+	int64_t value;
+	if (param_limit(req, "message_retention_days", &kind, &value) < 0)
+		return -1;
+	*is_null = kind == LIMIT_NONE || kind == LIMIT_REALM_DEFAULT;
+	*days = kind == LIMIT_UNLIMITED ? -1 : (int)value;
+	return 0;
 }
 
 /* The topics_policy parameter, taken as sent or JSON-quoted; NULL when absent. */

@@ -95,9 +95,9 @@ int user_groups_create(struct request *req)
 		return -1;
 	int64_t settings[GP_COUNT] = {0};
 	for (int i = 0; i < GP_COUNT; i++) {
-		json_object *value = param_json(req, group_permission_names[i]);
-		if (value != NULL && (settings[i] = group_setting_store(&req->uow, group_permission_names[i], value,
-		                                                        group_permission_flags[i])) == 0)
+		const struct group_setting_value *value = param_group_setting(req, group_permission_names[i]);
+		if (value != NULL && (settings[i] = group_setting_store(&req->uow, group_permission_names[i],
+		                                                        value->json, group_permission_flags[i])) == 0)
 			return -1;
 	}
 	int64_t id = group_create(&req->uow, name, param_str(req, "description"), settings);
@@ -121,27 +121,20 @@ int user_groups_list(struct request *req)
 }
 
 /*
- * Applies the update object {"new": value, "old": value?} sent for setting p of g: `old`, when given, must be the
- * current value (EXPECTATION_MISMATCH); a new value equal to the current one changes nothing.
+ * Applies the update {"new": value, "old": value?} sent for setting p of g: `old`, when given, must be the current
+ * value (EXPECTATION_MISMATCH); a new value equal to the current one changes nothing.
  */
 static int update_permission(struct request *req, const struct group *g, enum group_permission p)
 {
 	const char *name = group_permission_names[p];
-	json_object *update = param_json(req, name), *new_value = NULL, *old_value = NULL;
-	if (update == NULL)
+	const struct group_setting_update *u = param_group_update(req, name);
+	if (u == NULL)
 		return 0;
-	if (!json_object_is_type(update, json_type_object))
-		return api_error(req, ERR_BAD_REQUEST, "%s is not a dict", name);
-	json_object_object_get_ex(update, "old", &old_value);
-	if (!json_object_object_get_ex(update, "new", &new_value) ||
-	    group_setting_check(&req->uow, name, new_value) < 0 ||
-	    (old_value != NULL && group_setting_check(&req->uow, name, old_value) < 0))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid %s", name);
-	if (old_value != NULL && !group_setting_equals(&req->uow, g->setting[p], old_value))
+	if (u->has_old && !group_setting_equals(&req->uow, g->setting[p], u->old.json))
 		return req->error ? -1 : api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
-	if (group_setting_equals(&req->uow, g->setting[p], new_value))
+	if (group_setting_equals(&req->uow, g->setting[p], u->new_value.json))
 		return req->error ? -1 : 0;
-	int64_t id = group_setting_update(&req->uow, name, new_value, group_permission_flags[p], g->setting[p]);
+	int64_t id = group_setting_update(&req->uow, name, u->new_value.json, group_permission_flags[p], g->setting[p]);
 	if (id == 0 || (id != g->setting[p] && group_set_permission(&req->uow, g->id, p, id) < 0))
 		return -1;
 	return group_events_setting(&req->uow, g, p);
@@ -153,7 +146,7 @@ static bool has_update(struct request *req)
 	if (param_present(req, "name") || param_present(req, "description") || param_present(req, "deactivated"))
 		return true;
 	for (int p = 0; p < GP_COUNT; p++)
-		if (param_json(req, group_permission_names[p]) != NULL)
+		if (param_present(req, group_permission_names[p]))
 			return true;
 	return false;
 }

@@ -40,3 +40,15 @@ size_t utf8_length(const char *s)
 			n++;
 	return n;
 }
+
+bool utf8_is_space(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+bool utf8_is_printable(uint32_t c)
+{
+	return !(c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff) || (c >= 0xfdd0 && c <= 0xfdef) ||
+	         (c & 0xfffe) == 0xfffe || c > 0x10ffff);
+}

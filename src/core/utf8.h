@@ -2,6 +2,7 @@
 #ifndef CONFAB_UTF8_H
 #define CONFAB_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,5 +13,10 @@
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* Number of code points in the NUL-terminated UTF-8 string s. */
 size_t utf8_length(const char *s);
+
+/* Python's str.isspace() for code point c: what the reference's strip() removes. */
+bool utf8_is_space(uint32_t c);
+/* The reference's is_character_printable(): false for categories Cc and Cs and for the 66 noncharacters. */
+bool utf8_is_printable(uint32_t c);
 
 #endif

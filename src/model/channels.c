@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/jsonx.h"
+#include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
 #include "core/uow.h"
@@ -105,6 +106,30 @@ static struct channel *load(struct uow *uow, struct db_stmt *st, const char *key
 	int64_t uid = uow->user ? uow->user->id : 0;
 	struct db_res *res = DB_EXEC(uow, st, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uid), key);
 	return res && db_rows(res) ? channel_from_row(uow, res, 0, 0) : NULL;
+}
+
+int channel_check_name(struct uow *uow, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t len = strlen(name), n;
+	bool blank = true;
+	int length = 0, bad = 0;
+	for (size_t i = 0; i < len; i += n ? n : 1) {
+		uint32_t c;
+		n = utf8_decode(s + i, len - i, &c);
+		length++;
+		blank = blank && n != 0 && utf8_is_space(c);
+		if (bad == 0 && (n == 0 || !utf8_is_printable(c)))
+			bad = length;
+	}
+	if (blank)
+		return uow_error(uow, ERR_BAD_REQUEST, "Channel name can't be empty.");
+	if (length > CHANNEL_MAX_NAME_LENGTH)
+		return uow_error(uow, ERR_BAD_REQUEST, "Channel name too long (limit: %d characters).",
+		                 CHANNEL_MAX_NAME_LENGTH);
+	if (bad != 0)
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid character in channel name, at position %d.", bad);
+	return 0;
 }
 
 struct channel *channel_by_id(struct uow *uow, int64_t id)

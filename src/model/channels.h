@@ -82,6 +82,15 @@ struct channel {
 	bool is_new;                  /* created by this request */
 };
 
+#define CHANNEL_MAX_NAME_LENGTH 60 /* code points */
+
+/*
+ * The reference's check_stream_name, for a name its caller has stripped: 0, or -1 with "Channel name can't be
+ * empty." (nothing but white space), "Channel name too long (limit: 60 characters)." or "Invalid character in
+ * channel name, at position N." (N counts code points from 1; bytes that are not UTF-8 are invalid characters).
+ */
+int channel_check_name(struct uow *uow, const char *name);
+
 /* A channel or folder description as HTML (Markdown, with channel links). An arena string. */
 const char *channel_render_description(struct uow *uow, const char *text);
 

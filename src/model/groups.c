@@ -7,10 +7,9 @@
 
 #include "core/jsonx.h"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "core/limits.h"
-#include "core/utf8.h"
 #include "core/uow.h"
 #include "model/channels.h"
 #include "model/realm.h"
@@ -160,40 +159,6 @@ int group_check_subgroups(struct uow *uow, json_object *ids)
 
 /* ---- group-setting values ----------------------------------------------------------------------------------- */
 
-static bool is_int_list(json_object *list)
-{
-	if (!json_object_is_type(list, json_type_array))
-		return false;
-	for (size_t i = 0; i < json_object_array_length(list); i++)
-		if (!json_object_is_type(json_object_array_get_idx(list, i), json_type_int))
-			return false;
-	return true;
-}
-
-/* An integer, or an object of exactly direct_members and direct_subgroups, both integer lists. */
-static bool is_setting_value(json_object *value)
-{
-	json_object *members, *subgroups;
-	if (json_object_is_type(value, json_type_int))
-		return true;
-	return json_object_is_type(value, json_type_object) && json_object_object_length(value) == 2 &&
-	       json_object_object_get_ex(value, "direct_members", &members) && is_int_list(members) &&
-	       json_object_object_get_ex(value, "direct_subgroups", &subgroups) && is_int_list(subgroups);
-}
-
-int group_setting_check(struct uow *uow, const char *setting, json_object *value)
-{
-	if (!is_setting_value(value))
-		return uow_error(uow, ERR_BAD_REQUEST, "Invalid %s", setting);
-	/* The lists inside are list parameters too (docs/LIMITS.md). */
-	static const char *const lists[] = {"direct_members", "direct_subgroups"};
-	for (int i = 0; i < 2 && json_object_is_type(value, json_type_object); i++)
-		if (json_object_array_length(json_object_object_get(value, lists[i])) > PARAM_MAX_ITEMS)
-			return uow_error(uow, ERR_BAD_REQUEST, "%s[\"%s\"] is too long (limit: %d items)", setting,
-			                 lists[i], PARAM_MAX_ITEMS);
-	return 0;
-}
-
 /*
  * The reference's parse_group_setting_value: an object with no members and one subgroup means that group, an
  * empty object role:nobody. Returns the group id (*object NULL), or 0 with *object set to a value that stays an
@@ -253,8 +218,6 @@ static struct db_stmt st_unnamed = DB_STMT("SELECT confab_unnamed_group($1, $2, 
 int64_t group_setting_update(struct uow *uow, const char *setting, json_object *value, unsigned flags,
                              int64_t current_id)
 {
-	if (group_setting_check(uow, setting, value) < 0)
-		return 0;
 	json_object *object;
 	int64_t id = normalize(uow, value, &object);
 	if (id < 0)
@@ -328,8 +291,6 @@ static bool same_ids(struct uow *uow, json_object *a, json_object *b)
 
 bool group_setting_equals(struct uow *uow, int64_t group_id, json_object *value)
 {
-	if (!is_setting_value(value))
-		return false;
 	json_object *object;
 	int64_t id = normalize(uow, value, &object);
 	json_object *current = id < 0 ? NULL : uow_own_json(uow, group_setting_json(uow, group_id));

@@ -25,8 +25,9 @@ int64_t group_system_id(struct uow *uow, int64_t realm_id, const char *name);
 bool group_has_member(struct uow *uow, int64_t group_id, int64_t user_id);
 
 /*
- * Validates a group-setting value given by a client (an integer group id or an object with direct_members and
- * direct_subgroups) for setting `setting` in the request's realm, and returns the group id to store: the named
+ * Checks a group-setting value given by a client (an integer group id or an object with direct_members and
+ * direct_subgroups, as the PT_GROUP_SETTING parameter type accepted it: its json) for setting `setting` in the
+ * request's realm, and returns the group id to store: the named
  * group itself, or an unnamed group created for the object (an object with no members and one subgroup stores
  * that subgroup; an empty object stores role:nobody). Returns 0 with the reference's error recorded:
  * "Invalid user group ID: N", "User group is deactivated.", "Invalid user ID: N",
@@ -109,8 +110,6 @@ int group_set_permission(struct uow *uow, int64_t id, enum group_permission p, i
  */
 int64_t group_setting_update(struct uow *uow, const char *setting, json_object *value, unsigned flags,
                              int64_t current_id);
-/* Checks the shape of a client's group-setting value: 0, or -1 with "Invalid <setting>". */
-int group_setting_check(struct uow *uow, const char *setting, json_object *value);
 
 /*
  * Membership changes of named group id; ids is a JSON integer list checked beforehand (group_check_users(),

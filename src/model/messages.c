@@ -16,9 +16,9 @@
 #include <strings.h>
 
 #include "core/jsonx.h"
+#include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "core/utf8.h"
 #include "core/uow.h"
 #include "model/attachments.h"
 #include "model/channels.h"
@@ -117,26 +117,13 @@ static uint32_t utf8_next(const char *s, size_t len, size_t *i)
 }
 
 /* Python's str.isspace(). */
-static bool is_space(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
-	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
-}
-
-/* The reference's check_string_is_printable refuses categories Cc, Cs and Cn (of Cn: the noncharacters). */
-static bool is_unprintable(uint32_t c)
-{
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff) || (c >= 0xfdd0 && c <= 0xfdef) ||
-	       (c & 0xfffe) == 0xfffe || c > 0x10ffff;
-}
-
 /* Narrows s[*start, *end) to drop white space at the end (and at the start when both). */
 static void strip_space(const char *s, size_t *start, size_t *end, bool both)
 {
 	size_t i = *start, last = *start;
 	bool leading = both;
 	while (i < *end) {
-		bool sp = is_space(utf8_next(s, *end, &i));
+		bool sp = utf8_is_space(utf8_next(s, *end, &i));
 		if (leading && sp)
 			*start = i;
 		else
@@ -206,7 +193,7 @@ const char *message_clean_topic(struct uow *uow, const char *raw, size_t len)
 		return "";
 	size_t i = start;
 	for (int pos = 1; i < end; pos++) {
-		if (is_unprintable(utf8_next(raw, end, &i))) {
+		if (!utf8_is_printable(utf8_next(raw, end, &i))) {
 			uow_error(uow, ERR_BAD_REQUEST, "Invalid character in topic, at position %d!", pos);
 			return NULL;
 		}
@@ -226,7 +213,7 @@ const char *message_edit_topic(struct uow *uow, const char *raw, size_t len, int
 	*bad_position = 0;
 	i = start;
 	for (int pos = 1; i < end && *bad_position == 0; pos++)
-		if (is_unprintable(utf8_next(raw, end, &i)))
+		if (!utf8_is_printable(utf8_next(raw, end, &i)))
 			*bad_position = pos;
 	const char *topic = arena_strndup(&uow->arena, raw + start, end - start);
 	return strcmp(topic, REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0 ? "" : topic;
@@ -328,28 +315,13 @@ int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, cons
 	return 0;
 }
 
-/* The reference's check_stream_name. */
-static int check_channel_name(struct uow *uow, const char *name)
-{
-	if (*name == '\0')
-		return uow_error(uow, ERR_BAD_REQUEST, "Channel name can't be empty.");
-	if (utf8_length(name) > 60)
-		return uow_error(uow, ERR_BAD_REQUEST, "Channel name too long (limit: 60 characters).");
-	size_t len = strlen(name), i = 0;
-	for (int pos = 1; i < len; pos++)
-		if (is_unprintable(utf8_next(name, len, &i)))
-			return uow_error(uow, ERR_BAD_REQUEST, "Invalid character in channel name, at position %d.",
-			                 pos);
-	return 0;
-}
-
 struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name)
 {
 	if (name != NULL) {
 		size_t start = 0, end = strlen(name);
 		strip_space(name, &start, &end, true);
 		name = arena_strndup(&uow->arena, name + start, end - start);
-		if (check_channel_name(uow, name) < 0)
+		if (channel_check_name(uow, name) < 0)
 			return NULL;
 	}
 	struct channel *c = name ? channel_by_name(uow, name) : channel_by_id(uow, id);

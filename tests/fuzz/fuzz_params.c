@@ -38,6 +38,36 @@ static void check_list(json_object *j, json_type elem)
 		FUZZ_CHECK(json_object_is_type(json_object_array_get_idx(j, k), elem));
 }
 
+static void check_group(const struct group_setting_value *g)
+{
+	FUZZ_CHECK(g != NULL);
+	if (!g->is_anonymous) {
+		FUZZ_CHECK(json_object_is_type(g->json, json_type_int));
+		return;
+	}
+	FUZZ_CHECK(json_object_is_type(g->json, json_type_object));
+	FUZZ_CHECK(g->nmembers <= PARAM_MAX_ITEMS && g->nsubgroups <= PARAM_MAX_ITEMS);
+	FUZZ_CHECK(g->members != NULL && g->subgroups != NULL);
+}
+
+/* A limit is a positive int4 or an allowed keyword, or param_limit() reports it; an anchor is in its range. */
+static void check_deferred(struct request *req, const struct param_spec *spec)
+{
+	enum param_limit_kind kind;
+	int64_t v;
+	if (spec->type == PT_LIMIT && param_limit(req, spec->name, &kind, &v) == 0) {
+		FUZZ_CHECK(kind != LIMIT_NONE);
+		FUZZ_CHECK(kind != LIMIT_VALUE || (v > 0 && v <= INT32_MAX));
+		FUZZ_CHECK(kind != LIMIT_UNLIMITED || (spec->flags & P_UNLIMITED));
+		FUZZ_CHECK(kind != LIMIT_REALM_DEFAULT || (spec->flags & P_REALM_DEFAULT));
+	} else if (spec->type == PT_ANCHOR && param_anchor(req, spec->name, &v) == 0) {
+		FUZZ_CHECK(v == PARAM_ANCHOR_FIRST_UNREAD || (v >= 0 && v <= PARAM_ANCHOR_NEWEST));
+	} else if (spec->type == PT_LIMIT || spec->type == PT_ANCHOR) {
+		FUZZ_CHECK(req->error != ERR_NONE && req->error_msg != NULL);
+		req->error = ERR_NONE; /* the next parameter's getter starts afresh */
+	}
+}
+
 /* What a handler may rely on after a successful param_validate(). */
 static void check_value(struct request *req, const struct param_spec *spec)
 {
@@ -62,6 +92,25 @@ static void check_value(struct request *req, const struct param_spec *spec)
 	case PT_STR_LIST: check_list(j, json_type_string); break;
 	case PT_DICT: FUZZ_CHECK(json_object_is_type(j, json_type_object)); break;
 	case PT_JSON: break;
+	case PT_STR_PAIRS:
+		check_list(j, json_type_array);
+		for (size_t k = 0; k < json_object_array_length(j); k++) {
+			json_object *pair = json_object_array_get_idx(j, k);
+			check_list(pair, json_type_string);
+			FUZZ_CHECK(json_object_array_length(pair) == 2);
+		}
+		break;
+	case PT_GROUP_SETTING: check_group(param_group_setting(req, spec->name)); break;
+	case PT_GROUP_UPDATE: {
+		const struct group_setting_update *u = param_group_update(req, spec->name);
+		FUZZ_CHECK(u != NULL);
+		check_group(&u->new_value);
+		if (u->has_old)
+			check_group(&u->old);
+		break;
+	}
+	case PT_LIMIT:
+	case PT_ANCHOR: check_deferred(req, spec); break;
 	}
 }
 
