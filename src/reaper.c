@@ -1,6 +1,7 @@
 /*
  * confab-reaper: the periodic work no request triggers, about once a second: heartbeats to long-polls that have
- * waited 45-55 s and deletion of event queues idle past their timeout (events_reap). Scheduled messages and
+ * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
+ * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap). Scheduled messages and
  * invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL,
  * so two reapers running at once are harmless. It outlives Redis and PostgreSQL restarts (a lost connection is
  * reconnected on the next attempt, with backoff) and is itself restarted by multiwatch or systemd if it dies.
@@ -31,6 +32,10 @@ static int tick(struct worker *w, unsigned long long n, int *failures)
 	struct uow uow;
 	uow_init(&uow, w, n);
 	int touched = events_reap(&uow);
+	/* Events a worker committed but did not publish (it died in between); with Redis down, nothing to do. */
+	int published = touched < 0 ? -1 : events_outbox_reap(&uow);
+	if (published < 0)
+		touched = -1;
 	if (touched < 0 && (*failures)++ == 0)
 		log_msg(LOG_WARNING, "event queue maintenance failed, retrying with backoff: %s",
 		        uow.error_msg ? uow.error_msg : "?");

@@ -61,10 +61,9 @@ struct worker {
 	struct redis_conn *redis;                                                                                      \
 	bool redis_cleanup;                                                                                            \
                                                                                                                        \
-	/* Events produced by the work, published after COMMIT (events/events.c). */                                   \
+	/* Events produced by the work, written to the outbox before COMMIT, published after (events/events.c). */     \
 	struct pending_event *events;                                                                                  \
-	int nevents, capevents;                                                                                        \
-	const char *txid; /* of the transaction, read when the first event is added */
+	int nevents, capevents;
 
 struct uow {
 	UOW_FIELDS

@@ -205,6 +205,12 @@ struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *p
 	return res;
 }
 
+struct db_res *db_try_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
+{
+	enum err e;
+	return exec(uow, st, params, n, &e);
+}
+
 int db_exec_script(struct uow *uow, const char *sql)
 {
 	struct db_conn *c = acquire(uow);

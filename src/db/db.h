@@ -41,6 +41,12 @@ void db_pool_free(struct db_pool *pool);
 struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n);
 #define DB_NARGS(...)         ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
 #define DB_EXEC(uow, st, ...) db_exec((uow), (st), (const char *[]){__VA_ARGS__}, DB_NARGS(__VA_ARGS__))
+/*
+ * db_exec() for work whose failure the unit of work does not answer for (deleting published outbox rows after
+ * COMMIT): NULL with nothing recorded, the failure logged.
+ */
+struct db_res *db_try_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n);
+#define DB_TRY_EXEC(uow, st, ...) db_try_exec((uow), (st), (const char *[]){__VA_ARGS__}, DB_NARGS(__VA_ARGS__))
 /* Runs a script of one or more statements without parameters (migrations, administration). */
 int db_exec_script(struct uow *uow, const char *sql);
 

@@ -33,11 +33,24 @@
 #define HEARTBEAT_SPREAD_SECS 10
 #define POLL_MAX_SECS         60 /* a poll ends by itself if no heartbeat came (no reaper running) */
 
+/*
+ * A queue's applied set (see push_script) is pruned of ids older than APPLIED_SECS and beyond the newest
+ * APPLIED_MAX when it holds more than APPLIED_PRUNE_AT ids, at every 64th id, so that a push mostly costs two
+ * commands (ZADD NX, ZCARD).
+ */
+#define APPLIED_PRUNE_AT "1000"
+#define APPLIED_SECS     "600"
+#define APPLIED_MAX      "10000"
+
 struct pending_event {
 	const char *json;
 	int64_t *user_ids;
 	int n;
 	unsigned flags;
+	int64_t realm_id; /* for EV_ALL_PUBLIC; 0 without an organization */
+	const char *txid; /* of the transaction that caused it; "0" outside one (visible in no snapshot) */
+	const char *oid;  /* its outbox row's id, or NULL when it has none (published directly) */
+	bool published;
 };
 
 static long long now_secs(void)
@@ -52,20 +65,8 @@ static const char *key(struct uow *uow, const char *qid, const char *what)
 
 /* ---- producing ----------------------------------------------------------------------------------------- */
 
-static struct db_stmt st_txid = DB_STMT("SELECT pg_current_xact_id()::text");
-
 int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int n, unsigned flags)
 {
-	if (uow->txid == NULL) {
-		/* Outside a transaction nothing can be in a register snapshot: "0" is visible in none. */
-		uow->txid = "0";
-		if (uow->in_txn) {
-			struct db_res *res = DB_EXEC(uow, &st_txid);
-			if (res == NULL)
-				return -1;
-			uow->txid = db_val(res, 0, 0);
-		}
-	}
 	if (uow->nevents == uow->capevents) {
 		int cap = uow->capevents ? uow->capevents * 2 : 8;
 		struct pending_event *e = arena_alloc(&uow->arena, (size_t)cap * sizeof(*e));
@@ -80,18 +81,78 @@ int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int
 	memcpy(e->user_ids, user_ids, (size_t)n * sizeof(*user_ids));
 	e->n = n;
 	e->flags = flags;
+	e->realm_id = uow->realm ? uow->realm->id : 0;
+	e->txid = "0";
+	e->oid = NULL;
+	e->published = false;
 	return 0;
 }
 
 /*
- * Appends an event to a queue that still exists and wakes its waiting poll. Returns the new id or -1.
+ * One statement for all the events of a request, in their order: nextval() runs in the order of the SELECT, so
+ * the ids ascend with the events, and the outer ORDER BY returns them that way (RETURNING promises no order).
+ */
+static struct db_stmt st_outbox_insert =
+    DB_STMT("WITH ins AS (INSERT INTO event_outbox (realm_id, flags, user_ids, payload)"
+            " SELECT NULLIF((e->>'r')::bigint, 0), (e->>'f')::integer, (e->>'u')::bigint[], e->>'p'"
+            " FROM json_array_elements($1::json) WITH ORDINALITY AS t(e, n) ORDER BY n RETURNING id, txid)"
+            " SELECT id, txid::text FROM ins ORDER BY id");
+
+int events_outbox_write(struct uow *uow)
+{
+	if (!uow->in_txn || uow->nevents == 0)
+		return 0;
+	json_object *rows = uow_own_json(uow, json_object_new_array());
+	for (int i = 0; i < uow->nevents; i++) {
+		const struct pending_event *e = &uow->events[i];
+		json_object *row = json_object_new_object();
+		json_object_object_add(row, "r", json_object_new_int64(e->realm_id));
+		json_object_object_add(row, "f", json_object_new_int((int)e->flags));
+		json_object_object_add(row, "u", json_object_new_string(db_arg_ids(uow, e->user_ids, e->n)));
+		json_object_object_add(row, "p", json_object_new_string(e->json));
+		json_object_array_add(rows, row);
+	}
+	struct db_res *res = DB_EXEC(uow, &st_outbox_insert, jsonx_string(rows));
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) != uow->nevents) {
+		log_msg(LOG_ERROR, "request %llu: outbox returned %d rows for %d events", uow->id, db_rows(res),
+		        uow->nevents);
+		return uow_error(uow, ERR_INTERNAL, NULL);
+	}
+	for (int i = 0; i < uow->nevents; i++) {
+		uow->events[i].oid = db_val(res, i, 0);
+		uow->events[i].txid = db_val(res, i, 1);
+	}
+	return 0;
+}
+
+/*
+ * Appends an event to a queue that still exists and wakes its waiting poll. Returns the new id, -1 when the queue
+ * is gone, or -2 when the queue has already applied this outbox row.
  * update_message_flags events other than remove/read are merged, as the reference's virtual events: the messages
  * of an earlier unacknowledged event of the same op and flag join the new event, which takes the new id; the
  * earlier entry keeps its id (so that acknowledging it still works) with "-" for a body, which is never served
  * (ARGV[4] is "<op>/<flag>" for merged kinds, else "").
+ *
+ * ARGV[5] is the event's outbox id ("" for an event published directly) and ARGV[6] the time. KEYS[3], the
+ * queue's applied set, holds the outbox ids the queue has taken, scored by that time, at least the last
+ * APPLIED_SECS of them (up to APPLIED_MAX): a row published again (its worker died after publishing it, or a
+ * reaper after publishing and before its DELETE committed) is dropped here. A set rather than a "last id applied":
+ * ids are drawn at INSERT, so two transactions can commit, and publish, in the opposite order of their ids, and a
+ * high-water mark would drop the lower id that comes second. Only a row published again more than APPLIED_SECS
+ * after its first publish (the database unreachable that long between a publish and its DELETE) could land twice.
  */
 static const char push_script[] =
     "if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end "
+    "if ARGV[5] ~= '' then "
+    "  if redis.call('ZADD', KEYS[3], 'NX', ARGV[6], ARGV[5]) == 0 then return -2 end "
+    "  local n = redis.call('ZCARD', KEYS[3]) "
+    "  if n > " APPLIED_PRUNE_AT " and n % 64 == 0 then "
+    "    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[6]) - " APPLIED_SECS ") "
+    "    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -" APPLIED_MAX " - 1) "
+    "  end "
+    "end "
     "local body = ARGV[2] "
     "if ARGV[4] ~= '' then "
     "  local items = redis.call('LRANGE', KEYS[2], 0, -1) "
@@ -164,7 +225,7 @@ static int unique_in_order(struct uow *uow, const char **q, int n)
 /* The queues of the users (and of all_public_streams registrations when asked), without duplicates. */
 static int candidate_queues(struct uow *uow, const struct pending_event *e, const char ***out, int *nout)
 {
-	int ncmds = e->n + ((e->flags & EV_ALL_PUBLIC) && uow->realm ? 1 : 0);
+	int ncmds = e->n + ((e->flags & EV_ALL_PUBLIC) && e->realm_id ? 1 : 0);
 	if (ncmds == 0)
 		return *nout = 0;
 	const char *const **cmds = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*cmds));
@@ -174,7 +235,7 @@ static int candidate_queues(struct uow *uow, const struct pending_event *e, cons
 		const char **argv = arena_alloc(&uow->arena, 2 * sizeof(*argv));
 		argv[0] = "SMEMBERS";
 		argv[1] = i < e->n ? arena_printf(&uow->arena, "confab:u:{%lld}:queues", (long long)e->user_ids[i])
-		                   : arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)uow->realm->id);
+		                   : arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)e->realm_id);
 		cmds[i] = argv;
 		argcs[i] = 2;
 	}
@@ -313,6 +374,7 @@ static int publish_one(struct uow *uow, const struct pending_event *e)
 	uow_own_json(uow, event);
 	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
 	const char *merge = merge_key(uow, event);
+	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
 	int npush = 0;
 	for (int i = 0; i < nq; i++) {
 		struct rreply *m = meta[i];
@@ -325,33 +387,114 @@ static int publish_one(struct uow *uow, const struct pending_event *e)
 		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
 		if (!accepts(event, types, narrow, caps))
 			continue;
-		const char **argv = arena_alloc(&uow->arena, 10 * sizeof(*argv));
+		const char **argv = arena_alloc(&uow->arena, 12 * sizeof(*argv));
 		argv[0] = "EVAL";
 		argv[1] = push_script;
-		argv[2] = "2";
+		argv[2] = "3";
 		argv[3] = key(uow, queues[i], "meta");
 		argv[4] = key(uow, queues[i], "events");
-		argv[5] = uow->txid;
-		argv[6] = e->json;
-		argv[7] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", queues[i]);
-		argv[8] = merge;
+		argv[5] = key(uow, queues[i], "applied");
+		argv[6] = e->txid;
+		argv[7] = e->json;
+		argv[8] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", queues[i]);
+		argv[9] = merge;
+		argv[10] = e->oid ? e->oid : "";
+		argv[11] = now;
 		cmds[npush] = argv;
-		argcs[npush] = 9;
+		argcs[npush] = 12;
 		npush++;
 	}
 	return npush ? redis_try_pipeline(uow, npush, argcs, cmds, meta) : 0;
 }
 
+/*
+ * Logs a failure to publish: the change is committed, so the request succeeds. The attempts (redis_try_pipeline(),
+ * DB_TRY_EXEC()) recorded nothing, and logged their cause.
+ */
+static void log_publish_failure(struct uow *uow, const char *what)
+{
+	log_msg(LOG_ERROR, "request %llu: could not %s", uow->id, what);
+}
+
 void events_publish(struct uow *uow)
 {
 	for (int i = 0; i < uow->nevents; i++) {
-		if (publish_one(uow, &uow->events[i]) < 0) {
-			/* The change is committed: answer success all the same (Redis tries record nothing; the cause
-			 * is logged by the redis layer). */
-			log_msg(LOG_ERROR, "request %llu: could not publish an event", uow->id);
+		struct pending_event *e = &uow->events[i];
+		if (publish_one(uow, e) == 0) {
+			e->published = true;
+			continue;
 		}
+		log_publish_failure(uow, "publish an event");
+		/* The reaper publishes the rest from the outbox, in order, once Redis answers again. */
+		if (e->oid != NULL)
+			break;
 	}
+}
+
+/* A row a reaper has claimed meanwhile (this worker took over 2 s) is waited for and found deleted by it. */
+static struct db_stmt st_outbox_delete = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
+
+void events_outbox_clear(struct uow *uow)
+{
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(uow->nevents + 1) * sizeof(*ids));
+	int n = 0;
+	for (int i = 0; i < uow->nevents; i++)
+		if (uow->events[i].published && uow->events[i].oid != NULL)
+			ids[n++] = strtoll(uow->events[i].oid, NULL, 10);
 	uow->nevents = 0;
+	if (n > 0 && DB_TRY_EXEC(uow, &st_outbox_delete, db_arg_ids(uow, ids, n)) == NULL)
+		log_publish_failure(uow, "delete published events from the outbox");
+}
+
+/* Rows old enough that their worker is not publishing them any more (it publishes right after COMMIT). */
+static struct db_stmt st_outbox_claim =
+    DB_STMT("SELECT id, txid::text, COALESCE(realm_id, 0), flags, user_ids::text, payload FROM event_outbox"
+            " WHERE created_at < clock_timestamp() - interval '2 seconds' ORDER BY id LIMIT 100"
+            " FOR UPDATE SKIP LOCKED");
+
+/* The ids of a bigint[] as PostgreSQL prints it ("{1,2,3}"), into an arena array; returns how many. */
+static int parse_ids(struct uow *uow, const char *text, int64_t **out)
+{
+	int64_t *ids = arena_alloc(&uow->arena, (strlen(text) / 2 + 1) * sizeof(*ids));
+	int n = 0;
+	for (const char *p = text; *p;) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		if (end == p) {
+			p++;
+			continue;
+		}
+		ids[n++] = v;
+		p = end;
+	}
+	*out = ids;
+	return n;
+}
+
+int events_outbox_reap(struct uow *uow)
+{
+	struct db_res *res;
+	if (db_begin(uow) < 0 || (res = DB_EXEC(uow, &st_outbox_claim)) == NULL)
+		return -1;
+	int n = db_rows(res);
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*ids));
+	for (int i = 0; i < n; i++) {
+		struct pending_event e = {.json = db_val(res, i, 5),
+		                          .flags = (unsigned)db_int(res, i, 3),
+		                          .realm_id = db_int(res, i, 2),
+		                          .txid = db_val(res, i, 1),
+		                          .oid = db_val(res, i, 0)};
+		e.n = parse_ids(uow, db_val(res, i, 4), &e.user_ids);
+		/* On failure the claim is rolled back; what was pushed already is dropped when pushed again. */
+		if (publish_one(uow, &e) < 0)
+			return uow_error(uow, ERR_UNAVAILABLE, "could not publish outbox row %s", e.oid);
+		ids[i] = db_int(res, i, 0);
+	}
+	if ((n > 0 && DB_EXEC(uow, &st_outbox_delete, db_arg_ids(uow, ids, n)) == NULL) || db_commit(uow) < 0)
+		return -1;
+	if (n > 0)
+		log_msg(LOG_WARNING, "published %d events left in the outbox (a worker stopped after COMMIT?)", n);
+	return n;
 }
 
 /* ---- queues -------------------------------------------------------------------------------------------- */
@@ -650,7 +793,7 @@ static const char delete_script[] =
     "if w then redis.call('RPUSH', ARGV[1] .. w, 'superseded') redis.call('EXPIRE', ARGV[1] .. w, 120) end "
     "local user = redis.call('HGET', KEYS[1], 'user') "
     "local realm = redis.call('HGET', KEYS[1], 'realm') "
-    "redis.call('DEL', KEYS[1], KEYS[2]) "
+    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
     "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[2]) end "
     "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[2]) end "
     "redis.call('ZREM', 'confab:expiry', ARGV[2]) "
@@ -659,8 +802,8 @@ static const char delete_script[] =
 
 static int delete_queue(struct uow *uow, const char *qid)
 {
-	return REDIS_CMD(uow, "EVAL", delete_script, "2", key(uow, qid, "meta"), key(uow, qid, "events"),
-	                 arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), qid)
+	return REDIS_CMD(uow, "EVAL", delete_script, "3", key(uow, qid, "meta"), key(uow, qid, "events"),
+	                 key(uow, qid, "applied"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), qid)
 	           ? 0
 	           : -1;
 }
@@ -692,7 +835,7 @@ static const char expire_script[] =
     "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
     "local user = redis.call('HGET', KEYS[1], 'user') "
     "local realm = redis.call('HGET', KEYS[1], 'realm') "
-    "redis.call('DEL', KEYS[1], KEYS[2]) "
+    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
     "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[1]) end "
     "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[1]) end "
     "redis.call('ZREM', 'confab:expiry', ARGV[1]) "
@@ -719,8 +862,8 @@ int events_reap(struct uow *uow)
 		return -1;
 	for (size_t i = 0; i < expired->n; i++) {
 		const char *qid = expired->elem[i]->str;
-		struct rreply *r = REDIS_CMD(uow, "EVAL", expire_script, "2", key(uow, qid, "meta"),
-		                             key(uow, qid, "events"), qid, now);
+		struct rreply *r = REDIS_CMD(uow, "EVAL", expire_script, "3", key(uow, qid, "meta"),
+		                             key(uow, qid, "events"), key(uow, qid, "applied"), qid, now);
 		if (r == NULL)
 			return -1;
 		touched += (int)r->integer;

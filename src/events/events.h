@@ -4,11 +4,15 @@
  *   confab:q:{QID}:meta     hash: user, realm, event_types, narrow, all_public_streams, capabilities, apply_markdown,
  *                           client_gravatar, snapshot, timeout, last_access, next_id, pruned, waiter
  *   confab:q:{QID}:wake:{P} list a waiting poll P blocks on
+ *   confab:q:{QID}:applied  sorted set: the outbox ids the queue has taken lately (a row published twice lands once)
  * plus, per user, the set confab:u:{UID}:queues, per organization the set confab:r:{RID}:allpublic of queues
  * registered with all_public_streams, and the sorted set confab:expiry of queues by expiry time.
  *
- * Handlers produce events with events_add() while they run; the router publishes them after COMMIT. Each event is
- * stored once in its modern form and rendered per client when served (capabilities, apply_markdown, empty topic).
+ * Handlers produce events with events_add() while they run. The pipeline writes a transaction's events to the
+ * outbox table (migrations/0009_event_outbox.sql) before COMMIT, publishes them after, then deletes the rows;
+ * confab-reaper publishes rows a worker left behind. Events of requests without a transaction (typing) have no
+ * commit to be atomic with and are published directly. Each event is stored once in its modern form and rendered
+ * per client when served (capabilities, apply_markdown, empty topic).
  */
 #ifndef CONFAB_EVENTS_H
 #define CONFAB_EVENTS_H
@@ -25,13 +29,29 @@ struct uow;
 /*
  * Records event (a JSON object with at least "type"; the function takes a reference of its own) for the queues of
  * users user_ids (n of them), to be published when the request's transaction has committed. Events of one request
- * are published in the order they were added. Returns 0, or -1 with the error recorded (a database failure while
- * reading the transaction id).
+ * are published in the order they were added. Returns 0 (the int is kept for callers that chain it).
  */
 int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int n, unsigned flags);
-/* Publishes the request's recorded events (the router calls it after COMMIT). Failures are logged, not fatal:
- * the change is already committed. */
+/*
+ * Writes the recorded events to the outbox in the request's open transaction (one statement, one row per event),
+ * with the transaction's id; call it just before COMMIT. Does nothing outside a transaction. Returns 0, or -1 with
+ * the error recorded (then the transaction must not commit).
+ */
+int events_outbox_write(struct uow *uow);
+/*
+ * Publishes the request's recorded events (after COMMIT). Failures are logged, not fatal: the change is already
+ * committed, and an event that has an outbox row (with the ones after it) is left to the reaper.
+ */
 void events_publish(struct uow *uow);
+/* Deletes the outbox rows of the events events_publish() delivered and forgets the recorded events. A failure is
+ * logged (the reaper publishes the rows again, and the queues drop them). */
+void events_outbox_clear(struct uow *uow);
+/*
+ * For the reaper: publishes outbox rows older than two seconds (left by a worker that stopped between COMMIT and
+ * its DELETE), claimed with FOR UPDATE SKIP LOCKED, in id order, and deletes them, all in one transaction of uow.
+ * Returns how many, or -1 (nothing is deleted then). Safe with several reapers and with workers at once.
+ */
+int events_outbox_reap(struct uow *uow);
 
 /* What POST /register asked for, stored with the queue. */
 struct queue_spec {

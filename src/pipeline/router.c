@@ -3,8 +3,10 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/ratelimit.h"
+#include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
 #include "http/form.h"
@@ -151,6 +153,23 @@ static int authenticate(struct request *req, unsigned flags)
 	return check_role(req, flags);
 }
 
+#ifdef CONFAB_FAULT_POINTS
+/*
+ * Test-only (configure --enable-fault-points; ./scripts/test builds that way, releases never): a request with
+ * "X-Confab-Fault: NAME" ends the whole worker process at fault point NAME, as kill -9 would, so that tests can
+ * show that nothing is lost there (tests/integration/test_outbox.c). multiwatch starts a new worker.
+ */
+static void fault_point(const struct request *req, const char *name)
+{
+	if (req->fault != NULL && strcmp(req->fault, name) == 0) {
+		log_msg(LOG_WARNING, "request %llu: fault point %s: exiting", req->id, name);
+		_exit(70);
+	}
+}
+#else
+#define fault_point(req, name) ((void)0)
+#endif
+
 static int run(struct request *req)
 {
 	const struct route *r = router_find(req);
@@ -163,9 +182,14 @@ static int run(struct request *req)
 		return -1;
 	if ((r->flags & R_TXN) && db_begin(&req->uow) < 0)
 		return -1;
-	if (r->handler(req) < 0 || db_commit(&req->uow) < 0)
+	/* The transactional outbox: the events commit with the change; after COMMIT they are published, then their
+	 * rows deleted. A worker that dies in between leaves the rows to the reaper (events.h). */
+	if (r->handler(req) < 0 || events_outbox_write(&req->uow) < 0 || db_commit(&req->uow) < 0)
 		return -1;
+	fault_point(req, "exit-after-commit");
 	events_publish(&req->uow);
+	fault_point(req, "exit-after-publish");
+	events_outbox_clear(&req->uow);
 	return 0;
 }
 

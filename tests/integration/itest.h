@@ -10,8 +10,9 @@
  * CONFAB_REDIS_CLI (redis-cli on the stack's socket), optional CONFAB_RATE_LIMIT (default 600; must equal the
  * stack's rate_limit_per_minute). CONFAB_ITEST_DEBUG=1 prints every hostile request and its answer.
  *
- * Usage: confab-itest [SUITE[:TEST]]...   Suites: auth, params, server, users, restarts (restarts PostgreSQL
- * and Redis), faults (kills workers and the reaper, restarts Redis), access. Without arguments every suite runs.
+ * Usage: confab-itest [SUITE[:TEST]]...   Suites: auth, params, server, users, outbox (ends api workers at fault
+ * points: needs a build with --enable-fault-points), restarts (restarts PostgreSQL and Redis), faults (kills
+ * workers and the reaper, restarts Redis), access. Without arguments every suite runs.
  * Exit status 0 only if every test passed.
  *
  * Tests assert the reference (Zulip) behaviour; a comment names the Zulip source where it goes beyond
@@ -216,6 +217,7 @@ void register_events_tests(void);
 void register_register_tests(void);
 void register_typing_tests(void);
 void register_realm_tests(void);
+void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
 
