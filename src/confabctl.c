@@ -15,7 +15,7 @@
 #include "core/crypto.h"
 #include "core/jsonx.h"
 #include "db/db.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/realm.h"
 #include "model/user.h"
 #include "redis/redis.h"
@@ -35,9 +35,9 @@ struct opts {
 	bool bot, can_create_users;
 };
 
-static int fail(struct request *req, const char *fallback)
+static int fail(struct uow *uow, const char *fallback)
 {
-	fprintf(stderr, "confabctl: %s\n", req->error != ERR_NONE ? req->error_msg : fallback);
+	fprintf(stderr, "confabctl: %s\n", uow->error != ERR_NONE ? uow->error_msg : fallback);
 	return 1;
 }
 
@@ -76,34 +76,34 @@ static struct db_stmt st_applied = DB_STMT("SELECT 1 FROM schema_migrations WHER
 static struct db_stmt st_record = DB_STMT("INSERT INTO schema_migrations (version) VALUES ($1)");
 
 /* Applies one migration file unless it is recorded already. Returns 1 if applied, 0 if not needed, -1. */
-static int apply_migration(struct request *req, const char *dir, const char *file)
+static int apply_migration(struct uow *uow, const char *dir, const char *file)
 {
-	if (db_begin(req) < 0 || DB_EXEC(req, &st_lock) == NULL)
+	if (db_begin(uow) < 0 || DB_EXEC(uow, &st_lock) == NULL)
 		return -1;
-	struct db_res *res = DB_EXEC(req, &st_applied, file);
+	struct db_res *res = DB_EXEC(uow, &st_applied, file);
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) > 0)
-		return db_commit(req) < 0 ? -1 : 0;
-	char *path = arena_printf(&req->arena, "%s/%s", dir, file);
+		return db_commit(uow) < 0 ? -1 : 0;
+	char *path = arena_printf(&uow->arena, "%s/%s", dir, file);
 	char *sql = read_file(path);
 	if (sql == NULL) {
 		fprintf(stderr, "confabctl: could not read \"%s\": %s\n", path, strerror(errno));
 		return -1;
 	}
-	int rc = db_exec_script(req, sql);
+	int rc = db_exec_script(uow, sql);
 	free(sql);
-	if (rc < 0 || DB_EXEC(req, &st_record, file) == NULL || db_commit(req) < 0)
+	if (rc < 0 || DB_EXEC(uow, &st_record, file) == NULL || db_commit(uow) < 0)
 		return -1;
 	return 1;
 }
 
-static int cmd_migrate(struct request *req)
+static int cmd_migrate(struct uow *uow)
 {
-	const char *dir = req->worker->cfg->migrations_dir;
-	if (db_exec_script(req, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+	const char *dir = uow->worker->cfg->migrations_dir;
+	if (db_exec_script(uow, "CREATE TABLE IF NOT EXISTS schema_migrations ("
 	                        "version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())") < 0)
-		return fail(req, "could not create schema_migrations");
+		return fail(uow, "could not create schema_migrations");
 	DIR *d = opendir(dir);
 	if (d == NULL) {
 		fprintf(stderr, "confabctl: could not open migrations directory \"%s\": %s\n", dir, strerror(errno));
@@ -114,16 +114,16 @@ static int cmd_migrate(struct request *req)
 	for (struct dirent *e; (e = readdir(d)) != NULL && n < 1024;) {
 		size_t len = strlen(e->d_name);
 		if (len > 4 && strcmp(e->d_name + len - 4, ".sql") == 0)
-			names[n++] = arena_strdup(&req->arena, e->d_name);
+			names[n++] = arena_strdup(&uow->arena, e->d_name);
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_names);
 	json_object *applied = json_object_new_array();
 	for (size_t i = 0; i < n; i++) {
-		int rc = apply_migration(req, dir, names[i]);
+		int rc = apply_migration(uow, dir, names[i]);
 		if (rc < 0) {
 			json_object_put(applied);
-			return fail(req, "migration failed");
+			return fail(uow, "migration failed");
 		}
 		if (rc == 1)
 			json_object_array_add(applied, json_object_new_string(names[i]));
@@ -153,28 +153,28 @@ static int parse_role(const char *s)
 static struct db_stmt st_grant = DB_STMT("UPDATE users SET can_create_users = true WHERE id = $1");
 
 /* Creates a user named name and prints it with a fresh API key; extra, when given, is merged into the output. */
-static int create_user(struct request *req, const struct realm *realm, const struct opts *o, const char *name, int role,
+static int create_user(struct uow *uow, const struct realm *realm, const struct opts *o, const char *name, int role,
                        json_object *extra)
 {
 	if (o->email == NULL || name == NULL)
-		return fail(req, "an e-mail address and a name are required");
+		return fail(uow, "an e-mail address and a name are required");
 	if (!user_email_is_valid(o->email))
-		return fail(req, "invalid e-mail address");
-	if (user_check_full_name(req, name) < 0)
-		return fail(req, "invalid name");
+		return fail(uow, "invalid e-mail address");
+	if (user_check_full_name(uow, name) < 0)
+		return fail(uow, "invalid name");
 	struct user_new spec = {.email = o->email,
 	                        .full_name = name,
 	                        .role = role,
 	                        .password = o->password,
 	                        .bot_type = o->bot ? BOT_GENERIC : 0};
-	int64_t id = user_create(req, realm->id, &spec);
+	int64_t id = user_create(uow, realm->id, &spec);
 	if (id == 0)
-		return fail(req, "could not create the user");
-	if (o->can_create_users && DB_EXEC(req, &st_grant, db_arg_int(req, id)) == NULL)
-		return fail(req, "could not grant can_create_users");
-	const char *key = user_issue_api_key(req, id);
-	if (key == NULL || db_commit(req) < 0)
-		return fail(req, "could not create the user");
+		return fail(uow, "could not create the user");
+	if (o->can_create_users && DB_EXEC(uow, &st_grant, db_arg_int(uow, id)) == NULL)
+		return fail(uow, "could not grant can_create_users");
+	const char *key = user_issue_api_key(uow, id);
+	if (key == NULL || db_commit(uow) < 0)
+		return fail(uow, "could not create the user");
 	json_object *out = extra ? extra : json_object_new_object();
 	json_object_object_add(out, "user_id", json_object_new_int64(id));
 	json_object_object_add(out, "email", json_object_new_string(o->email));
@@ -185,74 +185,74 @@ static int create_user(struct request *req, const struct realm *realm, const str
 
 static struct db_stmt st_create_realm = DB_STMT("SELECT confab_create_realm($1, $2)");
 
-static int cmd_create_realm(struct request *req, struct opts *o)
+static int cmd_create_realm(struct uow *uow, struct opts *o)
 {
 	if (o->subdomain == NULL || o->name == NULL || o->owner_name == NULL || o->email == NULL)
-		return fail(req, "--subdomain, --name, --owner-email and --owner-name are required");
+		return fail(uow, "--subdomain, --name, --owner-email and --owner-name are required");
 	for (const char *p = o->subdomain; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-			return fail(req, "the subdomain may only contain lowercase letters, digits and hyphens");
-	if (db_begin(req) < 0)
-		return fail(req, "could not start a transaction");
-	if (realm_by_subdomain(req, o->subdomain) != NULL)
-		return fail(req, "an organization with that subdomain exists already");
-	struct db_res *res = DB_EXEC(req, &st_create_realm, o->subdomain, o->name);
+			return fail(uow, "the subdomain may only contain lowercase letters, digits and hyphens");
+	if (db_begin(uow) < 0)
+		return fail(uow, "could not start a transaction");
+	if (realm_by_subdomain(uow, o->subdomain) != NULL)
+		return fail(uow, "an organization with that subdomain exists already");
+	struct db_res *res = DB_EXEC(uow, &st_create_realm, o->subdomain, o->name);
 	if (res == NULL)
-		return fail(req, "could not create the organization");
-	struct realm *realm = realm_by_subdomain(req, o->subdomain);
+		return fail(uow, "could not create the organization");
+	struct realm *realm = realm_by_subdomain(uow, o->subdomain);
 	if (realm == NULL)
-		return fail(req, "could not create the organization");
+		return fail(uow, "could not create the organization");
 	json_object *out = json_object_new_object();
 	json_object_object_add(out, "realm_id", json_object_new_int64(realm->id));
 	json_object_object_add(out, "subdomain", json_object_new_string(realm->subdomain));
-	json_object_object_add(out, "url", json_object_new_string(realm_url(req, realm)));
-	return create_user(req, realm, o, o->owner_name, ROLE_OWNER, out);
+	json_object_object_add(out, "url", json_object_new_string(realm_url(uow, realm)));
+	return create_user(uow, realm, o, o->owner_name, ROLE_OWNER, out);
 }
 
-static struct realm *find_realm(struct request *req, const char *subdomain)
+static struct realm *find_realm(struct uow *uow, const char *subdomain)
 {
 	if (subdomain == NULL) {
-		api_error(req, ERR_BAD_REQUEST, "--realm is required");
+		uow_error(uow, ERR_BAD_REQUEST, "--realm is required");
 		return NULL;
 	}
-	struct realm *r = realm_by_subdomain(req, subdomain);
-	if (r == NULL && req->error == ERR_NONE)
-		api_error(req, ERR_BAD_REQUEST, "no organization has the subdomain \"%s\"", subdomain);
+	struct realm *r = realm_by_subdomain(uow, subdomain);
+	if (r == NULL && uow->error == ERR_NONE)
+		uow_error(uow, ERR_BAD_REQUEST, "no organization has the subdomain \"%s\"", subdomain);
 	return r;
 }
 
-static struct user *find_user(struct request *req, const struct realm *realm, const char *email)
+static struct user *find_user(struct uow *uow, const struct realm *realm, const char *email)
 {
 	if (email == NULL) {
-		api_error(req, ERR_BAD_REQUEST, "--email is required");
+		uow_error(uow, ERR_BAD_REQUEST, "--email is required");
 		return NULL;
 	}
-	struct user *u = user_by_email(req, realm->id, email);
-	if (u == NULL && req->error == ERR_NONE)
-		api_error(req, ERR_BAD_REQUEST, "no user has the e-mail address \"%s\"", email);
+	struct user *u = user_by_email(uow, realm->id, email);
+	if (u == NULL && uow->error == ERR_NONE)
+		uow_error(uow, ERR_BAD_REQUEST, "no user has the e-mail address \"%s\"", email);
 	return u;
 }
 
-static int cmd_create_user(struct request *req, struct opts *o)
+static int cmd_create_user(struct uow *uow, struct opts *o)
 {
 	int role = parse_role(o->role);
 	if (role == 0)
-		return fail(req, "--role must be owner, admin, moderator, member, guest or 100..600");
-	if (db_begin(req) < 0)
-		return fail(req, "could not start a transaction");
-	struct realm *realm = find_realm(req, o->subdomain);
-	return realm ? create_user(req, realm, o, o->name, role, NULL) : fail(req, "");
+		return fail(uow, "--role must be owner, admin, moderator, member, guest or 100..600");
+	if (db_begin(uow) < 0)
+		return fail(uow, "could not start a transaction");
+	struct realm *realm = find_realm(uow, o->subdomain);
+	return realm ? create_user(uow, realm, o, o->name, role, NULL) : fail(uow, "");
 }
 
-static int cmd_reset_api_key(struct request *req, struct opts *o)
+static int cmd_reset_api_key(struct uow *uow, struct opts *o)
 {
 	struct realm *realm;
 	struct user *u;
 	const char *key;
-	if (db_begin(req) < 0 || (realm = find_realm(req, o->subdomain)) == NULL ||
-	    (u = find_user(req, realm, o->email)) == NULL || (key = user_reset_api_key(req, u->id)) == NULL ||
-	    db_commit(req) < 0)
-		return fail(req, "could not reset the API key");
+	if (db_begin(uow) < 0 || (realm = find_realm(uow, o->subdomain)) == NULL ||
+	    (u = find_user(uow, realm, o->email)) == NULL || (key = user_reset_api_key(uow, u->id)) == NULL ||
+	    db_commit(uow) < 0)
+		return fail(uow, "could not reset the API key");
 	json_object *out = json_object_new_object();
 	json_object_object_add(out, "user_id", json_object_new_int64(u->id));
 	json_object_object_add(out, "email", json_object_new_string(u->delivery_email));
@@ -263,14 +263,14 @@ static int cmd_reset_api_key(struct request *req, struct opts *o)
 
 static struct db_stmt st_deactivate = DB_STMT("UPDATE users SET is_active = false WHERE id = $1");
 
-static int cmd_deactivate_user(struct request *req, struct opts *o)
+static int cmd_deactivate_user(struct uow *uow, struct opts *o)
 {
 	struct realm *realm;
 	struct user *u;
-	if (db_begin(req) < 0 || (realm = find_realm(req, o->subdomain)) == NULL ||
-	    (u = find_user(req, realm, o->email)) == NULL ||
-	    DB_EXEC(req, &st_deactivate, db_arg_int(req, u->id)) == NULL || db_commit(req) < 0)
-		return fail(req, "could not deactivate the user");
+	if (db_begin(uow) < 0 || (realm = find_realm(uow, o->subdomain)) == NULL ||
+	    (u = find_user(uow, realm, o->email)) == NULL ||
+	    DB_EXEC(uow, &st_deactivate, db_arg_int(uow, u->id)) == NULL || db_commit(uow) < 0)
+		return fail(uow, "could not deactivate the user");
 	json_object *out = json_object_new_object();
 	json_object_object_add(out, "user_id", json_object_new_int64(u->id));
 	json_object_object_add(out, "email", json_object_new_string(u->delivery_email));
@@ -279,16 +279,16 @@ static int cmd_deactivate_user(struct request *req, struct opts *o)
 	return 0;
 }
 
-static int cmd_show_realm(struct request *req, struct opts *o)
+static int cmd_show_realm(struct uow *uow, struct opts *o)
 {
-	struct realm *realm = find_realm(req, o->subdomain);
+	struct realm *realm = find_realm(uow, o->subdomain);
 	if (realm == NULL)
-		return fail(req, "");
+		return fail(uow, "");
 	json_object *out = json_object_new_object();
 	json_object_object_add(out, "realm_id", json_object_new_int64(realm->id));
 	json_object_object_add(out, "subdomain", json_object_new_string(realm->subdomain));
 	json_object_object_add(out, "name", json_object_new_string(realm->name));
-	json_object_object_add(out, "url", json_object_new_string(realm_url(req, realm)));
+	json_object_object_add(out, "url", json_object_new_string(realm_url(uow, realm)));
 	json_object_object_add(out, "deactivated", json_object_new_boolean(realm->deactivated));
 	print(out);
 	return 0;
@@ -348,26 +348,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
-	struct request req;
-	request_init(&req, &w, 1);
+	struct uow uow;
+	uow_init(&uow, &w, 1);
 	int rc;
 	if (strcmp(cmd, "migrate") == 0) {
-		rc = cmd_migrate(&req);
+		rc = cmd_migrate(&uow);
 	} else if (strcmp(cmd, "create-realm") == 0) {
-		rc = cmd_create_realm(&req, &o);
+		rc = cmd_create_realm(&uow, &o);
 	} else if (strcmp(cmd, "create-user") == 0) {
-		rc = cmd_create_user(&req, &o);
+		rc = cmd_create_user(&uow, &o);
 	} else if (strcmp(cmd, "reset-api-key") == 0) {
-		rc = cmd_reset_api_key(&req, &o);
+		rc = cmd_reset_api_key(&uow, &o);
 	} else if (strcmp(cmd, "deactivate-user") == 0) {
-		rc = cmd_deactivate_user(&req, &o);
+		rc = cmd_deactivate_user(&uow, &o);
 	} else if (strcmp(cmd, "show-realm") == 0) {
-		rc = cmd_show_realm(&req, &o);
+		rc = cmd_show_realm(&uow, &o);
 	} else {
 		fputs(usage, stderr);
 		rc = 2;
 	}
-	request_finish(&req);
+	uow_finish(&uow);
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
 	config_free(&cfg);

@@ -17,7 +17,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "redis/redis.h"
 
 /* Longest wait between two attempts while the work keeps failing (Redis down): 1, 2, 4, 8, 16, 16 ... s. */
@@ -29,23 +29,23 @@
  */
 static int tick(struct worker *w, unsigned long long n, int *failures)
 {
-	struct request req;
-	request_init(&req, w, n);
-	int touched = events_reap(&req);
+	struct uow uow;
+	uow_init(&uow, w, n);
+	int touched = events_reap(&uow);
 	/* Events a worker committed but did not publish (it died in between); with Redis down, nothing to do. */
-	int published = touched < 0 ? -1 : events_outbox_reap(&req);
+	int published = touched < 0 ? -1 : events_outbox_reap(&uow);
 	if (published < 0)
 		touched = -1;
 	if (touched < 0 && (*failures)++ == 0)
 		log_msg(LOG_WARNING, "event queue maintenance failed, retrying with backoff: %s",
-		        req.error_msg ? req.error_msg : "?");
+		        uow.error_msg ? uow.error_msg : "?");
 	if (touched >= 0 && *failures > 0) {
 		log_msg(LOG_INFO, "event queue maintenance works again after %d failed attempts", *failures);
 		*failures = 0;
 	}
 	if (touched > 0)
 		log_msg(LOG_DEBUG, "event queue maintenance: %d queues", touched);
-	request_finish(&req);
+	uow_finish(&uow);
 	return touched < 0 ? -1 : 0;
 }
 

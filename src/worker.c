@@ -1,6 +1,6 @@
 /*
- * confab-worker: a multi-threaded FastCGI responder serving /api/v1 (and /health). Stateless: any worker
- * serves any request. Started by spawn-fcgi (socket on fd 0) or with `listen` set in the configuration.
+ * confab-worker: a multi-threaded FastCGI responder serving /api/v1, /health and the uploaded files. Stateless: any
+ * worker serves any request. Started by spawn-fcgi (socket on fd 0) or with `listen` set in the configuration.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,17 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/api.h"
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/log.h"
 #include "db/db.h"
 #include "http/fcgi.h"
 #include "http/request.h"
-#include "http/router.h"
+#include "pipeline/router.h"
 #include "redis/redis.h"
-
-#define API_PREFIX "/api/v1"
 
 static volatile int stopping;
 
@@ -31,27 +28,11 @@ struct thread_arg {
 	int fd;
 };
 
-static void handle(struct request *req)
-{
-	size_t plen = strlen(API_PREFIX);
-	if (strncmp(req->path, API_PREFIX, plen) == 0 && (req->path[plen] == '/' || req->path[plen] == '\0')) {
-		req->path += plen;
-		router_handle(req);
-	} else if (strncmp(req->path, "/user_uploads/", 14) == 0) {
-		uploads_serve(req);
-	} else if (strcmp(req->path, "/health") == 0) {
-		health_get(req);
-	} else if (strcmp(req->path, "/bench/noop") == 0 && strcmp(req->method, "GET") == 0) {
-		/* The FastCGI ceiling of scripts/bench: {"result":"success","msg":""}, no database, no Redis. */
-	} else {
-		api_error(req, ERR_NOT_FOUND, NULL);
-	}
-}
-
 static void *serve(void *arg)
 {
 	struct thread_arg *ta = arg;
-	fcgi_serve(ta->w, ta->fd, &stopping, handle);
+	/* Every path, /api/v1 or not, is a line of routes[] (src/api/routes.c). */
+	fcgi_serve(ta->w, ta->fd, &stopping, router_handle);
 	return NULL;
 }
 

@@ -42,6 +42,7 @@ int uploads_create(struct request *req);
 int uploads_temporary_url(struct request *req);
 /* GET /user_uploads/... (outside /api/v1): the uploaded files themselves, sent by nginx. */
 int uploads_serve(struct request *req);
+int uploads_serve_temporary(struct request *req);
 
 /* messages.c */
 int messages_send(struct request *req);
@@ -68,5 +69,7 @@ int events_register(struct request *req);
 
 /* GET /health (outside /api/v1): 200 or 503, with "postgres" and "redis" each "ok" or "down". */
 int health_get(struct request *req);
+/* GET /bench/noop (outside /api/v1): an empty success, the FastCGI ceiling of scripts/bench. */
+int bench_noop(struct request *req);
 
 #endif

@@ -32,13 +32,14 @@ int channel_folders_create(struct request *req)
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return api_error(req, ERR_BAD_REQUEST, "Invalid character in channel folder name.");
-	struct db_res *res = DB_EXEC(req, &st_create, db_arg_int(req, req->realm->id), name, description,
-	                             channel_render_description(req, description), db_arg_int(req, req->user->id));
+	struct db_res *res =
+	    DB_EXEC(&req->uow, &st_create, db_arg_int(&req->uow, req->realm->id), name, description,
+	            channel_render_description(&req->uow, description), db_arg_int(&req->uow, req->user->id));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) == 0)
 		return api_error(req, ERR_BAD_REQUEST, "Channel folder name already in use");
-	if (channel_folder_events_created(req, db_int(res, 0, 0)) < 0)
+	if (channel_folder_events_created(&req->uow, db_int(res, 0, 0)) < 0)
 		return -1;
 	json_object_object_add(request_result(req), "channel_folder_id", json_object_new_int64(db_int(res, 0, 0)));
 	return 0;
@@ -51,7 +52,7 @@ static struct db_stmt st_list =
 /* GET /api/v1/channel_folders */
 int channel_folders_list(struct request *req)
 {
-	struct db_res *res = DB_EXEC(req, &st_list, db_arg_int(req, req->realm->id),
+	struct db_res *res = DB_EXEC(&req->uow, &st_list, db_arg_int(&req->uow, req->realm->id),
 	                             param_bool(req, "include_archived") ? "true" : "false");
 	if (res == NULL)
 		return -1;

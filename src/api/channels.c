@@ -32,16 +32,17 @@ int channels_list(struct request *req)
 	bool include_all = param_bool(req, "include_all") || param_bool(req, "include_all_active");
 	if (param_bool(req, "include_all_active") && !user_is_admin(req->user))
 		return api_error(req, ERR_BAD_REQUEST, "User not authorized for this query");
-	struct db_res *res = DB_EXEC(req, &st_all, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id));
+	struct db_res *res =
+	    DB_EXEC(&req->uow, &st_all, db_arg_int(&req->uow, req->realm->id), db_arg_int(&req->uow, req->user->id));
 	if (res == NULL)
 		return -1;
 	json_object *streams = json_object_new_array();
 	json_object_object_add(request_result(req), "streams", streams);
 	for (int i = 0; i < db_rows(res); i++) {
-		struct channel *c = channel_from_row(req, res, i, 0);
+		struct channel *c = channel_from_row(&req->uow, res, i, 0);
 		if (!selected(req, c, include_all))
 			continue;
-		json_object *o = channel_to_json(req, c);
+		json_object *o = channel_to_json(&req->uow, c);
 		json_object_object_add(o, "is_default", json_object_new_boolean(c->is_default));
 		json_object_array_add(streams, o);
 	}
@@ -51,22 +52,22 @@ int channels_list(struct request *req)
 /* GET /api/v1/streams/{stream_id} */
 int channels_get(struct request *req)
 {
-	struct channel *c = channel_access_by_id(req, param_int(req, "stream_id"), false);
+	struct channel *c = channel_access_by_id(&req->uow, param_int(req, "stream_id"), false);
 	if (c == NULL)
 		return -1;
-	json_object_object_add(request_result(req), "stream", channel_to_json(req, c));
+	json_object_object_add(request_result(req), "stream", channel_to_json(&req->uow, c));
 	return 0;
 }
 
 /* GET /api/v1/streams/{stream_id}/members */
 int channels_members(struct request *req)
 {
-	struct channel *c = channel_access_by_id(req, param_int(req, "stream_id"), false);
+	struct channel *c = channel_access_by_id(&req->uow, param_int(req, "stream_id"), false);
 	if (c == NULL)
 		return -1;
-	if (!perm_channel_see_subscribers(req, c))
+	if (!perm_channel_see_subscribers(&req->uow, c))
 		return api_error(req, ERR_BAD_REQUEST, "Unable to retrieve subscribers for private channel");
-	json_object *ids = channel_subscriber_ids(req, c->id);
+	json_object *ids = channel_subscriber_ids(&req->uow, c->id);
 	if (ids == NULL)
 		return -1;
 	json_object_object_add(request_result(req), "subscribers", ids);
@@ -84,11 +85,12 @@ static struct db_stmt st_topics =
 /* GET /api/v1/users/me/{stream_id}/topics */
 int channels_topics(struct request *req)
 {
-	struct channel *c = channel_access_by_id(req, param_int(req, "stream_id"), true);
+	struct channel *c = channel_access_by_id(&req->uow, param_int(req, "stream_id"), true);
 	if (c == NULL)
 		return -1;
-	struct db_res *res = DB_EXEC(req, &st_topics, db_arg_int(req, c->id), db_arg_int(req, req->user->id),
-	                             c->history_public_to_subscribers ? "true" : "false");
+	struct db_res *res =
+	    DB_EXEC(&req->uow, &st_topics, db_arg_int(&req->uow, c->id), db_arg_int(&req->uow, req->user->id),
+	            c->history_public_to_subscribers ? "true" : "false");
 	if (res == NULL)
 		return -1;
 	bool empty_ok = param_bool(req, "allow_empty_topic_name");

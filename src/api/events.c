@@ -13,20 +13,21 @@ int events_get(struct request *req)
 {
 	bool dont_block = param_bool(req, "dont_block");
 	const char *queue_id = param_str(req, "queue_id");
+	/* The reference's own checks (fetch_events), not its validator's: plain BAD_REQUEST, no var_name. */
 	if (queue_id == NULL && !dont_block)
-		return param_missing(req, "queue_id");
+		return api_error(req, ERR_BAD_REQUEST, "Missing 'queue_id' argument");
 	if (queue_id == NULL) {
 		/* The legacy form: a non-blocking call without a queue makes one. */
 		struct queue_spec spec = {.apply_markdown = true, .timeout_secs = DEFAULT_QUEUE_TIMEOUT_SECS};
-		if ((queue_id = events_queue_create(req, &spec)) == NULL)
+		if ((queue_id = events_queue_create(&req->uow, &spec)) == NULL)
 			return -1;
 		json_object_object_add(request_result(req), "events", json_object_new_array());
 		json_object_object_add(request_result(req), "queue_id", json_object_new_string(queue_id));
 		return 0;
 	}
 	if (!param_present(req, "last_event_id"))
-		return param_missing(req, "last_event_id");
-	json_object *events = events_fetch(req, queue_id, param_int(req, "last_event_id"), dont_block);
+		return api_error(req, ERR_BAD_REQUEST, "Missing 'last_event_id' argument");
+	json_object *events = events_fetch(&req->uow, queue_id, param_int(req, "last_event_id"), dont_block);
 	if (events == NULL)
 		return -1;
 	json_object_object_add(request_result(req), "events", events);
@@ -37,5 +38,5 @@ int events_get(struct request *req)
 /* DELETE /api/v1/events */
 int events_delete(struct request *req)
 {
-	return events_queue_delete(req, param_str(req, "queue_id"));
+	return events_queue_delete(&req->uow, param_str(req, "queue_id"));
 }

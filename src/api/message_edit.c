@@ -37,7 +37,7 @@ static int read_topic(struct request *req, struct message_edit_input *in)
 	if (raw == NULL && (raw = subject) != NULL)
 		len = sublen;
 	if (raw != NULL)
-		in->topic = message_edit_topic(req, raw, len, &in->topic_bad_position);
+		in->topic = message_edit_topic(&req->uow, raw, len, &in->topic_bad_position);
 	return 0;
 }
 
@@ -56,11 +56,11 @@ int messages_update(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "stream_id is too small");
 	if (read_topic(req, &in) < 0 || read_propagate_mode(req, &in.mode) < 0)
 		return -1;
-	struct message_ref *m = message_access(req, param_int(req, "message_id"), true);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), true);
 	if (m == NULL)
 		return -1;
-	struct message_edit *e = message_edit_check(req, m, &in);
-	json_object *detached = e ? message_edit_apply(req, e) : NULL;
+	struct message_edit *e = message_edit_check(&req->uow, m, &in);
+	json_object *detached = e ? message_edit_apply(&req->uow, e) : NULL;
 	if (detached == NULL)
 		return -1;
 	json_object_object_add(request_result(req), "detached_uploads", json_object_get(detached));

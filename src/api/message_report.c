@@ -90,7 +90,7 @@ static struct db_stmt st_participants =
 /* "a, b, and c": the participants of a group direct message, the last one after ", and". */
 static const char *group_mentions(struct request *req, int64_t message_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_participants, db_arg_int(req, message_id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_participants, db_arg_int(&req->uow, message_id));
 	if (res == NULL || db_rows(res) < 2)
 		return NULL;
 	/* Measured, then copied once: appending one by one would copy the list so far each time (quadratic). */
@@ -140,24 +140,24 @@ static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_
 /* Posts content as the Notification Bot to the channel, like the reference's internal_send_stream_message. */
 static int post_report(struct request *req, int64_t channel_id, const char *topic, const char *content)
 {
-	struct db_res *res = DB_EXEC(req, &st_notification_bot, db_arg_int(req, req->realm->id));
-	const struct user *bot = res ? user_by_id(req, req->realm->id, db_int(res, 0, 0)) : NULL;
-	const struct channel *c = bot ? channel_by_id(req, channel_id) : NULL;
+	struct db_res *res = DB_EXEC(&req->uow, &st_notification_bot, db_arg_int(&req->uow, req->realm->id));
+	const struct user *bot = res ? user_by_id(&req->uow, req->realm->id, db_int(res, 0, 0)) : NULL;
+	const struct channel *c = bot ? channel_by_id(&req->uow, channel_id) : NULL;
 	if (c == NULL)
 		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
 	struct message_draft d = {
 	    .sender = bot,
 	    .channel = c,
-	    .topic = message_truncate_topic(req, topic),
+	    .topic = message_truncate_topic(&req->uow, topic),
 	    .client = "Internal",
 	    .skip_mention_checks = true,
 	};
-	if ((d.content = message_normalize_content(req, content, strlen(content))) == NULL)
+	if ((d.content = message_normalize_content(&req->uow, content, strlen(content))) == NULL)
 		return -1;
 	struct message_sent sent;
-	if (message_send(req, &d, &sent) < 0)
+	if (message_send(&req->uow, &d, &sent) < 0)
 		return -1;
-	return message_events_send(req, &d, &sent, NULL, NULL);
+	return message_events_send(&req->uow, &d, &sent, NULL, NULL);
 }
 
 /* POST /api/v1/messages/{message_id}/report */
@@ -173,14 +173,14 @@ int message_report_create(struct request *req)
 		                 REPORT_MAX_DESCRIPTION);
 	if (strcmp(type, "other") == 0 && *description == '\0')
 		return api_error(req, ERR_BAD_REQUEST, "An explanation is required.");
-	struct db_res *res = DB_EXEC(req, &st_moderation_channel, db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_moderation_channel, db_arg_int(&req->uow, req->realm->id));
 	if (res == NULL)
 		return -1;
 	int64_t channel_id = db_int(res, 0, 0);
 	if (channel_id == 0)
 		return api_error(req, ERR_BAD_REQUEST, "Message reporting is not enabled in this organization.");
-	struct reported r = {.m = message_access(req, param_int(req, "message_id"), false)};
-	if (r.m == NULL || (res = DB_EXEC(req, &st_reported, db_arg_int(req, r.m->id))) == NULL)
+	struct reported r = {.m = message_access_or_error(&req->uow, param_int(req, "message_id"), false)};
+	if (r.m == NULL || (res = DB_EXEC(&req->uow, &st_reported, db_arg_int(&req->uow, r.m->id))) == NULL)
 		return -1;
 	r.sender_name = db_val(res, 0, 0);
 	r.topic = db_val(res, 0, 1);

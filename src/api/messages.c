@@ -16,7 +16,7 @@ static int channel_target(struct request *req, int64_t *id, const char **name, c
 {
 	size_t len = 0, sublen = 0;
 	const char *raw = param_str_len(req, "topic", &len), *subject = param_str_len(req, "subject", &sublen);
-	if (param_present(req, "to") && message_channel_indicator(req, param_str(req, "to"), id, name) < 0)
+	if (param_present(req, "to") && message_channel_indicator(&req->uow, param_str(req, "to"), id, name) < 0)
 		return -1;
 	if (!param_present(req, "to"))
 		return api_error(req, ERR_BAD_REQUEST, "Missing channel");
@@ -24,7 +24,7 @@ static int channel_target(struct request *req, int64_t *id, const char **name, c
 		len = sublen;
 	if (raw == NULL)
 		return api_error(req, ERR_BAD_REQUEST, "Missing topic");
-	*topic = message_clean_topic(req, raw, len);
+	*topic = message_clean_topic(&req->uow, raw, len);
 	return *topic ? 0 : -1;
 }
 
@@ -32,15 +32,15 @@ static int channel_target(struct request *req, int64_t *id, const char **name, c
 static int direct_target(struct request *req, struct message_user **users, int *n)
 {
 	/* topic is ignored for direct messages. */
-	return message_resolve_direct(req, param_present(req, "to") ? param_str(req, "to") : "", users, n);
+	return message_resolve_direct(&req->uow, param_present(req, "to") ? param_str(req, "to") : "", users, n);
 }
 
 /* The checks the reference makes after normalizing the content, for a channel message. */
 static int channel_draft(struct request *req, struct message_draft *d, int64_t id, const char *name)
 {
-	d->topic = message_truncate_topic(req, d->topic);
-	struct channel *c = message_channel_for_send(req, id, name);
-	if (c == NULL || message_check_channel_send(req, c, d->topic) < 0)
+	d->topic = message_truncate_topic(&req->uow, d->topic);
+	struct channel *c = message_channel_for_send(&req->uow, id, name);
+	if (c == NULL || message_check_channel_send(&req->uow, c, d->topic) < 0)
 		return -1;
 	d->channel = c;
 	return 0;
@@ -66,16 +66,16 @@ int messages_send(struct request *req)
 	if ((to_channel ? channel_target(req, &channel_id, &channel_name, &d.topic) : direct_target(req, &users, &n)) <
 	    0)
 		return -1;
-	if ((d.content = message_normalize_content(req, content, len)) == NULL)
+	if ((d.content = message_normalize_content(&req->uow, content, len)) == NULL)
 		return -1;
 	if (to_channel && channel_draft(req, &d, channel_id, channel_name) < 0)
 		return -1;
-	if (!to_channel && message_check_direct(req, users, n, &participants, &d.n_participants) < 0)
+	if (!to_channel && message_check_direct(&req->uow, users, n, &participants, &d.n_participants) < 0)
 		return -1;
 	d.participants = participants;
 	struct message_sent sent;
-	if (message_send(req, &d, &sent) < 0 ||
-	    message_events_send(req, &d, &sent, param_str(req, "queue_id"), param_str(req, "local_id")) < 0)
+	if (message_send(&req->uow, &d, &sent) < 0 ||
+	    message_events_send(&req->uow, &d, &sent, param_str(req, "queue_id"), param_str(req, "local_id")) < 0)
 		return -1;
 	json_object_object_add(request_result(req), "id", json_object_new_int64(sent.id));
 	return 0;
@@ -137,18 +137,18 @@ int messages_list(struct request *req)
 	bool include_anchor;
 	if (check_range(req, by_ids, &anchor, &include_anchor) < 0)
 		return -1;
-	struct narrow *narrow = narrow_parse(req, param_json(req, "narrow"));
+	struct narrow *narrow = narrow_parse(&req->uow, param_json(req, "narrow"));
 	if (narrow == NULL)
 		return -1;
 	int n_ids;
 	int64_t *ids = by_ids ? list_ids(req, "message_ids", &n_ids) : NULL;
 	struct message_page page;
-	if (message_fetch(req, narrow, anchor, include_anchor, (int)param_int(req, "num_before"),
+	if (message_fetch(&req->uow, narrow, anchor, include_anchor, (int)param_int(req, "num_before"),
 	                  (int)param_int(req, "num_after"), ids, by_ids ? n_ids : 0, &page) < 0)
 		return -1;
 	struct message_format f = {param_bool(req, "apply_markdown"), param_bool(req, "client_gravatar"),
 	                           param_bool(req, "allow_empty_topic_name"), page.is_search};
-	json_object *messages = message_objects(req, page.ids, page.flags, page.n, &f);
+	json_object *messages = message_objects(&req->uow, page.ids, page.flags, page.n, &f);
 	if (messages == NULL)
 		return -1;
 	json_object *out = request_result(req);
@@ -165,12 +165,12 @@ int messages_list(struct request *req)
 /* GET /api/v1/messages/{message_id} */
 int messages_get(struct request *req)
 {
-	struct message_ref *m = message_access(req, param_int(req, "message_id"), false);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), false);
 	if (m == NULL)
 		return -1;
 	struct message_format f = {param_bool(req, "apply_markdown"), true, param_bool(req, "allow_empty_topic_name"),
 	                           false};
-	json_object *list = message_objects(req, &m->id, &m->flags, 1, &f);
+	json_object *list = message_objects(&req->uow, &m->id, &m->flags, 1, &f);
 	if (list == NULL)
 		return -1;
 	request_own_json(req, list);
@@ -184,16 +184,16 @@ int messages_get(struct request *req)
 static int check_delete(struct request *req, const struct message_ref *m)
 {
 	const struct channel *c = m->channel;
-	if (perm_delete_any_message(req, c))
+	if (perm_delete_any_message(&req->uow, c))
 		return req->error ? -1 : 0;
 	if (req->error)
 		return -1;
 	if (m->sender_id != req->user->id && m->sender_bot_owner_id != req->user->id)
 		return api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
-	if (!perm_delete_own_message(req, c))
+	if (!perm_delete_own_message(&req->uow, c))
 		return req->error ? -1
 		                  : api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
-	if (message_delete_time_passed(req, m))
+	if (message_delete_time_passed(&req->uow, m))
 		return api_error(req, ERR_BAD_REQUEST, "The time limit for deleting this message has passed");
 	return req->error ? -1 : 0;
 }
@@ -201,10 +201,10 @@ static int check_delete(struct request *req, const struct message_ref *m)
 /* DELETE /api/v1/messages/{message_id} */
 int messages_delete(struct request *req)
 {
-	struct message_ref *m = message_access(req, param_int(req, "message_id"), true);
-	if (m == NULL || check_delete(req, m) < 0 || message_events_delete(req, m) < 0)
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), true);
+	if (m == NULL || check_delete(req, m) < 0 || message_events_delete(&req->uow, m) < 0)
 		return -1;
-	return message_delete(req, m->id);
+	return message_delete(&req->uow, m->id);
 }
 
 /* POST /api/v1/messages/flags */
@@ -214,8 +214,8 @@ int messages_flags_update(struct request *req)
 	int64_t *ids = list_ids(req, "messages", &n), *changed;
 	json_object *ignored;
 	const char *op = param_str(req, "op"), *flag = param_str(req, "flag");
-	if (message_update_flags(req, op, flag, ids, n, &ignored, &changed, &nchanged) < 0 ||
-	    message_events_flags(req, op, flag, changed, nchanged) < 0)
+	if (message_update_flags(&req->uow, op, flag, ids, n, &ignored, &changed, &nchanged) < 0 ||
+	    message_events_flags(&req->uow, op, flag, changed, nchanged) < 0)
 		return -1;
 	json_object *out = request_result(req);
 	/* The reference returns the ids as requested, whatever changed. */

@@ -67,7 +67,7 @@ static struct db_stmt st_load = DB_STMT(
 
 static int load(struct request *req, struct settings *s)
 {
-	struct db_res *res = DB_EXEC(req, &st_load, db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_load, db_arg_int(&req->uow, req->realm->id));
 	if (res == NULL || db_rows(res) != 1)
 		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
 	s->allow_message_editing = db_bool(res, 0, 0);
@@ -97,14 +97,14 @@ static int store(struct request *req, const struct settings *s)
 {
 	const char *limit[L_COUNT];
 	for (int l = 0; l < L_COUNT; l++)
-		limit[l] = s->limit_null[l] ? NULL : db_arg_int(req, s->limit[l]);
-	struct db_res *res =
-	    DB_EXEC(req, &st_store, db_arg_int(req, req->realm->id), s->allow_message_editing ? "true" : "false",
-	            limit[L_DELETE], limit[L_EDIT], limit[L_WITHIN], limit[L_BETWEEN], s->name, s->description,
-	            s->topics_policy, db_arg_int(req, s->waiting_period_threshold),
-	            s->moderation_channel ? db_arg_int(req, s->moderation_channel) : NULL,
-	            db_arg_int(req, s->group[S_MENTION_MANY]), db_arg_int(req, s->group[S_MOVE_CHANNELS]),
-	            db_arg_int(req, s->group[S_MOVE_TOPICS]), db_arg_int(req, s->group[S_RESOLVE]));
+		limit[l] = s->limit_null[l] ? NULL : db_arg_int(&req->uow, s->limit[l]);
+	struct db_res *res = DB_EXEC(
+	    &req->uow, &st_store, db_arg_int(&req->uow, req->realm->id), s->allow_message_editing ? "true" : "false",
+	    limit[L_DELETE], limit[L_EDIT], limit[L_WITHIN], limit[L_BETWEEN], s->name, s->description,
+	    s->topics_policy, db_arg_int(&req->uow, s->waiting_period_threshold),
+	    s->moderation_channel ? db_arg_int(&req->uow, s->moderation_channel) : NULL,
+	    db_arg_int(&req->uow, s->group[S_MENTION_MANY]), db_arg_int(&req->uow, s->group[S_MOVE_CHANNELS]),
+	    db_arg_int(&req->uow, s->group[S_MOVE_TOPICS]), db_arg_int(&req->uow, s->group[S_RESOLVE]));
 	return res == NULL ? -1 : 0;
 }
 
@@ -115,8 +115,8 @@ static int to_everyone(struct request *req, json_object *event)
 {
 	request_own_json(req, event);
 	int n;
-	int64_t *users = user_active_ids(req, req->realm->id, &n);
-	return users ? events_add(req, event, users, n, 0) : -1;
+	int64_t *users = user_active_ids(&req->uow, req->realm->id, &n);
+	return users ? events_add(&req->uow, event, users, n, 0) : -1;
 }
 
 /* realm update {property, value}: the reference's event for most settings. value is taken. */
@@ -181,27 +181,27 @@ static int fullmembers_event(struct request *req, int64_t full, const char *op, 
 	json_object *ids = request_own_json(req, json_object_new_array());
 	for (int i = 0; i < db_rows(res); i++)
 		json_object_array_add(ids, json_object_new_int64(db_int(res, i, 0)));
-	return group_events_members(req, full, op, ids, before);
+	return group_events_members(&req->uow, full, op, ids, before);
 }
 
 /* Members who joined at least threshold days ago are full members; others leave the group. */
 static int update_fullmembers(struct request *req, int64_t threshold)
 {
-	int64_t full = group_system_id(req, req->realm->id, "role:fullmembers");
-	int64_t members = full ? group_system_id(req, req->realm->id, "role:members") : 0;
+	int64_t full = group_system_id(&req->uow, req->realm->id, "role:fullmembers");
+	int64_t members = full ? group_system_id(&req->uow, req->realm->id, "role:members") : 0;
 	if (members == 0)
 		return -1;
-	struct group_access *before = group_access_before(req, full);
-	if (before == NULL ||
-	    fullmembers_event(req, full, "remove_members",
-	                      DB_EXEC(req, &st_fullmembers_remove, db_arg_int(req, full), db_arg_int(req, threshold)),
-	                      before) < 0)
+	struct group_access *before = group_access_before(&req->uow, full);
+	if (before == NULL || fullmembers_event(req, full, "remove_members",
+	                                        DB_EXEC(&req->uow, &st_fullmembers_remove, db_arg_int(&req->uow, full),
+	                                                db_arg_int(&req->uow, threshold)),
+	                                        before) < 0)
 		return -1;
-	if ((before = group_access_before(req, full)) == NULL)
+	if ((before = group_access_before(&req->uow, full)) == NULL)
 		return -1;
 	return fullmembers_event(req, full, "add_members",
-	                         DB_EXEC(req, &st_fullmembers_add, db_arg_int(req, full), db_arg_int(req, threshold),
-	                                 db_arg_int(req, members)),
+	                         DB_EXEC(&req->uow, &st_fullmembers_add, db_arg_int(&req->uow, full),
+	                                 db_arg_int(&req->uow, threshold), db_arg_int(&req->uow, members)),
 	                         before);
 }
 
@@ -328,7 +328,7 @@ static json_object *group_value_json(struct request *req, const struct group_set
 	if (v->nmembers == 0 && v->nsubgroups == 1)
 		return json_object_new_int64(v->subgroups[0]);
 	if (v->nmembers == 0 && v->nsubgroups == 0)
-		return json_object_new_int64(group_system_id(req, req->realm->id, "role:nobody"));
+		return json_object_new_int64(group_system_id(&req->uow, req->realm->id, "role:nobody"));
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "direct_members", id_array(v->members, v->nmembers));
 	json_object_object_add(o, "direct_subgroups", id_array(v->subgroups, v->nsubgroups));
@@ -342,17 +342,17 @@ static int apply_groups(struct request *req, const struct wanted *w, struct sett
 		const struct group_setting_update *u = w->group[i];
 		if (u == NULL)
 			continue;
-		if (u->has_old && !group_setting_equals(req, s->group[i], u->old.json))
+		if (u->has_old && !group_setting_equals(&req->uow, s->group[i], u->old.json))
 			return req->error ? -1 : api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
-		if (group_setting_equals(req, s->group[i], u->new_value.json))
+		if (group_setting_equals(&req->uow, s->group[i], u->new_value.json))
 			continue;
 		if (req->error)
 			return -1;
-		int64_t id = group_setting_update(req, name, u->new_value.json, setting_flags[i], s->group[i]);
+		int64_t id = group_setting_update(&req->uow, name, u->new_value.json, setting_flags[i], s->group[i]);
 		if (id == 0)
 			return -1;
 		s->group[i] = id;
-		json_object *value = group_setting_json(req, id);
+		json_object *value = group_setting_json(&req->uow, id);
 		if (value == NULL)
 			return -1;
 		json_object_object_add(data, name, group_value_json(req, &u->new_value));
@@ -372,7 +372,7 @@ static int apply_moderation_channel(struct request *req, struct settings *s, jso
 	if (s->moderation_channel != 0 && s->moderation_channel == id)
 		return 0;
 	if (id >= 0) {
-		struct channel *c = channel_access_by_id(req, id, false);
+		struct channel *c = channel_access_by_id(&req->uow, id, false);
 		if (c == NULL)
 			return -1;
 		if (c->is_archived)

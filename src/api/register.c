@@ -15,9 +15,7 @@
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/auth.h"
 #include "http/params.h"
-#include "http/ratelimit.h"
 #include "http/request.h"
 #include "model/realm.h"
 #include "model/state.h"
@@ -53,7 +51,7 @@ static int check_spectator_access(struct request *req)
 {
 	if (req->realm == NULL || !req->realm->enable_spectator_access)
 		return api_error(req, ERR_UNAUTHORIZED, NULL);
-	struct db_res *res = DB_EXEC(req, &st_web_public, db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_web_public, db_arg_int(&req->uow, req->realm->id));
 	if (res == NULL)
 		return -1;
 	return db_rows(res) > 0 ? 0 : api_error(req, ERR_UNAUTHORIZED, NULL);
@@ -174,23 +172,20 @@ int events_register(struct request *req)
 {
 	struct queue_spec spec = {0};
 	struct state_options o = {0};
-	/* Credentials, when sent, are checked first, as on any other endpoint (the route itself is public). */
-	if (req->authorization != NULL && (auth_request(req) < 0 || ratelimit_check(req) < 0))
-		return -1;
 	if (read_params(req, &spec, &o) < 0 || check_requester(req, &spec, &o) < 0 ||
 	    check_narrow(req, spec.narrow) < 0)
 		return -1;
 	/* The queue first: every event from now on reaches it, and the snapshot below tells which are in the state. */
 	const char *queue_id = NULL;
-	if (req->user != NULL && (queue_id = events_queue_create(req, &spec)) == NULL)
+	if (req->user != NULL && (queue_id = events_queue_create(&req->uow, &spec)) == NULL)
 		return -1;
-	if (db_begin_repeatable_read(req) < 0)
+	if (db_begin_repeatable_read(&req->uow) < 0)
 		return -1;
-	struct db_res *snapshot = db_exec(req, &st_snapshot, NULL, 0);
+	struct db_res *snapshot = db_exec(&req->uow, &st_snapshot, NULL, 0);
 	json_object *out = request_result(req);
-	if (snapshot == NULL || state_fetch(req, &o, out) < 0)
+	if (snapshot == NULL || state_fetch(&req->uow, &o, out) < 0)
 		return -1;
-	if (queue_id != NULL && events_queue_set_snapshot(req, queue_id, db_val(snapshot, 0, 0)) < 0)
+	if (queue_id != NULL && events_queue_set_snapshot(&req->uow, queue_id, db_val(snapshot, 0, 0)) < 0)
 		return -1;
 	json_object_object_add(out, "queue_id", queue_id ? json_object_new_string(queue_id) : NULL);
 	json_object_object_add(out, "zulip_version", json_object_new_string(ZULIP_VERSION));

@@ -1,10 +1,11 @@
 /*
- * The route table: every endpoint of /api/v1 with its flags and parameters. Read this first. Every list parameter
+ * The route table: every path the worker serves, the endpoints of /api/v1 and (R_ROOT, at the end) the few
+ * outside it, with their flags and parameters. Read this first. Every list parameter
  * holds at most PARAM_MAX_ITEMS items unless its row says otherwise, and every integer fits a bigint unless its
  * flags narrow it (src/http/params.h, docs/LIMITS.md).
  */
 #include "api/api.h"
-#include "http/router.h"
+#include "http/route.h"
 #include "model/messages.h"
 
 #define END                                                                                                            \
@@ -184,6 +185,18 @@ static const struct param_spec user_upload_params[] = {
     END,
 };
 
+/* The files themselves, outside /api/v1: the rest of the path after {realm_id_str} is the file's (uploads.c). */
+static const struct param_spec uploaded_file_params[] = {
+    {"realm_id_str", PT_STR, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec temporary_file_params[] = {
+    {"token", PT_STR, P_PATH, 0, NULL},
+    {"filename", PT_STR, P_PATH, 0, NULL},
+    END,
+};
+
 /* content, topic and subject are read raw by the handler (see src/api/messages.c). */
 static const struct param_spec messages_send_params[] = {
     {"type", PT_STR, P_REQUIRED, 0, NULL}, /* stream, channel, private or direct */
@@ -321,8 +334,8 @@ static const struct param_spec events_delete_params[] = {
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
-    /* Public: spectators may register; the handler authenticates requests that carry credentials. */
-    {"POST", "/register", events_register, R_PUBLIC, register_params},
+    /* Spectators may register (the handler tells what they may ask for). */
+    {"POST", "/register", events_register, R_AUTH_OPTIONAL, register_params},
     {"GET", "/events", events_get, 0, events_get_params},
     {"DELETE", "/events", events_delete, 0, events_delete_params},
     {"GET", "/users/me", users_me_get, 0, no_params},
@@ -364,6 +377,15 @@ const struct route routes[] = {
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
+
+    /* Outside /api/v1. /health must answer while PostgreSQL is down: no organization lookup. */
+    {"GET", "/health", health_get, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},
+    /* The FastCGI ceiling of scripts/bench: {"result":"success","msg":""}, no database, no Redis. */
+    {"GET", "/bench/noop", bench_noop, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},
+    /* The uploaded files, sent by nginx (X-Accel-Redirect); a temporary URL's token is its credential. */
+    {"GET", "/user_uploads/temporary/{token}/{filename}", uploads_serve_temporary, R_ROOT | R_PUBLIC,
+     temporary_file_params},
+    {"GET", "/user_uploads/{realm_id_str}/*", uploads_serve, R_ROOT | R_AUTH_OPTIONAL, uploaded_file_params},
 };
 
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -62,7 +62,7 @@ int server_settings_get(struct request *req)
 	const struct realm *realm = req->realm;
 	if (realm == NULL)
 		return 0; /* no organization at this host: only the server-wide settings */
-	const char *url = realm_url(req, realm);
+	const char *url = realm_url(&req->uow, realm);
 	json_object_object_add(out, "realm_uri", json_object_new_string(url));
 	json_object_object_add(out, "realm_url", json_object_new_string(url));
 	json_object_object_add(out, "realm_name", json_object_new_string(realm->name));
@@ -75,7 +75,7 @@ int server_settings_get(struct request *req)
 	/* Spectators need both the setting and a web-public channel to look at. */
 	bool web_public = false;
 	if (realm->enable_spectator_access) {
-		struct db_res *res = DB_EXEC(req, &st_web_public, db_arg_int(req, realm->id));
+		struct db_res *res = DB_EXEC(&req->uow, &st_web_public, db_arg_int(&req->uow, realm->id));
 		if (res == NULL)
 			return -1;
 		web_public = db_rows(res) > 0;
@@ -84,22 +84,17 @@ int server_settings_get(struct request *req)
 	return 0;
 }
 
-/* "ok" if check (0 or -1) succeeded, else "down" with the error it recorded cleared: health reports, not fails. */
-static const char *dependency(struct request *req, int check)
+/* "ok" if a probe (0 or -1, nothing recorded: health reports, not fails) succeeded, else "down". */
+static const char *dependency(int probe)
 {
-	if (check == 0)
-		return "ok";
-	req->error = ERR_NONE;
-	req->error_msg = NULL;
-	req->error_fields = NULL;
-	return "down";
+	return probe == 0 ? "ok" : "down";
 }
 
 /* GET /health: 200 when PostgreSQL and Redis answer, else 503; both say which is which. */
 int health_get(struct request *req)
 {
-	const char *pg = dependency(req, db_ping(req));
-	const char *redis = dependency(req, REDIS_CMD(req, "PING") == NULL ? -1 : 0);
+	const char *pg = dependency(db_ping(&req->uow));
+	const char *redis = dependency(REDIS_TRY_CMD(&req->uow, "PING") == NULL ? -1 : 0);
 	if (strcmp(pg, "ok") == 0 && strcmp(redis, "ok") == 0) {
 		json_object *out = request_result(req);
 		json_object_object_add(out, "postgres", json_object_new_string(pg));
@@ -110,4 +105,11 @@ int health_get(struct request *req)
 	api_error_field(req, "postgres", json_object_new_string(pg));
 	api_error_field(req, "redis", json_object_new_string(redis));
 	return -1;
+}
+
+/* GET /bench/noop */
+int bench_noop(struct request *req)
+{
+	(void)req;
+	return 0;
 }

@@ -23,15 +23,16 @@ static struct db_stmt st_mine = DB_STMT(CHANNEL_SELECT "AND sub.user_id IS NOT N
 /* GET /api/v1/users/me/subscriptions */
 int subscriptions_list(struct request *req)
 {
-	struct db_res *res = DB_EXEC(req, &st_mine, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id));
+	struct db_res *res =
+	    DB_EXEC(&req->uow, &st_mine, db_arg_int(&req->uow, req->realm->id), db_arg_int(&req->uow, req->user->id));
 	if (res == NULL)
 		return -1;
 	bool subscribers = param_bool(req, "include_subscribers");
 	json_object *subs = json_object_new_array();
 	json_object_object_add(request_result(req), "subscriptions", subs);
 	for (int i = 0; i < db_rows(res); i++)
-		json_object_array_add(subs,
-		                      channel_subscription_json(req, channel_from_row(req, res, i, 0), subscribers));
+		json_object_array_add(
+		    subs, channel_subscription_json(&req->uow, channel_from_row(&req->uow, res, i, 0), subscribers));
 	return 0;
 }
 
@@ -56,7 +57,7 @@ static int parse_wanted(struct request *req, json_object *list, struct wanted **
 		if (!json_object_object_get_ex(o, "name", &v) || !json_object_is_type(v, json_type_string))
 			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu][\"name\"] is missing", i);
 		(*out)[i].name = arena_strip(&req->arena, json_object_get_string(v));
-		if (channel_check_name(req, (*out)[i].name) < 0)
+		if (channel_check_name(&req->uow, (*out)[i].name) < 0)
 			return -1;
 		if (json_object_object_get_ex(o, "description", &v) && json_object_is_type(v, json_type_string)) {
 			char *d = arena_strdup(&req->arena, json_object_get_string(v));
@@ -109,7 +110,7 @@ static struct db_stmt st_principal_emails =
 /* Resolves one kind of principal (st, args as its $2): out[at[k]] receives the user at position k of the array. */
 static int resolve_principals(struct request *req, struct db_stmt *st, const char *arg, const size_t *at, int64_t *out)
 {
-	struct db_res *res = DB_EXEC(req, st, db_arg_int(req, req->realm->id), arg);
+	struct db_res *res = DB_EXEC(&req->uow, st, db_arg_int(&req->uow, req->realm->id), arg);
 	if (res == NULL)
 		return -1;
 	for (int r = 0; r < db_rows(res); r++)
@@ -143,7 +144,8 @@ static int parse_principals(struct request *req, int64_t **ids, size_t *n)
 			return api_error(req, ERR_BAD_REQUEST, "principals[%zu] is not an integer", i);
 		}
 	}
-	if ((nid && resolve_principals(req, &st_principal_ids, db_arg_ids(req, by_id, (int)nid), at_id, *ids) < 0) ||
+	if ((nid &&
+	     resolve_principals(req, &st_principal_ids, db_arg_ids(&req->uow, by_id, (int)nid), at_id, *ids) < 0) ||
 	    (nemail && resolve_principals(req, &st_principal_emails, jsonx_string(emails), at_email, *ids) < 0))
 		return -1;
 	for (size_t i = 0; i < count; i++)
@@ -211,7 +213,8 @@ static struct channel *channel_among(struct channel **chans, int n, int64_t id)
  * w[i].channel for the channels that exist. Two statements whatever the number of names. */
 static int find_existing(struct request *req, struct wanted *w, size_t *n)
 {
-	struct db_res *keys = DB_EXEC(req, &st_name_keys, db_arg_int(req, req->realm->id), names_json(req, w, *n));
+	struct db_res *keys =
+	    DB_EXEC(&req->uow, &st_name_keys, db_arg_int(&req->uow, req->realm->id), names_json(req, w, *n));
 	if (keys == NULL)
 		return -1;
 	bool *repeat = arena_alloc(&req->arena, *n + 1);
@@ -225,13 +228,13 @@ static int find_existing(struct request *req, struct wanted *w, size_t *n)
 		if (want[i] && !repeat[i])
 			ids[nids++] = want[i];
 	}
-	struct db_res *res = DB_EXEC(req, &st_by_ids, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id),
-	                             db_arg_ids(req, ids, nids));
+	struct db_res *res = DB_EXEC(&req->uow, &st_by_ids, db_arg_int(&req->uow, req->realm->id),
+	                             db_arg_int(&req->uow, req->user->id), db_arg_ids(&req->uow, ids, nids));
 	if (res == NULL)
 		return -1;
 	struct channel **chans = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*chans));
 	for (int r = 0; r < db_rows(res); r++)
-		chans[r] = channel_from_row(req, res, r, 0);
+		chans[r] = channel_from_row(&req->uow, res, r, 0);
 	size_t kept = 0;
 	for (size_t i = 0; i < *n; i++) {
 		if (repeat[i])
@@ -261,12 +264,13 @@ static int new_channel_settings(struct request *req, int64_t settings[CS_COUNT])
 		unsigned flags =
 		    i == CS_ADD_SUBSCRIBERS || i == CS_ADMINISTER || i == CS_SUBSCRIBE ? GS_NO_EVERYONE : 0;
 		if (value != NULL) {
-			settings[i] = group_setting_store(req, channel_setting_names[i], value->json, flags);
+			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value->json, flags);
 		} else if (defaults[i] != NULL) {
-			settings[i] = group_system_id(req, req->realm->id, defaults[i]);
+			settings[i] = group_system_id(&req->uow, req->realm->id, defaults[i]);
 		} else {
-			struct db_res *res = DB_EXEC(req, &st_creator_group, db_arg_int(req, req->realm->id),
-			                             db_arg_int(req, req->user->id));
+			struct db_res *res =
+			    DB_EXEC(&req->uow, &st_creator_group, db_arg_int(&req->uow, req->realm->id),
+			            db_arg_int(&req->uow, req->user->id));
 			settings[i] = res ? db_int(res, 0, 0) : 0;
 		}
 		if (settings[i] == 0)
@@ -317,13 +321,13 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 		missing += w[i].channel == NULL;
 	if (missing == 0)
 		return 0;
-	if (!perm_create_channel(req, invite_only, false) || (is_default && !user_is_admin(req->user)))
+	if (!perm_create_channel(&req->uow, invite_only, false) || (is_default && !user_is_admin(req->user)))
 		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	if (invite_only && is_default)
 		return api_error(req, ERR_BAD_REQUEST, "A default channel cannot be private.");
 	if (web_public && !req->realm->enable_spectator_access)
 		return api_error(req, ERR_BAD_REQUEST, "Web-public channels are not enabled.");
-	if (web_public && !perm_create_channel(req, false, true))
+	if (web_public && !perm_create_channel(&req->uow, false, true))
 		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	bool retention_null;
 	int retention = 0;
@@ -335,12 +339,12 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 	if (policy != NULL && strcmp(policy, "inherit") && strcmp(policy, "allow_empty_topic") &&
 	    strcmp(policy, "disable_empty_topic") && strcmp(policy, "empty_topic_only"))
 		return api_error(req, ERR_BAD_REQUEST, "Invalid topics_policy");
-	if (policy != NULL && strcmp(policy, "inherit") != 0 && !perm_realm(req, RS_SET_TOPICS_POLICY))
+	if (policy != NULL && strcmp(policy, "inherit") != 0 && !perm_realm(&req->uow, RS_SET_TOPICS_POLICY))
 		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	const char *folder = NULL;
 	if (param_present(req, "folder_id")) {
-		folder = db_arg_int(req, param_int(req, "folder_id"));
-		struct db_res *res = DB_EXEC(req, &st_folder, db_arg_int(req, req->realm->id), folder);
+		folder = db_arg_int(&req->uow, param_int(req, "folder_id"));
+		struct db_res *res = DB_EXEC(&req->uow, &st_folder, db_arg_int(&req->uow, req->realm->id), folder);
 		if (res == NULL || db_rows(res) == 0)
 			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid channel folder ID");
 	}
@@ -354,26 +358,26 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 		if (w[i].channel != NULL)
 			continue;
 		const char *desc = w[i].description ? w[i].description : "";
-		const char *args[23] = {db_arg_int(req, req->realm->id),
+		const char *args[23] = {db_arg_int(&req->uow, req->realm->id),
 		                        w[i].name,
 		                        desc,
-		                        channel_render_description(req, desc),
+		                        channel_render_description(&req->uow, desc),
 		                        invite_only ? "true" : "false",
 		                        web_public ? "true" : "false",
 		                        history ? "true" : "false",
-		                        retention_null ? NULL : db_arg_int(req, retention),
+		                        retention_null ? NULL : db_arg_int(&req->uow, retention),
 		                        folder,
 		                        policy ? policy : "inherit",
-		                        db_arg_int(req, req->user->id),
+		                        db_arg_int(&req->uow, req->user->id),
 		                        is_default ? "true" : "false"};
 		for (int s = 0; s < CS_COUNT; s++)
-			args[12 + s] = db_arg_int(req, settings[s]);
-		struct db_res *res = db_exec(req, &st_create, args, 23);
-		if (res == NULL || (w[i].channel = channel_by_id(req, db_int(res, 0, 0))) == NULL)
+			args[12 + s] = db_arg_int(&req->uow, settings[s]);
+		struct db_res *res = db_exec(&req->uow, &st_create, args, 23);
+		if (res == NULL || (w[i].channel = channel_by_id(&req->uow, db_int(res, 0, 0))) == NULL)
 			return -1;
 		w[i].channel->is_new = true;
 		/* The creation event shows the channel as it is now, before its subscribers. */
-		if (channel_complete(req, w[i].channel) < 0)
+		if (channel_complete(&req->uow, w[i].channel) < 0)
 			return -1;
 	}
 	return 0;
@@ -437,8 +441,9 @@ static int subscribe_all(struct request *req, const struct wanted *w, size_t n, 
 		                                            : palette[c->id % (sizeof(palette) / sizeof(*palette))]));
 		json_object_array_add(channels, pair);
 	}
-	struct db_res *res =
-	    n == 0 ? NULL : DB_EXEC(req, &st_subscribe, db_arg_ids(req, users, (int)nusers), jsonx_string(channels));
+	struct db_res *res = n == 0 ? NULL
+	                            : DB_EXEC(&req->uow, &st_subscribe, db_arg_ids(&req->uow, users, (int)nusers),
+	                                      jsonx_string(channels));
 	if (n > 0 && res == NULL)
 		return -1;
 	struct id_pair *changed = res ? pairs_of(req, res) : NULL;
@@ -463,13 +468,14 @@ static int authorize(struct request *req, struct wanted *w, size_t *n, bool othe
 	size_t kept = 0;
 	for (size_t i = 0; i < *n; i++) {
 		struct channel *c = w[i].channel;
-		if (!c->is_new && !perm_channel_subscribe_self(req, c) && !perm_channel_add_subscribers(req, c)) {
+		if (!c->is_new && !perm_channel_subscribe_self(&req->uow, c) &&
+		    !perm_channel_add_subscribers(&req->uow, c)) {
 			if (param_bool(req, "authorization_errors_fatal"))
 				return api_error(req, ERR_BAD_REQUEST, "Unable to access channel (%s).", c->name);
 			json_object_array_add(unauthorized, json_object_new_string(c->name));
 			continue;
 		}
-		if (others && !c->is_new && !perm_channel_add_subscribers(req, c))
+		if (others && !c->is_new && !perm_channel_add_subscribers(&req->uow, c))
 			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 		w[kept++] = w[i];
 	}
@@ -493,7 +499,7 @@ int subscriptions_add(struct request *req)
 	struct channel_changes changes = {0};
 	if (authorize(req, w, &n, others) < 0 || subscribe_all(req, w, n, users, nusers, &changes) < 0)
 		return -1;
-	return channel_events_subscribe(req, &changes);
+	return channel_events_subscribe(&req->uow, &changes);
 }
 
 static struct db_stmt st_unsubscribe =
@@ -552,13 +558,13 @@ int subscriptions_remove(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST, "Channel(s) (%s) do not exist", missing);
 	bool others = others_among(req, users, nusers);
 	for (size_t i = 0; i < n && others; i++)
-		if (!perm_channel_remove_subscribers(req, w[i].channel))
+		if (!perm_channel_remove_subscribers(&req->uow, w[i].channel))
 			return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	int64_t *ids = arena_alloc(&req->arena, (n + 1) * sizeof(*ids));
 	for (size_t i = 0; i < n; i++)
 		ids[i] = w[i].channel->id;
-	struct db_res *res =
-	    DB_EXEC(req, &st_unsubscribe, db_arg_ids(req, users, (int)nusers), db_arg_ids(req, ids, (int)n));
+	struct db_res *res = DB_EXEC(&req->uow, &st_unsubscribe, db_arg_ids(&req->uow, users, (int)nusers),
+	                             db_arg_ids(&req->uow, ids, (int)n));
 	if (res == NULL)
 		return -1;
 	struct id_pair *changed = pairs_of(req, res);
@@ -575,7 +581,7 @@ int subscriptions_remove(struct request *req)
 			json_object_array_add(was ? removed : not_removed, json_object_new_string(w[i].name));
 		}
 	}
-	return channel_events_unsubscribe(req, gone, ngone);
+	return channel_events_unsubscribe(&req->uow, gone, ngone);
 }
 
 static bool is_hex_color(const char *s)
@@ -632,16 +638,16 @@ static int change_property(struct request *req, json_object *change, size_t i)
 	} else if (!json_object_is_type(value, json_type_boolean)) {
 		return api_error(req, ERR_BAD_REQUEST, "%s is not a boolean", property);
 	}
-	struct channel *c = channel_access_by_id(req, json_object_get_int64(id), false);
+	struct channel *c = channel_access_by_id(&req->uow, json_object_get_int64(id), false);
 	if (c == NULL)
 		return -1;
 	if (!c->is_subscribed)
 		return api_error(req, ERR_BAD_REQUEST, "Not subscribed to channel ID %lld", (long long)c->id);
-	const char *uid = db_arg_int(req, req->user->id), *cid = db_arg_int(req, c->id);
-	struct db_res *res =
-	    is_flag ? DB_EXEC(req, &st_set_flag, uid, cid, property, json_object_get_boolean(value) ? "true" : "false")
-	            : DB_EXEC(req, &st_set_color, uid, cid, json_object_get_string(value));
-	return res == NULL ? -1 : channel_events_property(req, c->id, property, value);
+	const char *uid = db_arg_int(&req->uow, req->user->id), *cid = db_arg_int(&req->uow, c->id);
+	struct db_res *res = is_flag ? DB_EXEC(&req->uow, &st_set_flag, uid, cid, property,
+	                                       json_object_get_boolean(value) ? "true" : "false")
+	                             : DB_EXEC(&req->uow, &st_set_color, uid, cid, json_object_get_string(value));
+	return res == NULL ? -1 : channel_events_property(&req->uow, c->id, property, value);
 }
 
 /* PATCH (and POST) /api/v1/users/me/subscriptions/properties */

@@ -35,7 +35,7 @@ static struct db_stmt st_settings =
 /* Refuses when the requesting user turned off their own typing notifications for this kind of conversation. */
 static int check_sending_enabled(struct request *req, bool channel)
 {
-	struct db_res *res = DB_EXEC(req, &st_settings, db_arg_int(req, req->user->id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_settings, db_arg_int(&req->uow, req->user->id));
 	if (res == NULL || db_rows(res) == 0)
 		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
 	if (db_bool(res, 0, channel ? 1 : 0))
@@ -51,7 +51,7 @@ static json_object *user_ref(struct request *req, const struct user *u)
 	const char *email = u->delivery_email;
 	if (u->email_address_visibility != 1 && !u->is_bot)
 		email = arena_printf(&req->arena, "user%lld@%s", (long long)u->id,
-		                     realm_fake_email_domain(req, req->realm));
+		                     realm_fake_email_domain(&req->uow, req->realm));
 	json_object_object_add(o, "user_id", json_object_new_int64(u->id));
 	json_object_object_add(o, "email", json_object_new_string(email));
 	return o;
@@ -87,8 +87,8 @@ static struct db_stmt st_channel_audience =
  */
 static int64_t *channel_audience(struct request *req, int64_t channel_id, int *n)
 {
-	struct db_res *res = DB_EXEC(req, &st_channel_audience, db_arg_int(req, channel_id),
-	                             db_arg_int(req, TYPING_MAX_CHANNEL_SUBSCRIBERS + 1));
+	struct db_res *res = DB_EXEC(&req->uow, &st_channel_audience, db_arg_int(&req->uow, channel_id),
+	                             db_arg_int(&req->uow, TYPING_MAX_CHANNEL_SUBSCRIBERS + 1));
 	if (res == NULL)
 		return NULL;
 	int rows = db_rows(res);
@@ -104,7 +104,7 @@ static int64_t *channel_audience(struct request *req, int64_t channel_id, int *n
 static int publish(struct request *req, json_object *event, const int64_t *users, int n)
 {
 	request_own_json(req, event);
-	return n > 0 ? events_add(req, event, users, n, 0) : 0;
+	return n > 0 ? events_add(&req->uow, event, users, n, 0) : 0;
 }
 
 /* ---- POST /typing -------------------------------------------------------------------------------------------- */
@@ -147,7 +147,7 @@ static int typing_stream_id(struct request *req, bool *given, int64_t *id)
  * archived): can_send_message_group, and a subscription for private channels and guests. */
 static int check_channel_send(struct request *req, const struct channel *c)
 {
-	if (!perm_channel_send(req, c))
+	if (!perm_channel_send(&req->uow, c))
 		return api_error(req, ERR_BAD_REQUEST, "You do not have permission to post in this channel.");
 	if ((c->invite_only || user_is_guest(req->user)) && !c->is_subscribed)
 		return api_error(req, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
@@ -162,7 +162,7 @@ static int typing_channel(struct request *req, const char *op, bool has_id, int6
 		return api_error(req, ERR_BAD_REQUEST, "Missing topic");
 	if (check_sending_enabled(req, true) < 0)
 		return -1;
-	struct channel *c = channel_access_by_id(req, id, true);
+	struct channel *c = channel_access_by_id(&req->uow, id, true);
 	if (c == NULL)
 		return -1;
 	if (c->is_archived)
@@ -228,8 +228,8 @@ static int typing_direct(struct request *req, const char *op, json_object *to)
 	}
 	if (!has_sender)
 		ids[n++] = req->user->id;
-	struct db_res *res = DB_EXEC(req, &st_recipients, db_arg_int(req, req->realm->id),
-	                             realm_fake_email_domain(req, req->realm), db_arg_ids(req, ids, n));
+	struct db_res *res = DB_EXEC(&req->uow, &st_recipients, db_arg_int(&req->uow, req->realm->id),
+	                             realm_fake_email_domain(&req->uow, req->realm), db_arg_ids(&req->uow, ids, n));
 	if (res == NULL)
 		return -1;
 	json_object *recipients = json_object_new_array();
@@ -302,10 +302,10 @@ static struct db_stmt st_edit_context =
 /* The reference's validate_user_can_edit_message with no grace period. Sets *topic to the message's topic. */
 static int check_can_edit(struct request *req, const struct message_ref *m, const char **topic)
 {
-	struct db_res *res = DB_EXEC(req, &st_edit_context, db_arg_int(req, m->id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_edit_context, db_arg_int(&req->uow, m->id));
 	if (res == NULL || db_rows(res) == 0)
 		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
-	switch (perm_edit_content(req, db_bool(res, 0, 0), m->sender_id, db_bool(res, 0, 1))) {
+	switch (perm_edit_content(&req->uow, db_bool(res, 0, 0), m->sender_id, db_bool(res, 0, 1))) {
 	case PERM_EDIT_DISABLED:
 		return api_error(req, ERR_BAD_REQUEST, "Your organization has turned off message editing");
 	case PERM_EDIT_NOT_SENDER:
@@ -330,7 +330,7 @@ static struct db_stmt st_participants =
  */
 static int64_t *direct_audience(struct request *req, int64_t message_id, int *n)
 {
-	struct db_res *res = DB_EXEC(req, &st_participants, db_arg_int(req, message_id));
+	struct db_res *res = DB_EXEC(&req->uow, &st_participants, db_arg_int(&req->uow, message_id));
 	if (res == NULL)
 		return NULL;
 	int rows = db_rows(res);
@@ -362,7 +362,7 @@ int typing_edit_send(struct request *req)
 	const char *op = typing_op(req);
 	if (op == NULL)
 		return -1;
-	struct message_ref *m = message_access(req, param_int(req, "message_id"), true);
+	struct message_ref *m = message_access_or_error(&req->uow, param_int(req, "message_id"), true);
 	if (m == NULL)
 		return -1;
 	const char *topic = "";

@@ -8,9 +8,7 @@
 
 #include "api/api.h"
 #include "core/config.h"
-#include "http/auth.h"
 #include "http/params.h"
-#include "http/ratelimit.h"
 #include "http/request.h"
 #include "model/attachments.h"
 #include "model/realm.h"
@@ -54,7 +52,7 @@ int uploads_create(struct request *req)
 		return api_error(req, ERR_BAD_REQUEST,
 		                 "File is larger than this server's configured maximum upload size (%d MiB).", max_mib);
 	const char *type = attachments_content_type(&req->arena, file->content_type, name, file->value, file->len);
-	struct attachment *at = attachments_store(req, name, type, file->value, file->len);
+	struct attachment *at = attachments_store(&req->uow, name, type, file->value, file->len);
 	if (at == NULL)
 		return -1;
 	const char *url = arena_printf(&req->arena, UPLOADS_PREFIX "%s", at->path_id);
@@ -87,7 +85,7 @@ static int forbidden(struct request *req)
 static int send_file(struct request *req, const struct attachment *at, bool download)
 {
 	struct stat sb;
-	if (stat(attachments_local_path(req, at->path_id), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+	if (stat(attachments_local_path(&req->uow, at->path_id), &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		const char *body = "<p>File not found</p>";
 		request_set_raw(req, 404, HTML_TYPE, body, strlen(body));
 		return 0;
@@ -113,34 +111,16 @@ static const char *basename_of(const char *path)
 /* GET /user_uploads/temporary/{token}/{filename}: no authentication, the token stands for it. */
 static int serve_temporary(struct request *req, const char *token, const char *filename)
 {
-	const char *path_id = attachments_token_path(req, token);
+	const char *path_id = attachments_token_path(&req->uow, token);
 	if (path_id == NULL)
 		return req->error != ERR_NONE ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid token");
 	if (strcmp(basename_of(path_id), filename) != 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid filename");
 	bool can_read;
-	struct attachment *at = attachments_find(req, path_id, 0, &can_read);
+	struct attachment *at = attachments_find(&req->uow, path_id, 0, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid token");
 	return send_file(req, at, false);
-}
-
-/* Like the router for API paths: OPTIONS lists the methods, others than GET and HEAD get 405. */
-static int check_method(struct request *req)
-{
-	if (strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0)
-		return 0;
-	request_add_header(req, "Allow", "GET, HEAD");
-	if (strcmp(req->method, "OPTIONS") == 0) {
-		req->status = 204;
-		return -1;
-	}
-	api_error(req, ERR_METHOD, NULL);
-	json_object *allowed = json_object_new_array();
-	json_object_array_add(allowed, json_object_new_string("GET"));
-	json_object_array_add(allowed, json_object_new_string("HEAD"));
-	api_error_field(req, "allowed_methods", allowed);
-	return -1;
 }
 
 /* True if p is "<segment>/<anything>" with both parts non-empty (the reference's <realm_id_str>/<path:...>). */
@@ -150,44 +130,31 @@ static bool is_file_path(const char *p)
 	return slash != NULL && slash != p && slash[1] != '\0';
 }
 
-/*
- * The reader: the user of the Authorization header (rate-limited like the API), else a spectator of the host's
- * organization. Returns 0 or -1 (error recorded).
- */
-static int reader(struct request *req)
+/* GET /user_uploads/temporary/{token}/{filename} (public: the token is the credential) */
+int uploads_serve_temporary(struct request *req)
 {
-	if (req->authorization != NULL)
-		return auth_request(req) < 0 || ratelimit_check(req) < 0 ? -1 : 0;
-	if (realm_for_request(req) == NULL)
-		return req->error != ERR_NONE ? -1 : auth_request(req);
-	return 0;
+	const char *tail = req->path + strlen(UPLOADS_PREFIX "temporary/");
+	return serve_temporary(req, arena_strndup(&req->arena, tail, strcspn(tail, "/")), strchr(tail, '/') + 1);
 }
 
-/* GET /user_uploads/{realm_id_str}/{filename}, /user_uploads/download/... and /user_uploads/temporary/... */
+/*
+ * GET /user_uploads/{realm_id_str}/{filename...} and /user_uploads/download/... The reader (R_AUTH_OPTIONAL) is
+ * the user of the Authorization header, else a spectator of the host's organization, who needs one.
+ */
 int uploads_serve(struct request *req)
 {
-	if (check_method(req) < 0)
-		return -1;
 	const char *rest = req->path + strlen(UPLOADS_PREFIX);
-	if (strncmp(rest, "temporary/", 10) == 0 && is_file_path(rest + 10) &&
-	    strchr(strchr(rest + 10, '/') + 1, '/') == NULL) {
-		const char *tail = rest + 10;
-		return serve_temporary(req, arena_strndup(&req->arena, tail, strcspn(tail, "/")),
-		                       strchr(tail, '/') + 1);
-	}
 	bool download = strncmp(rest, "download/", 9) == 0 && is_file_path(rest + 9);
 	if (download)
 		rest += 9;
-	if (!is_file_path(rest))
-		return api_error(req, ERR_NOT_FOUND, NULL);
-	if (reader(req) < 0)
-		return -1;
+	if (req->user == NULL && req->realm == NULL)
+		return api_error(req, ERR_UNAUTHORIZED, NULL);
 	bool can_read;
-	struct attachment *at = attachments_find(req, rest, req->realm->id, &can_read);
+	struct attachment *at = attachments_find(&req->uow, rest, req->realm->id, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : not_found(req);
 	if (!can_read)
-		return req->user == NULL ? auth_request(req) : forbidden(req);
+		return req->user == NULL ? api_error(req, ERR_UNAUTHORIZED, NULL) : forbidden(req);
 	return send_file(req, at, download);
 }
 
@@ -198,12 +165,12 @@ int uploads_temporary_url(struct request *req)
 	    arena_printf(&req->arena, "%s/%s/%s/%s", param_str(req, "realm_id_str"), param_str(req, "directory"),
 	                 param_str(req, "random"), param_str(req, "filename"));
 	bool can_read;
-	struct attachment *at = attachments_find(req, path_id, req->realm->id, &can_read);
+	struct attachment *at = attachments_find(&req->uow, path_id, req->realm->id, &can_read);
 	if (at == NULL)
 		return req->error != ERR_NONE ? -1 : not_found(req);
 	if (!can_read)
 		return forbidden(req);
-	const char *token = attachments_temporary_token(req, at->path_id);
+	const char *token = attachments_temporary_token(&req->uow, at->path_id);
 	if (token == NULL)
 		return -1;
 	const char *url = arena_printf(&req->arena, UPLOADS_PREFIX "temporary/%s/%s", token,

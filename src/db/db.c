@@ -9,7 +9,7 @@
 #include "core/log.h"
 #include "core/slots.h"
 #include "core/xalloc.h"
-#include "http/request.h"
+#include "core/uow.h"
 
 #define DB_MAX_STMTS 1024
 
@@ -77,33 +77,39 @@ static int conn_open(struct db_pool *pool, struct db_conn *c)
 	return 0;
 }
 
-static struct db_conn *acquire(struct request *req)
+static void release_cleanup(void *uow)
 {
-	if (req->db != NULL)
-		return req->db;
-	struct db_pool *pool = req->worker->db;
-	struct db_conn *c = &pool->conns[slots_take(&pool->slots)];
-	req->db = c;
-	if (conn_open(pool, c) < 0) {
-		api_error(req, ERR_UNAVAILABLE, NULL);
-		return NULL;
-	}
-	return c;
+	db_release(uow);
 }
 
-void db_release(struct request *req)
+static struct db_conn *acquire(struct uow *uow)
 {
-	struct db_conn *c = req->db;
+	if (uow->db != NULL)
+		return uow->db;
+	/* Given back with the unit of work's memory: its arena runs the cleanup (once, however often it is taken). */
+	if (!uow->db_cleanup) {
+		arena_defer(&uow->arena, release_cleanup, uow);
+		uow->db_cleanup = true;
+	}
+	struct db_pool *pool = uow->worker->db;
+	struct db_conn *c = &pool->conns[slots_take(&pool->slots)];
+	uow->db = c;
+	return conn_open(pool, c) < 0 ? NULL : c;
+}
+
+void db_release(struct uow *uow)
+{
+	struct db_conn *c = uow->db;
 	if (c == NULL)
 		return;
-	if (req->in_txn) {
+	if (uow->in_txn) {
 		PGresult *r = PQexec(c->pg, "ROLLBACK");
 		PQclear(r);
-		req->in_txn = false;
+		uow->in_txn = false;
 	}
-	struct db_pool *pool = req->worker->db;
+	struct db_pool *pool = uow->worker->db;
 	slots_give(&pool->slots, (int)(c - pool->conns));
-	req->db = NULL;
+	uow->db = NULL;
 }
 
 static void clear_result(void *r)
@@ -148,67 +154,83 @@ static bool result_ok(const PGresult *r)
 	return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
 }
 
-/* Records the failure of r on req and frees r; always returns NULL. */
-static struct db_res *fail(struct request *req, struct db_conn *c, PGresult *r, const char *sql)
+/* Logs the failure of r, frees r and returns the error it amounts to. */
+static enum err fail(struct uow *uow, struct db_conn *c, PGresult *r, const char *sql)
 {
+	enum err e = ERR_INTERNAL;
 	if (PQstatus(c->pg) != CONNECTION_OK) {
-		log_msg(LOG_WARNING, "request %llu: lost database connection: %s", req->id, PQerrorMessage(c->pg));
-		api_error(req, ERR_UNAVAILABLE, NULL);
+		log_msg(LOG_WARNING, "request %llu: lost database connection: %s", uow->id, PQerrorMessage(c->pg));
+		e = ERR_UNAVAILABLE;
 	} else {
 		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-		log_msg(LOG_ERROR, "request %llu: query failed (SQLSTATE %s): %s: %.200s", req->id, state ? state : "?",
+		log_msg(LOG_ERROR, "request %llu: query failed (SQLSTATE %s): %s: %.200s", uow->id, state ? state : "?",
 		        r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg), sql);
-		api_error(req, ERR_INTERNAL, NULL);
 	}
 	PQclear(r);
-	return NULL;
+	return e;
 }
 
-struct db_res *db_exec(struct request *req, struct db_stmt *st, const char *const *params, int n)
+/* Executes st; returns the result, or NULL with *e set and nothing recorded (the callers decide). */
+static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n, enum err *e)
 {
-	struct db_conn *c = acquire(req);
+	struct db_conn *c = acquire(uow);
+	*e = ERR_UNAVAILABLE;
 	if (c == NULL)
 		return NULL;
 	PGresult *r = run(c, st, params, n);
-	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !req->in_txn) {
+	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !uow->in_txn) {
 		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
 		PQclear(r);
-		if (conn_open(req->worker->db, c) < 0) {
-			api_error(req, ERR_UNAVAILABLE, NULL);
+		if (conn_open(uow->worker->db, c) < 0)
 			return NULL;
-		}
 		r = run(c, st, params, n);
 	}
-	if (!result_ok(r))
-		return fail(req, c, r, st->sql);
-	struct db_res *res = arena_alloc(&req->arena, sizeof(*res));
+	if (!result_ok(r)) {
+		*e = fail(uow, c, r, st->sql);
+		return NULL;
+	}
+	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
 	res->res = r;
-	arena_defer(&req->arena, clear_result, r);
+	arena_defer(&uow->arena, clear_result, r);
+	*e = ERR_NONE;
 	return res;
 }
 
-int db_exec_script(struct request *req, const char *sql)
+struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
 {
-	struct db_conn *c = acquire(req);
+	enum err e;
+	struct db_res *res = exec(uow, st, params, n, &e);
+	if (res == NULL)
+		uow_error(uow, e, NULL);
+	return res;
+}
+
+struct db_res *db_try_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
+{
+	enum err e;
+	return exec(uow, st, params, n, &e);
+}
+
+int db_exec_script(struct uow *uow, const char *sql)
+{
+	struct db_conn *c = acquire(uow);
 	if (c == NULL)
-		return -1;
+		return uow_error(uow, ERR_UNAVAILABLE, NULL);
 	PGresult *r = PQexec(c->pg, sql);
-	if (!result_ok(r)) {
-		fail(req, c, r, sql);
-		return -1;
-	}
+	if (!result_ok(r))
+		return uow_error(uow, fail(uow, c, r, sql), NULL);
 	PQclear(r);
 	return 0;
 }
 
-const char *db_arg_int(struct request *req, int64_t v)
+const char *db_arg_int(struct uow *uow, int64_t v)
 {
-	return arena_printf(&req->arena, "%lld", (long long)v);
+	return arena_printf(&uow->arena, "%lld", (long long)v);
 }
 
-const char *db_arg_ids(struct request *req, const int64_t *ids, int n)
+const char *db_arg_ids(struct uow *uow, const int64_t *ids, int n)
 {
-	char *s = arena_alloc(&req->arena, (size_t)n * 21 + 3), *p = s;
+	char *s = arena_alloc(&uow->arena, (size_t)n * 21 + 3), *p = s;
 	*p++ = '{';
 	for (int i = 0; i < n; i++)
 		p += sprintf(p, "%s%lld", i ? "," : "", (long long)ids[i]);
@@ -246,38 +268,39 @@ static struct db_stmt st_begin_rr = DB_STMT("BEGIN ISOLATION LEVEL REPEATABLE RE
 static struct db_stmt st_commit = DB_STMT("COMMIT");
 static struct db_stmt st_ping = DB_STMT("SELECT 1");
 
-int db_begin(struct request *req)
+int db_begin(struct uow *uow)
 {
-	if (req->in_txn)
+	if (uow->in_txn)
 		return 0;
-	if (db_exec(req, &st_begin, NULL, 0) == NULL)
+	if (db_exec(uow, &st_begin, NULL, 0) == NULL)
 		return -1;
-	req->in_txn = true;
+	uow->in_txn = true;
 	return 0;
 }
 
-int db_begin_repeatable_read(struct request *req)
+int db_begin_repeatable_read(struct uow *uow)
 {
-	if (req->in_txn) {
-		log_msg(LOG_ERROR, "request %llu: repeatable read asked inside an open transaction", req->id);
-		return api_error(req, ERR_INTERNAL, NULL);
+	if (uow->in_txn) {
+		log_msg(LOG_ERROR, "request %llu: repeatable read asked inside an open transaction", uow->id);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	}
-	if (db_exec(req, &st_begin_rr, NULL, 0) == NULL)
+	if (db_exec(uow, &st_begin_rr, NULL, 0) == NULL)
 		return -1;
-	req->in_txn = true;
+	uow->in_txn = true;
 	return 0;
 }
 
-int db_commit(struct request *req)
+int db_commit(struct uow *uow)
 {
-	if (!req->in_txn)
+	if (!uow->in_txn)
 		return 0;
-	struct db_res *r = db_exec(req, &st_commit, NULL, 0);
-	req->in_txn = false;
+	struct db_res *r = db_exec(uow, &st_commit, NULL, 0);
+	uow->in_txn = false;
 	return r == NULL ? -1 : 0;
 }
 
-int db_ping(struct request *req)
+int db_ping(struct uow *uow)
 {
-	return db_exec(req, &st_ping, NULL, 0) == NULL ? -1 : 0;
+	enum err e;
+	return exec(uow, &st_ping, NULL, 0, &e) == NULL ? -1 : 0;
 }

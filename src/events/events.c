@@ -25,7 +25,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "events/snapshot.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/realm.h"
 #include "model/user.h"
 #include "redis/redis.h"
@@ -59,30 +59,30 @@ static long long now_secs(void)
 	return (long long)time(NULL);
 }
 
-static const char *key(struct request *req, const char *qid, const char *what)
+static const char *key(struct uow *uow, const char *qid, const char *what)
 {
-	return arena_printf(&req->arena, "confab:q:{%s}:%s", qid, what);
+	return arena_printf(&uow->arena, "confab:q:{%s}:%s", qid, what);
 }
 
 /* ---- producing ----------------------------------------------------------------------------------------- */
 
-int events_add(struct request *req, json_object *event, const int64_t *user_ids, int n, unsigned flags)
+int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int n, unsigned flags)
 {
-	if (req->nevents == req->capevents) {
-		int cap = req->capevents ? req->capevents * 2 : 8;
-		struct pending_event *e = arena_alloc(&req->arena, (size_t)cap * sizeof(*e));
-		if (req->nevents)
-			memcpy(e, req->events, (size_t)req->nevents * sizeof(*e));
-		req->events = e;
-		req->capevents = cap;
+	if (uow->nevents == uow->capevents) {
+		int cap = uow->capevents ? uow->capevents * 2 : 8;
+		struct pending_event *e = arena_alloc(&uow->arena, (size_t)cap * sizeof(*e));
+		if (uow->nevents)
+			memcpy(e, uow->events, (size_t)uow->nevents * sizeof(*e));
+		uow->events = e;
+		uow->capevents = cap;
 	}
-	struct pending_event *e = &req->events[req->nevents++];
-	e->json = arena_strdup(&req->arena, jsonx_string(event));
-	e->user_ids = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*e->user_ids));
+	struct pending_event *e = &uow->events[uow->nevents++];
+	e->json = arena_strdup(&uow->arena, jsonx_string(event));
+	e->user_ids = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*e->user_ids));
 	memcpy(e->user_ids, user_ids, (size_t)n * sizeof(*user_ids));
 	e->n = n;
 	e->flags = flags;
-	e->realm_id = req->realm ? req->realm->id : 0;
+	e->realm_id = uow->realm ? uow->realm->id : 0;
 	e->txid = "0";
 	e->oid = NULL;
 	e->published = false;
@@ -99,31 +99,31 @@ static struct db_stmt st_outbox_insert =
             " FROM json_array_elements($1::json) WITH ORDINALITY AS t(e, n) ORDER BY n RETURNING id, txid)"
             " SELECT id, txid::text FROM ins ORDER BY id");
 
-int events_outbox_write(struct request *req)
+int events_outbox_write(struct uow *uow)
 {
-	if (!req->in_txn || req->nevents == 0)
+	if (!uow->in_txn || uow->nevents == 0)
 		return 0;
-	json_object *rows = request_own_json(req, json_object_new_array());
-	for (int i = 0; i < req->nevents; i++) {
-		const struct pending_event *e = &req->events[i];
+	json_object *rows = uow_own_json(uow, json_object_new_array());
+	for (int i = 0; i < uow->nevents; i++) {
+		const struct pending_event *e = &uow->events[i];
 		json_object *row = json_object_new_object();
 		json_object_object_add(row, "r", json_object_new_int64(e->realm_id));
 		json_object_object_add(row, "f", json_object_new_int((int)e->flags));
-		json_object_object_add(row, "u", json_object_new_string(db_arg_ids(req, e->user_ids, e->n)));
+		json_object_object_add(row, "u", json_object_new_string(db_arg_ids(uow, e->user_ids, e->n)));
 		json_object_object_add(row, "p", json_object_new_string(e->json));
 		json_object_array_add(rows, row);
 	}
-	struct db_res *res = DB_EXEC(req, &st_outbox_insert, jsonx_string(rows));
+	struct db_res *res = DB_EXEC(uow, &st_outbox_insert, jsonx_string(rows));
 	if (res == NULL)
 		return -1;
-	if (db_rows(res) != req->nevents) {
-		log_msg(LOG_ERROR, "request %llu: outbox returned %d rows for %d events", req->id, db_rows(res),
-		        req->nevents);
-		return api_error(req, ERR_INTERNAL, NULL);
+	if (db_rows(res) != uow->nevents) {
+		log_msg(LOG_ERROR, "request %llu: outbox returned %d rows for %d events", uow->id, db_rows(res),
+		        uow->nevents);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	}
-	for (int i = 0; i < req->nevents; i++) {
-		req->events[i].oid = db_val(res, i, 0);
-		req->events[i].txid = db_val(res, i, 1);
+	for (int i = 0; i < uow->nevents; i++) {
+		uow->events[i].oid = db_val(res, i, 0);
+		uow->events[i].txid = db_val(res, i, 1);
 	}
 	return 0;
 }
@@ -181,7 +181,7 @@ static const char push_script[] =
     "return id";
 
 /* "<op>/<flag>" for update_message_flags events the reference merges, else "". */
-static const char *merge_key(struct request *req, json_object *event)
+static const char *merge_key(struct uow *uow, json_object *event)
 {
 	json_object *type, *op, *flag;
 	if (!json_object_object_get_ex(event, "type", &type) ||
@@ -190,7 +190,7 @@ static const char *merge_key(struct request *req, json_object *event)
 		return "";
 	if (strcmp(json_object_get_string(op), "remove") == 0 && strcmp(json_object_get_string(flag), "read") == 0)
 		return "";
-	return arena_printf(&req->arena, "%s/%s", json_object_get_string(op), json_object_get_string(flag));
+	return arena_printf(&uow->arena, "%s/%s", json_object_get_string(op), json_object_get_string(flag));
 }
 
 /* A queue id and where it was found, for removing repeats in n log n (a big channel has thousands of queues). */
@@ -207,13 +207,13 @@ static int cmp_found(const void *a, const void *b)
 }
 
 /* Removes the repeats of q[0..n), keeping the first of each in place; returns how many remain. */
-static int unique_in_order(struct request *req, const char **q, int n)
+static int unique_in_order(struct uow *uow, const char **q, int n)
 {
-	struct found *sorted = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*sorted));
+	struct found *sorted = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*sorted));
 	for (int i = 0; i < n; i++)
 		sorted[i] = (struct found){q[i], i};
 	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_found);
-	bool *repeat = arena_alloc(&req->arena, (size_t)n + 1);
+	bool *repeat = arena_alloc(&uow->arena, (size_t)n + 1);
 	for (int k = 1; k < n; k++)
 		repeat[sorted[k].at] = strcmp(sorted[k].id, sorted[k - 1].id) == 0;
 	int kept = 0;
@@ -224,34 +224,34 @@ static int unique_in_order(struct request *req, const char **q, int n)
 }
 
 /* The queues of the users (and of all_public_streams registrations when asked), without duplicates. */
-static int candidate_queues(struct request *req, const struct pending_event *e, const char ***out, int *nout)
+static int candidate_queues(struct uow *uow, const struct pending_event *e, const char ***out, int *nout)
 {
 	int ncmds = e->n + ((e->flags & EV_ALL_PUBLIC) && e->realm_id ? 1 : 0);
 	if (ncmds == 0)
 		return *nout = 0;
-	const char *const **cmds = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*cmds));
-	int *argcs = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*argcs));
-	struct rreply **replies = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*replies));
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*replies));
 	for (int i = 0; i < ncmds; i++) {
-		const char **argv = arena_alloc(&req->arena, 2 * sizeof(*argv));
+		const char **argv = arena_alloc(&uow->arena, 2 * sizeof(*argv));
 		argv[0] = "SMEMBERS";
-		argv[1] = i < e->n ? arena_printf(&req->arena, "confab:u:{%lld}:queues", (long long)e->user_ids[i])
-		                   : arena_printf(&req->arena, "confab:r:{%lld}:allpublic", (long long)e->realm_id);
+		argv[1] = i < e->n ? arena_printf(&uow->arena, "confab:u:{%lld}:queues", (long long)e->user_ids[i])
+		                   : arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)e->realm_id);
 		cmds[i] = argv;
 		argcs[i] = 2;
 	}
-	if (redis_pipeline(req, ncmds, argcs, cmds, replies) < 0)
+	if (redis_try_pipeline(uow, ncmds, argcs, cmds, replies) < 0)
 		return -1;
 	size_t total = 0;
 	for (int i = 0; i < ncmds; i++)
 		total += replies[i]->n;
-	const char **q = arena_alloc(&req->arena, (total + 1) * sizeof(*q));
+	const char **q = arena_alloc(&uow->arena, (total + 1) * sizeof(*q));
 	int nq = 0;
 	for (int i = 0; i < ncmds; i++)
 		for (size_t k = 0; k < replies[i]->n; k++)
 			q[nq++] = replies[i]->elem[k]->str;
 	*out = q;
-	*nout = unique_in_order(req, q, nq);
+	*nout = unique_in_order(uow, q, nq);
 	return 0;
 }
 
@@ -346,21 +346,21 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 }
 
 /* Pushes one event to the queues that accept it (two round trips: their settings, then the pushes). */
-static int publish_one(struct request *req, const struct pending_event *e)
+static int publish_one(struct uow *uow, const struct pending_event *e)
 {
 	const char **queues = NULL;
 	int nq = 0;
-	if (candidate_queues(req, e, &queues, &nq) < 0)
+	if (candidate_queues(uow, e, &queues, &nq) < 0)
 		return -1;
 	if (nq == 0)
 		return 0;
-	const char *const **cmds = arena_alloc(&req->arena, (size_t)nq * sizeof(*cmds));
-	int *argcs = arena_alloc(&req->arena, (size_t)nq * sizeof(*argcs));
-	struct rreply **meta = arena_alloc(&req->arena, (size_t)nq * sizeof(*meta));
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)nq * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)nq * sizeof(*argcs));
+	struct rreply **meta = arena_alloc(&uow->arena, (size_t)nq * sizeof(*meta));
 	for (int i = 0; i < nq; i++) {
-		const char **argv = arena_alloc(&req->arena, 6 * sizeof(*argv));
+		const char **argv = arena_alloc(&uow->arena, 6 * sizeof(*argv));
 		argv[0] = "HMGET";
-		argv[1] = key(req, queues[i], "meta");
+		argv[1] = key(uow, queues[i], "meta");
 		argv[2] = "event_types";
 		argv[3] = "narrow";
 		argv[4] = "capabilities";
@@ -368,14 +368,14 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		cmds[i] = argv;
 		argcs[i] = 6;
 	}
-	if (redis_pipeline(req, nq, argcs, cmds, meta) < 0)
+	if (redis_try_pipeline(uow, nq, argcs, cmds, meta) < 0)
 		return -1;
 	json_object *event = NULL, *exclude = NULL;
 	jsonx_parse(e->json, strlen(e->json), &event);
-	request_own_json(req, event);
+	uow_own_json(uow, event);
 	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
-	const char *merge = merge_key(req, event);
-	const char *now = arena_printf(&req->arena, "%lld", now_secs());
+	const char *merge = merge_key(uow, event);
+	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
 	int npush = 0;
 	for (int i = 0; i < nq; i++) {
 		struct rreply *m = meta[i];
@@ -388,16 +388,16 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
 		if (!accepts(event, types, narrow, caps))
 			continue;
-		const char **argv = arena_alloc(&req->arena, 12 * sizeof(*argv));
+		const char **argv = arena_alloc(&uow->arena, 12 * sizeof(*argv));
 		argv[0] = "EVAL";
 		argv[1] = push_script;
 		argv[2] = "3";
-		argv[3] = key(req, queues[i], "meta");
-		argv[4] = key(req, queues[i], "events");
-		argv[5] = key(req, queues[i], "applied");
+		argv[3] = key(uow, queues[i], "meta");
+		argv[4] = key(uow, queues[i], "events");
+		argv[5] = key(uow, queues[i], "applied");
 		argv[6] = e->txid;
 		argv[7] = e->json;
-		argv[8] = arena_printf(&req->arena, "confab:q:{%s}:wake:", queues[i]);
+		argv[8] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", queues[i]);
 		argv[9] = merge;
 		argv[10] = e->oid ? e->oid : "";
 		argv[11] = now;
@@ -405,27 +405,27 @@ static int publish_one(struct request *req, const struct pending_event *e)
 		argcs[npush] = 12;
 		npush++;
 	}
-	return npush ? redis_pipeline(req, npush, argcs, cmds, meta) : 0;
+	return npush ? redis_try_pipeline(uow, npush, argcs, cmds, meta) : 0;
 }
 
-/* Logs a failure to publish and forgets the recorded error: the change is committed, so the request succeeds. */
-static void log_publish_failure(struct request *req, const char *what)
+/*
+ * Logs a failure to publish: the change is committed, so the request succeeds. The attempts (redis_try_pipeline(),
+ * DB_TRY_EXEC()) recorded nothing, and logged their cause.
+ */
+static void log_publish_failure(struct uow *uow, const char *what)
 {
-	log_msg(LOG_ERROR, "request %llu: could not %s: %s", req->id, what, req->error_msg);
-	req->error = ERR_NONE;
-	req->error_msg = NULL;
-	req->error_fields = NULL;
+	log_msg(LOG_ERROR, "request %llu: could not %s", uow->id, what);
 }
 
-void events_publish(struct request *req)
+void events_publish(struct uow *uow)
 {
-	for (int i = 0; i < req->nevents; i++) {
-		struct pending_event *e = &req->events[i];
-		if (publish_one(req, e) == 0) {
+	for (int i = 0; i < uow->nevents; i++) {
+		struct pending_event *e = &uow->events[i];
+		if (publish_one(uow, e) == 0) {
 			e->published = true;
 			continue;
 		}
-		log_publish_failure(req, "publish an event");
+		log_publish_failure(uow, "publish an event");
 		/* The reaper publishes the rest from the outbox, in order, once Redis answers again. */
 		if (e->oid != NULL)
 			break;
@@ -435,16 +435,16 @@ void events_publish(struct request *req)
 /* A row a reaper has claimed meanwhile (this worker took over 2 s) is waited for and found deleted by it. */
 static struct db_stmt st_outbox_delete = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
 
-void events_outbox_clear(struct request *req)
+void events_outbox_clear(struct uow *uow)
 {
-	int64_t *ids = arena_alloc(&req->arena, (size_t)(req->nevents + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(uow->nevents + 1) * sizeof(*ids));
 	int n = 0;
-	for (int i = 0; i < req->nevents; i++)
-		if (req->events[i].published && req->events[i].oid != NULL)
-			ids[n++] = strtoll(req->events[i].oid, NULL, 10);
-	req->nevents = 0;
-	if (n > 0 && DB_EXEC(req, &st_outbox_delete, db_arg_ids(req, ids, n)) == NULL)
-		log_publish_failure(req, "delete published events from the outbox");
+	for (int i = 0; i < uow->nevents; i++)
+		if (uow->events[i].published && uow->events[i].oid != NULL)
+			ids[n++] = strtoll(uow->events[i].oid, NULL, 10);
+	uow->nevents = 0;
+	if (n > 0 && DB_TRY_EXEC(uow, &st_outbox_delete, db_arg_ids(uow, ids, n)) == NULL)
+		log_publish_failure(uow, "delete published events from the outbox");
 }
 
 /* Rows old enough that their worker is not publishing them any more (it publishes right after COMMIT). */
@@ -454,9 +454,9 @@ static struct db_stmt st_outbox_claim =
             " FOR UPDATE SKIP LOCKED");
 
 /* The ids of a bigint[] as PostgreSQL prints it ("{1,2,3}"), into an arena array; returns how many. */
-static int parse_ids(struct request *req, const char *text, int64_t **out)
+static int parse_ids(struct uow *uow, const char *text, int64_t **out)
 {
-	int64_t *ids = arena_alloc(&req->arena, (strlen(text) / 2 + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (strlen(text) / 2 + 1) * sizeof(*ids));
 	int n = 0;
 	for (const char *p = text; *p;) {
 		char *end;
@@ -472,26 +472,26 @@ static int parse_ids(struct request *req, const char *text, int64_t **out)
 	return n;
 }
 
-int events_outbox_reap(struct request *req)
+int events_outbox_reap(struct uow *uow)
 {
 	struct db_res *res;
-	if (db_begin(req) < 0 || (res = DB_EXEC(req, &st_outbox_claim)) == NULL)
+	if (db_begin(uow) < 0 || (res = DB_EXEC(uow, &st_outbox_claim)) == NULL)
 		return -1;
 	int n = db_rows(res);
-	int64_t *ids = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*ids));
 	for (int i = 0; i < n; i++) {
 		struct pending_event e = {.json = db_val(res, i, 5),
 		                          .flags = (unsigned)db_int(res, i, 3),
 		                          .realm_id = db_int(res, i, 2),
 		                          .txid = db_val(res, i, 1),
 		                          .oid = db_val(res, i, 0)};
-		e.n = parse_ids(req, db_val(res, i, 4), &e.user_ids);
+		e.n = parse_ids(uow, db_val(res, i, 4), &e.user_ids);
 		/* On failure the claim is rolled back; what was pushed already is dropped when pushed again. */
-		if (publish_one(req, &e) < 0)
-			return -1;
+		if (publish_one(uow, &e) < 0)
+			return uow_error(uow, ERR_UNAVAILABLE, "could not publish outbox row %s", e.oid);
 		ids[i] = db_int(res, i, 0);
 	}
-	if ((n > 0 && DB_EXEC(req, &st_outbox_delete, db_arg_ids(req, ids, n)) == NULL) || db_commit(req) < 0)
+	if ((n > 0 && DB_EXEC(uow, &st_outbox_delete, db_arg_ids(uow, ids, n)) == NULL) || db_commit(uow) < 0)
 		return -1;
 	if (n > 0)
 		log_msg(LOG_WARNING, "published %d events left in the outbox (a worker stopped after COMMIT?)", n);
@@ -500,18 +500,18 @@ int events_outbox_reap(struct request *req)
 
 /* ---- queues -------------------------------------------------------------------------------------------- */
 
-const char *events_queue_create(struct request *req, const struct queue_spec *spec)
+const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
 {
 	char qid[37];
 	crypto_uuid4(qid);
-	const char *id = arena_strdup(&req->arena, qid);
+	const char *id = arena_strdup(&uow->arena, qid);
 	long long now = now_secs();
 	const char *meta[] = {"HSET",
-	                      key(req, id, "meta"),
+	                      key(uow, id, "meta"),
 	                      "user",
-	                      db_arg_int(req, req->user->id),
+	                      db_arg_int(uow, uow->user->id),
 	                      "realm",
-	                      db_arg_int(req, req->realm->id),
+	                      db_arg_int(uow, uow->realm->id),
 	                      "event_types",
 	                      spec->event_types ? jsonx_string(spec->event_types) : "",
 	                      "narrow",
@@ -523,44 +523,44 @@ const char *events_queue_create(struct request *req, const struct queue_spec *sp
 	                      "client_gravatar",
 	                      spec->client_gravatar ? "1" : "0",
 	                      "timeout",
-	                      arena_printf(&req->arena, "%d", spec->timeout_secs),
+	                      arena_printf(&uow->arena, "%d", spec->timeout_secs),
 	                      "last_access",
-	                      arena_printf(&req->arena, "%lld", now),
+	                      arena_printf(&uow->arena, "%lld", now),
 	                      "next_id",
 	                      "0",
 	                      "pruned",
 	                      "-1",
 	                      "snapshot",
 	                      ""};
-	const char *user_set[] = {"SADD", arena_printf(&req->arena, "confab:u:{%lld}:queues", (long long)req->user->id),
+	const char *user_set[] = {"SADD", arena_printf(&uow->arena, "confab:u:{%lld}:queues", (long long)uow->user->id),
 	                          id};
-	const char *expiry[] = {"ZADD", "confab:expiry", arena_printf(&req->arena, "%lld", now + spec->timeout_secs),
+	const char *expiry[] = {"ZADD", "confab:expiry", arena_printf(&uow->arena, "%lld", now + spec->timeout_secs),
 	                        id};
 	const char *allpublic[] = {
-	    "SADD", arena_printf(&req->arena, "confab:r:{%lld}:allpublic", (long long)req->realm->id), id};
+	    "SADD", arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)uow->realm->id), id};
 	const char *const *cmds[] = {meta, user_set, expiry, allpublic};
 	int argcs[] = {(int)(sizeof(meta) / sizeof(*meta)), 3, 4, 3};
 	struct rreply *replies[4];
-	if (redis_pipeline(req, spec->all_public_streams ? 4 : 3, argcs, cmds, replies) < 0)
+	if (redis_pipeline(uow, spec->all_public_streams ? 4 : 3, argcs, cmds, replies) < 0)
 		return NULL;
 	return id;
 }
 
-int events_queue_set_snapshot(struct request *req, const char *queue_id, const char *snapshot)
+int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char *snapshot)
 {
-	return REDIS_CMD(req, "HSET", key(req, queue_id, "meta"), "snapshot", snapshot) ? 0 : -1;
+	return REDIS_CMD(uow, "HSET", key(uow, queue_id, "meta"), "snapshot", snapshot) ? 0 : -1;
 }
 
 /* The queue's settings, or NULL with BAD_EVENT_QUEUE_ID recorded when it does not exist or is someone else's. */
-static struct rreply *load_meta(struct request *req, const char *qid)
+static struct rreply *load_meta(struct uow *uow, const char *qid)
 {
-	struct rreply *r = REDIS_CMD(req, "HMGET", key(req, qid, "meta"), "user", "capabilities", "apply_markdown",
+	struct rreply *r = REDIS_CMD(uow, "HMGET", key(uow, qid, "meta"), "user", "capabilities", "apply_markdown",
 	                             "snapshot", "waiter", "client_gravatar");
 	if (r == NULL)
 		return NULL;
-	if (r->n != 6 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != req->user->id) {
-		api_error(req, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
-		api_error_field(req, "queue_id", json_object_new_string(qid));
+	if (r->n != 6 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != uow->user->id) {
+		uow_error(uow, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
+		uow_error_field(uow, "queue_id", json_object_new_string(qid));
 		return NULL;
 	}
 	return r;
@@ -656,14 +656,14 @@ static void render(json_object *event, const struct client *c)
 }
 
 /* Parses "<id> <txid> <json>" entries into rendered events, leaving out those already in the snapshot. */
-static json_object *render_entries(struct request *req, const char *qid, struct rreply *r, size_t from,
+static json_object *render_entries(struct uow *uow, const char *qid, struct rreply *r, size_t from,
                                    const struct rreply *meta)
 {
 	struct client c = {.queue_id = qid};
 	const char *caps_json = meta->elem[1]->str ? meta->elem[1]->str : "";
 	if (*caps_json)
 		jsonx_parse(caps_json, strlen(caps_json), &c.caps);
-	request_own_json(req, c.caps);
+	uow_own_json(uow, c.caps);
 	c.apply_markdown = meta->elem[2]->str && meta->elem[2]->str[0] == '1';
 	c.client_gravatar = meta->elem[5]->str && meta->elem[5]->str[0] == '1';
 	const char *snapshot = meta->elem[3]->str;
@@ -701,61 +701,61 @@ static const char unwait_script[] =
     "redis.call('DEL', KEYS[2]) return 1";
 
 /* Waits for an event: returns "event", "superseded", "" on timeout, or NULL on error. */
-static const char *wait_for_event(struct request *req, const char *qid, const char *poll)
+static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll)
 {
 	long long now = now_secs();
 	long long beat = now + HEARTBEAT_MIN_SECS + crypto_random_below(HEARTBEAT_SPREAD_SECS + 1);
-	const char *wake = arena_printf(&req->arena, "confab:q:{%s}:wake:%s", qid, poll);
+	const char *wake = arena_printf(&uow->arena, "confab:q:{%s}:wake:%s", qid, poll);
 	struct rreply *r = REDIS_CMD(
-	    req, "EVAL", wait_script, "1", key(req, qid, "meta"), arena_printf(&req->arena, "confab:q:{%s}:wake:", qid),
-	    poll, arena_printf(&req->arena, "%lld", now), qid, arena_printf(&req->arena, "%lld", beat));
+	    uow, "EVAL", wait_script, "1", key(uow, qid, "meta"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid),
+	    poll, arena_printf(&uow->arena, "%lld", now), qid, arena_printf(&uow->arena, "%lld", beat));
 	if (r == NULL)
 		return NULL;
 	if (r->integer == 0)
 		return "superseded"; /* deleted meanwhile */
 	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
-	db_release(req);
-	redis_release(req);
-	const char *woken = redis_blpop(req, wake, POLL_MAX_SECS);
-	REDIS_CMD(req, "EVAL", unwait_script, "2", key(req, qid, "meta"), wake, poll, qid);
+	db_release(uow);
+	redis_release(uow);
+	const char *woken = redis_blpop(uow, wake, POLL_MAX_SECS);
+	REDIS_CMD(uow, "EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid);
 	return woken;
 }
 
-json_object *events_fetch(struct request *req, const char *queue_id, int64_t last_event_id, bool dont_block)
+json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_event_id, bool dont_block)
 {
-	struct rreply *meta = load_meta(req, queue_id);
+	struct rreply *meta = load_meta(uow, queue_id);
 	if (meta == NULL)
 		return NULL;
-	struct rreply *r = REDIS_CMD(req, "EVAL", prune_script, "2", key(req, queue_id, "meta"),
-	                             key(req, queue_id, "events"), db_arg_int(req, last_event_id));
+	struct rreply *r = REDIS_CMD(uow, "EVAL", prune_script, "2", key(uow, queue_id, "meta"),
+	                             key(uow, queue_id, "events"), db_arg_int(uow, last_event_id));
 	if (r == NULL)
 		return NULL;
 	if (strcmp(r->elem[0]->str, "newer") == 0) {
-		api_error(req, ERR_BAD_REQUEST, "An event newer than %lld has already been pruned!",
+		uow_error(uow, ERR_BAD_REQUEST, "An event newer than %lld has already been pruned!",
 		          (long long)last_event_id);
 		return NULL;
 	}
 	if (strcmp(r->elem[0]->str, "notin") == 0) {
-		api_error(req, ERR_BAD_REQUEST, "Event %lld was not in this queue", (long long)last_event_id);
+		uow_error(uow, ERR_BAD_REQUEST, "Event %lld was not in this queue", (long long)last_event_id);
 		return NULL;
 	}
-	json_object *events = render_entries(req, queue_id, r, 1, meta);
+	json_object *events = render_entries(uow, queue_id, r, 1, meta);
 	char poll[37];
 	crypto_uuid4(poll);
 	long long deadline = now_secs() + POLL_MAX_SECS;
 	while (json_object_array_length(events) == 0 && !dont_block && now_secs() < deadline) {
-		const char *woken = wait_for_event(req, queue_id, poll);
+		const char *woken = wait_for_event(uow, queue_id, poll);
 		if (woken == NULL) {
 			json_object_put(events);
 			return NULL;
 		}
-		r = REDIS_CMD(req, "LRANGE", key(req, queue_id, "events"), "0", "-1");
-		if (r == NULL || (meta = load_meta(req, queue_id)) == NULL) {
+		r = REDIS_CMD(uow, "LRANGE", key(uow, queue_id, "events"), "0", "-1");
+		if (r == NULL || (meta = load_meta(uow, queue_id)) == NULL) {
 			json_object_put(events);
 			return NULL;
 		}
 		json_object_put(events);
-		events = render_entries(req, queue_id, r, 0, meta);
+		events = render_entries(uow, queue_id, r, 0, meta);
 		if (strcmp(woken, "superseded") == 0)
 			break;
 	}
@@ -774,19 +774,19 @@ static const char delete_script[] =
     "redis.call('ZREM', 'confab:waiting', ARGV[2]) "
     "return 1";
 
-static int delete_queue(struct request *req, const char *qid)
+static int delete_queue(struct uow *uow, const char *qid)
 {
-	return REDIS_CMD(req, "EVAL", delete_script, "3", key(req, qid, "meta"), key(req, qid, "events"),
-	                 key(req, qid, "applied"), arena_printf(&req->arena, "confab:q:{%s}:wake:", qid), qid)
+	return REDIS_CMD(uow, "EVAL", delete_script, "3", key(uow, qid, "meta"), key(uow, qid, "events"),
+	                 key(uow, qid, "applied"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), qid)
 	           ? 0
 	           : -1;
 }
 
-int events_queue_delete(struct request *req, const char *queue_id)
+int events_queue_delete(struct uow *uow, const char *queue_id)
 {
-	if (load_meta(req, queue_id) == NULL)
+	if (load_meta(uow, queue_id) == NULL)
 		return -1;
-	return delete_queue(req, queue_id);
+	return delete_queue(uow, queue_id);
 }
 
 /* ---- reaping ------------------------------------------------------------------------------------------- */
@@ -815,29 +815,29 @@ static const char expire_script[] =
     "redis.call('ZREM', 'confab:expiry', ARGV[1]) "
     "return 1";
 
-int events_reap(struct request *req)
+int events_reap(struct uow *uow)
 {
-	const char *now = arena_printf(&req->arena, "%lld", now_secs());
+	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
 	int touched = 0;
-	struct rreply *due = REDIS_CMD(req, "ZRANGEBYSCORE", "confab:waiting", "-inf", now, "LIMIT", "0", "1000");
+	struct rreply *due = REDIS_CMD(uow, "ZRANGEBYSCORE", "confab:waiting", "-inf", now, "LIMIT", "0", "1000");
 	if (due == NULL)
 		return -1;
 	for (size_t i = 0; i < due->n; i++) {
 		const char *qid = due->elem[i]->str;
 		struct rreply *r =
-		    REDIS_CMD(req, "EVAL", heartbeat_script, "2", key(req, qid, "meta"), key(req, qid, "events"), qid,
-		              arena_printf(&req->arena, "confab:q:{%s}:wake:", qid));
+		    REDIS_CMD(uow, "EVAL", heartbeat_script, "2", key(uow, qid, "meta"), key(uow, qid, "events"), qid,
+		              arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid));
 		if (r == NULL)
 			return -1;
 		touched += (int)r->integer;
 	}
-	struct rreply *expired = REDIS_CMD(req, "ZRANGEBYSCORE", "confab:expiry", "-inf", now, "LIMIT", "0", "1000");
+	struct rreply *expired = REDIS_CMD(uow, "ZRANGEBYSCORE", "confab:expiry", "-inf", now, "LIMIT", "0", "1000");
 	if (expired == NULL)
 		return -1;
 	for (size_t i = 0; i < expired->n; i++) {
 		const char *qid = expired->elem[i]->str;
-		struct rreply *r = REDIS_CMD(req, "EVAL", expire_script, "3", key(req, qid, "meta"),
-		                             key(req, qid, "events"), key(req, qid, "applied"), qid, now);
+		struct rreply *r = REDIS_CMD(uow, "EVAL", expire_script, "3", key(uow, qid, "meta"),
+		                             key(uow, qid, "events"), key(uow, qid, "applied"), qid, now);
 		if (r == NULL)
 			return -1;
 		touched += (int)r->integer;

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 
 /* Flags for events_add(). */
 #define EV_ALL_PUBLIC 0x1u /* also to the organization's queues registered with all_public_streams */
@@ -31,27 +31,27 @@ struct request;
  * users user_ids (n of them), to be published when the request's transaction has committed. Events of one request
  * are published in the order they were added. Returns 0 (the int is kept for callers that chain it).
  */
-int events_add(struct request *req, json_object *event, const int64_t *user_ids, int n, unsigned flags);
+int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int n, unsigned flags);
 /*
  * Writes the recorded events to the outbox in the request's open transaction (one statement, one row per event),
  * with the transaction's id; call it just before COMMIT. Does nothing outside a transaction. Returns 0, or -1 with
  * the error recorded (then the transaction must not commit).
  */
-int events_outbox_write(struct request *req);
+int events_outbox_write(struct uow *uow);
 /*
  * Publishes the request's recorded events (after COMMIT). Failures are logged, not fatal: the change is already
  * committed, and an event that has an outbox row (with the ones after it) is left to the reaper.
  */
-void events_publish(struct request *req);
+void events_publish(struct uow *uow);
 /* Deletes the outbox rows of the events events_publish() delivered and forgets the recorded events. A failure is
  * logged (the reaper publishes the rows again, and the queues drop them). */
-void events_outbox_clear(struct request *req);
+void events_outbox_clear(struct uow *uow);
 /*
  * For the reaper: publishes outbox rows older than two seconds (left by a worker that stopped between COMMIT and
- * its DELETE), claimed with FOR UPDATE SKIP LOCKED, in id order, and deletes them, all in one transaction of req.
+ * its DELETE), claimed with FOR UPDATE SKIP LOCKED, in id order, and deletes them, all in one transaction of uow.
  * Returns how many, or -1 (nothing is deleted then). Safe with several reapers and with workers at once.
  */
-int events_outbox_reap(struct request *req);
+int events_outbox_reap(struct uow *uow);
 
 /* What POST /register asked for, stored with the queue. */
 struct queue_spec {
@@ -68,24 +68,24 @@ struct queue_spec {
  * Creates a queue for the requesting user; returns its id (an arena string, a UUID) or NULL with the error
  * recorded. Call before reading the initial state.
  */
-const char *events_queue_create(struct request *req, const struct queue_spec *spec);
+const char *events_queue_create(struct uow *uow, const struct queue_spec *spec);
 /*
  * Records the snapshot (pg_current_snapshot() text) of the transaction that read the initial state: events of
  * transactions visible in it are already part of that state and are never served from this queue.
  */
-int events_queue_set_snapshot(struct request *req, const char *queue_id, const char *snapshot);
+int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char *snapshot);
 
 /*
  * GET /events semantics: acknowledges events up to last_event_id, then returns the remaining events rendered for
  * the client (a new array), waiting up to the heartbeat period for one unless dont_block. Records
  * BAD_EVENT_QUEUE_ID, "An event newer than N has already been pruned!" or "Event N was not in this queue".
  */
-json_object *events_fetch(struct request *req, const char *queue_id, int64_t last_event_id, bool dont_block);
+json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_event_id, bool dont_block);
 /* DELETE /events: ends a waiting poll and removes the queue. */
-int events_queue_delete(struct request *req, const char *queue_id);
+int events_queue_delete(struct uow *uow, const char *queue_id);
 
 /* For the reaper: pushes a heartbeat to every queue whose poll has waited 45-55 s, and deletes queues idle past
  * their timeout. Returns the number of queues touched, or -1. Safe with several reapers at once. */
-int events_reap(struct request *req);
+int events_reap(struct uow *uow);
 
 #endif

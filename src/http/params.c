@@ -8,7 +8,7 @@
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "http/request.h"
-#include "http/router.h"
+#include "http/route.h"
 
 static int type_error(struct request *req, const char *name, const char *what)
 {

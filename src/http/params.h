@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/limits.h"
 #include "core/utf8.h" /* utf8_length(), for the string rules of handlers */
 
 struct request;
@@ -40,7 +41,7 @@ enum param_type {
  * and P_NONNEG to [0, ...] ("x is too small", "x is too large", "x[3] is too large": the reference's check_int_range
  * words). A parameter that lands in an integer column says so with P_INT4.
  */
-#define PARAM_MAX_ITEMS 1000
+/* PARAM_MAX_ITEMS: core/limits.h */
 
 #define P_REQUIRED      0x1u   /* missing -> REQUEST_VARIABLE_MISSING */
 #define P_PATH          0x2u   /* taken from the path pattern's {name} */

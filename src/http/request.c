@@ -5,17 +5,13 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "db/db.h"
-#include "http/header.h"
-#include "http/router.h"
-#include "redis/redis.h"
+#include "core/header.h"
+#include "http/route.h"
 
 void request_init(struct request *req, struct worker *w, unsigned long long id)
 {
 	memset(req, 0, sizeof(*req));
-	arena_init(&req->arena);
-	req->worker = w;
-	req->id = id;
+	uow_init(&req->uow, w, id);
 	req->method = req->path = req->query = req->content_type = req->host = "";
 	req->authorization = NULL; /* absent; "" is an empty header */
 	req->remote_addr = "";
@@ -24,9 +20,7 @@ void request_init(struct request *req, struct worker *w, unsigned long long id)
 
 void request_finish(struct request *req)
 {
-	db_release(req);
-	redis_release(req);
-	arena_free(&req->arena);
+	uow_finish(&req->uow);
 }
 
 void request_add_param(struct request *req, const char *name, size_t nlen, const char *value, size_t vlen)
@@ -85,15 +79,9 @@ void request_set_raw(struct request *req, int status, const char *content_type, 
 	req->raw_body_len = len;
 }
 
-static void json_put(void *obj)
-{
-	json_object_put(obj);
-}
-
 json_object *request_own_json(struct request *req, json_object *obj)
 {
-	arena_defer(&req->arena, json_put, obj);
-	return obj;
+	return uow_own_json(&req->uow, obj);
 }
 
 json_object *request_result(struct request *req)

@@ -1,6 +1,7 @@
 /*
- * One API request from parsing to response. Everything it allocates lives in req->arena and is released by
- * request_finish(); database and Redis connections taken from the pools are given back there too.
+ * One API request from parsing to response: a unit of work (core/uow.h: arena, connections, transaction, error,
+ * events, acting user) plus what only HTTP has. Everything it allocates lives in req->arena and is released by
+ * request_finish(), which also gives back the connections the work took.
  */
 #ifndef CONFAB_REQUEST_H
 #define CONFAB_REQUEST_H
@@ -11,25 +12,11 @@
 #include <stdint.h>
 
 #include "core/arena.h"
+#include "core/uow.h"
 #include "http/errors.h"
 
-struct config;
-struct db_pool;
-struct db_conn;
-struct redis_pool;
-struct redis_conn;
 struct route;
 struct param_value;
-struct pending_event;
-struct realm;
-struct user;
-
-/* Long-lived state of a process: created by main, shared by its threads. */
-struct worker {
-	const struct config *cfg;
-	struct db_pool *db;
-	struct redis_pool *redis;
-};
 
 /* A request parameter as the client sent it: query string, form field or multipart part. */
 struct raw_param {
@@ -45,13 +32,18 @@ struct raw_param {
 #define REQUEST_MAX_HEADERS   8
 
 struct request {
-	struct arena arena;
-	struct worker *worker;
-	unsigned long long id;
+	/* The unit of work, passed down as &req->uow; its fields also read directly (req->arena, req->user ...). */
+	union {
+		struct uow uow;
+		struct {
+			UOW_FIELDS
+		};
+	};
 
 	/* As received. */
 	const char *method;
 	const char *path; /* without the /api/v1 prefix for API routes */
+	bool root_path;   /* the path is not under /api/v1 (the router looks at R_ROOT routes only) */
 	const char *query;
 	const char *content_type;
 	const char *host;
@@ -68,16 +60,8 @@ struct request {
 	const char *path_args[REQUEST_MAX_PATH_ARGS];
 	struct param_value *values;
 
-	/* Authentication. */
-	const struct realm *realm;
-	const struct user *user;
-	bool *realm_perms; /* the user's organization permissions, read once (model/permissions.c) */
-
 	/* Response. */
 	json_object *result; /* success fields; owned by the arena */
-	enum err error;
-	const char *error_msg;
-	json_object *error_fields;
 	const char *header_names[REQUEST_MAX_HEADERS];
 	const char *header_values[REQUEST_MAX_HEADERS];
 	int nheaders;
@@ -87,15 +71,6 @@ struct request {
 	const char *raw_content_type; /* NULL: no Content-Type header */
 	const char *raw_body;
 	size_t raw_body_len;
-
-	/* Resources held for the duration of the request. */
-	struct db_conn *db;
-	bool in_txn;
-	struct redis_conn *redis;
-
-	/* Events produced by the handler, written to the outbox before COMMIT, published after (events/events.c). */
-	struct pending_event *events;
-	int nevents, capevents;
 };
 
 /* Prepares req for a new request of worker w. */

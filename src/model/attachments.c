@@ -20,8 +20,8 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "db/db.h"
-#include "http/header.h"
-#include "http/request.h"
+#include "core/header.h"
+#include "core/uow.h"
 #include "model/realm.h"
 #include "model/user.h"
 #include "redis/redis.h"
@@ -751,15 +751,15 @@ json_object *attachments_linked_paths(const char *content, const char *realm_url
 
 #define ATTACHMENT_COLUMNS "a.id, a.realm_id, a.owner_id, a.path_id, a.file_name, a.content_type, a.size"
 
-static struct attachment *attachment_from_row(struct request *req, const struct db_res *res, int row)
+static struct attachment *attachment_from_row(struct uow *uow, const struct db_res *res, int row)
 {
-	struct attachment *at = arena_alloc(&req->arena, sizeof(*at));
+	struct attachment *at = arena_alloc(&uow->arena, sizeof(*at));
 	at->id = db_int(res, row, 0);
 	at->realm_id = db_int(res, row, 1);
 	at->owner_id = db_int(res, row, 2);
-	at->path_id = arena_strdup(&req->arena, db_val(res, row, 3));
-	at->file_name = arena_strdup(&req->arena, db_val(res, row, 4));
-	at->content_type = db_null(res, row, 5) ? NULL : arena_strdup(&req->arena, db_val(res, row, 5));
+	at->path_id = arena_strdup(&uow->arena, db_val(res, row, 3));
+	at->file_name = arena_strdup(&uow->arena, db_val(res, row, 4));
+	at->content_type = db_null(res, row, 5) ? NULL : arena_strdup(&uow->arena, db_val(res, row, 5));
 	at->size = db_int(res, row, 6);
 	return at;
 }
@@ -769,14 +769,14 @@ static struct db_stmt st_find =
             " ELSE COALESCE(" CAN_READ_ATTACHMENT ", false) END "
             "FROM attachments a LEFT JOIN users u ON u.id = $2 WHERE a.path_id = $1");
 
-struct attachment *attachments_find(struct request *req, const char *path_id, int64_t realm_id, bool *can_read)
+struct attachment *attachments_find(struct uow *uow, const char *path_id, int64_t realm_id, bool *can_read)
 {
-	const char *user = req->user ? db_arg_int(req, req->user->id) : NULL;
-	struct db_res *res = DB_EXEC(req, &st_find, path_id, user, db_arg_int(req, realm_id));
+	const char *user = uow->user ? db_arg_int(uow, uow->user->id) : NULL;
+	struct db_res *res = DB_EXEC(uow, &st_find, path_id, user, db_arg_int(uow, realm_id));
 	if (res == NULL || db_rows(res) == 0)
 		return NULL;
 	*can_read = db_bool(res, 0, 7);
-	return attachment_from_row(req, res, 0);
+	return attachment_from_row(uow, res, 0);
 }
 
 /* Removes the stale links of message_id: those to attachments its content no longer names. */
@@ -791,31 +791,31 @@ static struct db_stmt st_link =
             "ON CONFLICT DO NOTHING RETURNING 1) "
             "SELECT (SELECT count(*) FROM linked) + (SELECT count(*) FROM attachment_messages WHERE message_id = $1)");
 
-int attachments_link_message(struct request *req, int64_t message_id, int64_t sender_id, const char *content,
+int attachments_link_message(struct uow *uow, int64_t message_id, int64_t sender_id, const char *content,
                              bool new_message)
 {
-	const char *url = req->realm ? realm_url(req, req->realm) : NULL;
-	json_object *paths = request_own_json(req, attachments_linked_paths(content, url));
+	const char *url = uow->realm ? realm_url(uow, uow->realm) : NULL;
+	json_object *paths = uow_own_json(uow, attachments_linked_paths(content, url));
 	if (new_message && json_object_array_length(paths) == 0)
 		return 0; /* nothing to link, nothing linked before: no round trips */
 	const char *json = json_object_to_json_string_ext(paths, JSON_C_TO_STRING_PLAIN);
-	const char *mid = db_arg_int(req, message_id);
-	if (!new_message && DB_EXEC(req, &st_unlink, mid, json) == NULL)
+	const char *mid = db_arg_int(uow, message_id);
+	if (!new_message && DB_EXEC(uow, &st_unlink, mid, json) == NULL)
 		return -1;
-	struct db_res *res = DB_EXEC(req, &st_link, mid, db_arg_int(req, sender_id), json);
+	struct db_res *res = DB_EXEC(uow, &st_link, mid, db_arg_int(uow, sender_id), json);
 	return res == NULL ? -1 : (int)db_int(res, 0, 0);
 }
 
 static struct db_stmt st_of_message =
     DB_STMT("SELECT attachment_id FROM attachment_messages WHERE message_id = $1 ORDER BY attachment_id");
 
-int attachments_of_message(struct request *req, int64_t message_id, int64_t **ids)
+int attachments_of_message(struct uow *uow, int64_t message_id, int64_t **ids)
 {
-	struct db_res *res = DB_EXEC(req, &st_of_message, db_arg_int(req, message_id));
+	struct db_res *res = DB_EXEC(uow, &st_of_message, db_arg_int(uow, message_id));
 	if (res == NULL)
 		return -1;
 	int n = db_rows(res);
-	*ids = arena_alloc(&req->arena, ((size_t)n + 1) * sizeof(**ids));
+	*ids = arena_alloc(&uow->arena, ((size_t)n + 1) * sizeof(**ids));
 	for (int i = 0; i < n; i++)
 		(*ids)[i] = db_int(res, i, 0);
 	return n;
@@ -827,12 +827,12 @@ static struct db_stmt st_detached =
             "AND a.owner_id = $1 AND NOT EXISTS (SELECT 1 FROM attachment_messages am WHERE am.attachment_id = a.id) "
             "ORDER BY a.id");
 
-json_object *attachments_detached(struct request *req, int64_t owner_id, const int64_t *previous_ids, int n)
+json_object *attachments_detached(struct uow *uow, int64_t owner_id, const int64_t *previous_ids, int n)
 {
-	json_object *ids = request_own_json(req, json_object_new_array_ext(n));
+	json_object *ids = uow_own_json(uow, json_object_new_array_ext(n));
 	for (int i = 0; i < n; i++)
 		json_object_array_add(ids, json_object_new_int64(previous_ids[i]));
-	struct db_res *res = DB_EXEC(req, &st_detached, db_arg_int(req, owner_id),
+	struct db_res *res = DB_EXEC(uow, &st_detached, db_arg_int(uow, owner_id),
 	                             json_object_to_json_string_ext(ids, JSON_C_TO_STRING_PLAIN));
 	if (res == NULL)
 		return NULL;
@@ -852,14 +852,14 @@ json_object *attachments_detached(struct request *req, int64_t owner_id, const i
 
 /* ---- files ------------------------------------------------------------------------------------------------ */
 
-const char *attachments_local_path(struct request *req, const char *path_id)
+const char *attachments_local_path(struct uow *uow, const char *path_id)
 {
-	return arena_printf(&req->arena, "%s/%s", req->worker->cfg->upload_dir, path_id);
+	return arena_printf(&uow->arena, "%s/%s", uow->worker->cfg->upload_dir, path_id);
 }
 
 /* A new path_id as the reference's local backend makes them: realm, one of 256 directories, 24 random URL-safe
  * characters (secrets.token_urlsafe(18)), the sanitized name. */
-static char *new_path_id(struct request *req, const char *file_name)
+static char *new_path_id(struct uow *uow, const char *file_name)
 {
 	static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	unsigned char rnd[19];
@@ -872,15 +872,15 @@ static char *new_path_id(struct request *req, const char *file_name)
 			token[4 * i + k] = b64url[(v >> (18 - 6 * k)) & 63];
 	}
 	token[24] = '\0';
-	return arena_printf(&req->arena, "%lld/%x/%s/%s", (long long)req->realm->id, rnd[18], token,
-	                    attachments_sanitize_name(&req->arena, file_name));
+	return arena_printf(&uow->arena, "%lld/%x/%s/%s", (long long)uow->realm->id, rnd[18], token,
+	                    attachments_sanitize_name(&uow->arena, file_name));
 }
 
 /* Creates the directories of path_id's file under upload_dir (which must exist). */
-static int make_dirs(struct request *req, const char *path_id)
+static int make_dirs(struct uow *uow, const char *path_id)
 {
-	char *dir = arena_strdup(&req->arena, attachments_local_path(req, path_id));
-	size_t root = strlen(req->worker->cfg->upload_dir);
+	char *dir = arena_strdup(&uow->arena, attachments_local_path(uow, path_id));
+	size_t root = strlen(uow->worker->cfg->upload_dir);
 	*strrchr(dir, '/') = '\0';
 	for (char *p = dir + root + 1;; p++) {
 		if (*p != '/' && *p != '\0')
@@ -888,7 +888,7 @@ static int make_dirs(struct request *req, const char *path_id)
 		char c = *p;
 		*p = '\0';
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			log_msg(LOG_ERROR, "request %llu: could not create directory \"%s\": %s", req->id, dir,
+			log_msg(LOG_ERROR, "request %llu: could not create directory \"%s\": %s", uow->id, dir,
 			        strerror(errno));
 			return -1;
 		}
@@ -899,13 +899,13 @@ static int make_dirs(struct request *req, const char *path_id)
 }
 
 /* Writes data to the file of path_id: a temporary file in its directory, flushed, then renamed into place. */
-static int write_file(struct request *req, const char *path_id, const char *data, size_t len)
+static int write_file(struct uow *uow, const char *path_id, const char *data, size_t len)
 {
-	const char *path = attachments_local_path(req, path_id);
-	char *tmp = arena_printf(&req->arena, "%.*s/.upload-XXXXXX", (int)(strrchr(path, '/') - path), path);
+	const char *path = attachments_local_path(uow, path_id);
+	char *tmp = arena_printf(&uow->arena, "%.*s/.upload-XXXXXX", (int)(strrchr(path, '/') - path), path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		log_msg(LOG_ERROR, "request %llu: could not create \"%s\": %s", req->id, tmp, strerror(errno));
+		log_msg(LOG_ERROR, "request %llu: could not create \"%s\": %s", uow->id, tmp, strerror(errno));
 		return -1;
 	}
 	size_t done = 0;
@@ -921,7 +921,7 @@ static int write_file(struct request *req, const char *path_id, const char *data
 	bool ok = done == len && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (!ok || rename(tmp, path) < 0) {
-		log_msg(LOG_ERROR, "request %llu: could not write \"%s\": %s", req->id, path, strerror(errno));
+		log_msg(LOG_ERROR, "request %llu: could not write \"%s\": %s", uow->id, path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -929,9 +929,9 @@ static int write_file(struct request *req, const char *path_id, const char *data
 }
 
 /* Removes the file of path_id and the directories that leaves empty (a shared one stays). */
-static void remove_file(struct request *req, const char *path_id)
+static void remove_file(struct uow *uow, const char *path_id)
 {
-	char *path = arena_strdup(&req->arena, attachments_local_path(req, path_id));
+	char *path = arena_strdup(&uow->arena, attachments_local_path(uow, path_id));
 	unlink(path);
 	for (int i = 0; i < 2; i++) {
 		*strrchr(path, '/') = '\0';
@@ -944,44 +944,44 @@ static struct db_stmt st_insert =
     DB_STMT("INSERT INTO attachments AS a (realm_id, owner_id, path_id, file_name, size, content_type) "
             "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " ATTACHMENT_COLUMNS);
 
-struct attachment *attachments_store(struct request *req, const char *file_name, const char *content_type,
-                                     const char *data, size_t len)
+struct attachment *attachments_store(struct uow *uow, const char *file_name, const char *content_type, const char *data,
+                                     size_t len)
 {
-	const char *path_id = new_path_id(req, file_name);
-	if (path_id == NULL || make_dirs(req, path_id) < 0 || write_file(req, path_id, data, len) < 0) {
-		api_error(req, ERR_INTERNAL, NULL);
+	const char *path_id = new_path_id(uow, file_name);
+	if (path_id == NULL || make_dirs(uow, path_id) < 0 || write_file(uow, path_id, data, len) < 0) {
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
-	struct db_res *res = DB_EXEC(req, &st_insert, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id),
-	                             path_id, file_name, db_arg_int(req, (int64_t)len), content_type);
+	struct db_res *res = DB_EXEC(uow, &st_insert, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id),
+	                             path_id, file_name, db_arg_int(uow, (int64_t)len), content_type);
 	if (res == NULL) {
-		remove_file(req, path_id);
+		remove_file(uow, path_id);
 		return NULL;
 	}
-	return attachment_from_row(req, res, 0);
+	return attachment_from_row(uow, res, 0);
 }
 
 /* ---- temporary access tokens -------------------------------------------------------------------------------- */
 
-const char *attachments_temporary_token(struct request *req, const char *path_id)
+const char *attachments_temporary_token(struct uow *uow, const char *path_id)
 {
 	unsigned char rnd[32];
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
-	char *token = arena_alloc(&req->arena, 2 * sizeof(rnd) + 1);
+	char *token = arena_alloc(&uow->arena, 2 * sizeof(rnd) + 1);
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(token + 2 * i, 3, "%02X", rnd[i]);
-	const char *key = arena_printf(&req->arena, "confab:upload_token:%s", token);
-	if (REDIS_CMD(req, "SET", key, path_id, "EX", TOKEN_TTL_SECONDS) == NULL)
+	const char *key = arena_printf(&uow->arena, "confab:upload_token:%s", token);
+	if (REDIS_CMD(uow, "SET", key, path_id, "EX", TOKEN_TTL_SECONDS) == NULL)
 		return NULL;
 	return token;
 }
 
-const char *attachments_token_path(struct request *req, const char *token)
+const char *attachments_token_path(struct uow *uow, const char *token)
 {
-	struct rreply *r = REDIS_CMD(req, "GET", arena_printf(&req->arena, "confab:upload_token:%s", token));
+	struct rreply *r = REDIS_CMD(uow, "GET", arena_printf(&uow->arena, "confab:upload_token:%s", token));
 	if (r == NULL || r->type != RR_STR)
 		return NULL;
 	return r->str;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct arena;
-struct request;
+struct uow;
 
 struct attachment {
 	int64_t id;
@@ -30,7 +30,7 @@ struct attachment {
  * attachments linked (the message's has_attachment), or -1 with the error recorded. new_message: the message has
  * no links yet (nothing to replace).
  */
-int attachments_link_message(struct request *req, int64_t message_id, int64_t sender_id, const char *content,
+int attachments_link_message(struct uow *uow, int64_t message_id, int64_t sender_id, const char *content,
                              bool new_message);
 
 /*
@@ -38,13 +38,13 @@ int attachments_link_message(struct request *req, int64_t message_id, int64_t se
  * message at all, as the spec's Attachment objects ({id, name, path_id, size, create_time, message_ids}); a new
  * array. Call after attachments_link_message() for the edited content.
  */
-json_object *attachments_detached(struct request *req, int64_t owner_id, const int64_t *previous_ids, int n);
+json_object *attachments_detached(struct uow *uow, int64_t owner_id, const int64_t *previous_ids, int n);
 
 /*
  * The ids of the attachments linked to message_id (an arena array in *ids), to pass to attachments_detached()
  * after an edit. Returns their number, or -1 with the error recorded.
  */
-int attachments_of_message(struct request *req, int64_t message_id, int64_t **ids);
+int attachments_of_message(struct uow *uow, int64_t message_id, int64_t **ids);
 
 /*
  * Stores an upload of the request's user: writes data (len bytes) atomically to upload_dir/<new path_id>,
@@ -52,23 +52,23 @@ int attachments_of_message(struct request *req, int64_t message_id, int64_t **id
  * content_type as attachments_content_type() chose it. Returns the attachment (arena) or NULL with the error
  * recorded; a file written before a failed insert is removed.
  */
-struct attachment *attachments_store(struct request *req, const char *file_name, const char *content_type,
-                                     const char *data, size_t len);
+struct attachment *attachments_store(struct uow *uow, const char *file_name, const char *content_type, const char *data,
+                                     size_t len);
 
 /*
- * Looks path_id up for a reader: the request's user, or a spectator when req->user is NULL (who may read files
+ * Looks path_id up for a reader: the request's user, or a spectator when uow->user is NULL (who may read files
  * linked from web-public channels of an organization with spectator access, realm_id). Returns the attachment
- * with *can_read set, or NULL if there is none (check req->error for a database failure).
+ * with *can_read set, or NULL if there is none (check uow->error for a database failure).
  */
-struct attachment *attachments_find(struct request *req, const char *path_id, int64_t realm_id, bool *can_read);
+struct attachment *attachments_find(struct uow *uow, const char *path_id, int64_t realm_id, bool *can_read);
 
 /* The file of path_id under upload_dir (an arena string). */
-const char *attachments_local_path(struct request *req, const char *path_id);
+const char *attachments_local_path(struct uow *uow, const char *path_id);
 
 /* A token good for 60 seconds of unauthenticated access to path_id (an arena string), or NULL on error. */
-const char *attachments_temporary_token(struct request *req, const char *path_id);
-/* The path_id a token from attachments_temporary_token() grants, or NULL (expired or unknown; see req->error). */
-const char *attachments_token_path(struct request *req, const char *token);
+const char *attachments_temporary_token(struct uow *uow, const char *path_id);
+/* The path_id a token from attachments_temporary_token() grants, or NULL (expired or unknown; see uow->error). */
+const char *attachments_token_path(struct uow *uow, const char *token);
 
 /* ---- pure helpers (arena only), as the reference computes them ---- */
 

@@ -8,7 +8,7 @@
 #include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/markdown.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -40,14 +40,14 @@ static void read_stats(struct channel *c, const struct db_res *res, int row, int
 }
 
 /* A CHANNEL_SETTING_VALUE column: an unnamed group's value, or NULL for the id of named group group_id. */
-static const char *setting_value(struct request *req, int64_t group_id, const struct db_res *res, int row, int col)
+static const char *setting_value(struct uow *uow, int64_t group_id, const struct db_res *res, int row, int col)
 {
-	return db_null(res, row, col) ? arena_printf(&req->arena, "%lld", (long long)group_id) : db_val(res, row, col);
+	return db_null(res, row, col) ? arena_printf(&uow->arena, "%lld", (long long)group_id) : db_val(res, row, col);
 }
 
-struct channel *channel_from_row(struct request *req, const struct db_res *res, int row, int col)
+struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
-	struct channel *c = arena_alloc(&req->arena, sizeof(*c));
+	struct channel *c = arena_alloc(&uow->arena, sizeof(*c));
 	c->id = db_int(res, row, col);
 	c->realm_id = db_int(res, row, col + 1);
 	c->name = db_val(res, row, col + 2);
@@ -70,7 +70,7 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	for (int i = 0; i < CS_COUNT; i++) {
 		c->settings[i] = db_int(res, row, col + 22 + 3 * i);
 		c->in_setting[i] = db_bool(res, row, col + 23 + 3 * i);
-		c->setting_json[i] = setting_value(req, c->settings[i], res, row, col + 24 + 3 * i);
+		c->setting_json[i] = setting_value(uow, c->settings[i], res, row, col + 24 + 3 * i);
 	}
 	int sc = col + 22 + 3 * CS_COUNT;
 	c->color = db_val(res, row, sc);
@@ -79,7 +79,7 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	for (int i = 0; i < 5; i++)
 		c->notifications[i] = db_val(res, row, sc + 3 + i);
 	/* Access as channels.h defines it. */
-	const struct user *u = req->user;
+	const struct user *u = uow->user;
 	bool guest = u != NULL && user_is_guest(u);
 	bool open = c->is_web_public || (!c->invite_only && u != NULL && !guest);
 	bool may_subscribe = c->in_setting[CS_ADD_SUBSCRIBERS] || c->in_setting[CS_SUBSCRIBE];
@@ -88,27 +88,27 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
 	return c;
 }
 
-const char *channel_render_description(struct request *req, const char *text)
+const char *channel_render_description(struct uow *uow, const char *text)
 {
 	if (*text == '\0')
 		return "";
 	struct markdown_lookup none = {0};
 	struct markdown_result out;
-	markdown_render(req, text, &none, &out);
+	markdown_render(uow, text, &none, &out);
 	return out.html;
 }
 
 static struct db_stmt st_by_id = DB_STMT(CHANNEL_SELECT_LOOKUP "AND c.id = $3");
 static struct db_stmt st_by_name = DB_STMT(CHANNEL_SELECT_LOOKUP "AND lower(c.name) = lower($3)");
 
-static struct channel *load(struct request *req, struct db_stmt *st, const char *key)
+static struct channel *load(struct uow *uow, struct db_stmt *st, const char *key)
 {
-	int64_t uid = req->user ? req->user->id : 0;
-	struct db_res *res = DB_EXEC(req, st, db_arg_int(req, req->realm->id), db_arg_int(req, uid), key);
-	return res && db_rows(res) ? channel_from_row(req, res, 0, 0) : NULL;
+	int64_t uid = uow->user ? uow->user->id : 0;
+	struct db_res *res = DB_EXEC(uow, st, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uid), key);
+	return res && db_rows(res) ? channel_from_row(uow, res, 0, 0) : NULL;
 }
 
-int channel_check_name(struct request *req, const char *name)
+int channel_check_name(struct uow *uow, const char *name)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t len = strlen(name), n;
@@ -123,32 +123,32 @@ int channel_check_name(struct request *req, const char *name)
 			bad = length;
 	}
 	if (blank)
-		return api_error(req, ERR_BAD_REQUEST, "Channel name can't be empty.");
+		return uow_error(uow, ERR_BAD_REQUEST, "Channel name can't be empty.");
 	if (length > CHANNEL_MAX_NAME_LENGTH)
-		return api_error(req, ERR_BAD_REQUEST, "Channel name too long (limit: %d characters).",
+		return uow_error(uow, ERR_BAD_REQUEST, "Channel name too long (limit: %d characters).",
 		                 CHANNEL_MAX_NAME_LENGTH);
 	if (bad != 0)
-		return api_error(req, ERR_BAD_REQUEST, "Invalid character in channel name, at position %d.", bad);
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid character in channel name, at position %d.", bad);
 	return 0;
 }
 
-struct channel *channel_by_id(struct request *req, int64_t id)
+struct channel *channel_by_id(struct uow *uow, int64_t id)
 {
-	return load(req, &st_by_id, db_arg_int(req, id));
+	return load(uow, &st_by_id, db_arg_int(uow, id));
 }
 
-struct channel *channel_by_name(struct request *req, const char *name)
+struct channel *channel_by_name(struct uow *uow, const char *name)
 {
-	return load(req, &st_by_name, name);
+	return load(uow, &st_by_name, name);
 }
 
-struct channel *channel_access_by_id(struct request *req, int64_t id, bool content)
+struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content)
 {
-	struct channel *c = channel_by_id(req, id);
-	if (req->error != ERR_NONE)
+	struct channel *c = channel_by_id(uow, id);
+	if (uow->error != ERR_NONE)
 		return NULL;
 	if (c == NULL || !(content ? c->content_access : c->metadata_access)) {
-		api_error(req, ERR_BAD_REQUEST, "Invalid channel ID");
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid channel ID");
 		return NULL;
 	}
 	return c;
@@ -182,26 +182,26 @@ static struct db_stmt st_complete = DB_STMT(
 #undef VALUE_COLUMN
 /* clang-format on */
 
-int channel_complete(struct request *req, struct channel *c)
+int channel_complete(struct uow *uow, struct channel *c)
 {
 	if (c->complete)
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_complete, db_arg_int(req, c->realm_id), db_arg_int(req, c->id));
+	struct db_res *res = DB_EXEC(uow, &st_complete, db_arg_int(uow, c->realm_id), db_arg_int(uow, c->id));
 	if (res == NULL || db_rows(res) != 1)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 	read_stats(c, res, 0, 0);
 	for (int i = 0; i < CS_COUNT; i++)
-		c->setting_json[i] = setting_value(req, c->settings[i], res, 0, 4 + i);
+		c->setting_json[i] = setting_value(uow, c->settings[i], res, 0, 4 + i);
 	c->complete = true;
 	return 0;
 }
 
-json_object *channel_to_json(struct request *req, const struct channel *c)
+json_object *channel_to_json(struct uow *uow, const struct channel *c)
 {
 	struct channel loaded;
 	if (!c->complete) {
 		loaded = *c;
-		channel_complete(req, &loaded); /* on failure the request fails: the object is not sent */
+		channel_complete(uow, &loaded); /* on failure the request fails: the object is not sent */
 		c = &loaded;
 	}
 	json_object *o = json_object_new_object();
@@ -237,11 +237,11 @@ json_object *channel_to_json(struct request *req, const struct channel *c)
 	return o;
 }
 
-json_object *channel_subscription_json(struct request *req, const struct channel *c, bool subscribers)
+json_object *channel_subscription_json(struct uow *uow, const struct channel *c, bool subscribers)
 {
 	static const char *const names[5] = {"desktop_notifications", "email_notifications", "push_notifications",
 	                                     "audible_notifications", "wildcard_mentions_notify"};
-	json_object *o = channel_to_json(req, c);
+	json_object *o = channel_to_json(uow, c);
 	json_object_object_add(o, "color", json_object_new_string(c->color));
 	json_object_object_add(o, "pin_to_top", json_object_new_boolean(c->pin_to_top));
 	json_object_object_add(o, "is_muted", json_object_new_boolean(c->is_muted));
@@ -250,7 +250,7 @@ json_object *channel_subscription_json(struct request *req, const struct channel
 		json_object_object_add(
 		    o, names[i], *c->notifications[i] ? json_object_new_boolean(c->notifications[i][0] == 't') : NULL);
 	if (subscribers)
-		json_object_object_add(o, "subscribers", channel_subscriber_ids(req, c->id));
+		json_object_object_add(o, "subscribers", channel_subscriber_ids(uow, c->id));
 	return o;
 }
 
@@ -258,9 +258,9 @@ static struct db_stmt st_subscribers = DB_STMT("SELECT coalesce(json_agg(s.user_
                                                "  FROM subscriptions s JOIN users u ON u.id = s.user_id"
                                                " WHERE s.channel_id = $1 AND s.active AND u.is_active");
 
-json_object *channel_subscriber_ids(struct request *req, int64_t channel_id)
+json_object *channel_subscriber_ids(struct uow *uow, int64_t channel_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_subscribers, db_arg_int(req, channel_id));
+	struct db_res *res = DB_EXEC(uow, &st_subscribers, db_arg_int(uow, channel_id));
 	json_object *ids = NULL;
 	if (res == NULL || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &ids) < 0)
 		return NULL;
@@ -286,14 +286,14 @@ static struct db_stmt st_metadata_users = DB_STMT(
     "   OR (c.invite_only AND u.role <> 600 AND u.id IN (SELECT user_id FROM granted)))"
     " ORDER BY u.id");
 
-int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool with_subscribers, int *n)
+int64_t *channel_metadata_user_ids(struct uow *uow, int64_t channel_id, bool with_subscribers, int *n)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_metadata_users, db_arg_int(req, channel_id), with_subscribers ? "true" : "false");
+	    DB_EXEC(uow, &st_metadata_users, db_arg_int(uow, channel_id), with_subscribers ? "true" : "false");
 	if (res == NULL)
 		return NULL;
 	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
 	for (int i = 0; i < *n; i++)
 		ids[i] = db_int(res, i, 0);
 	return ids;
@@ -321,9 +321,9 @@ json_object *channel_folder_json(const struct db_res *res, int i)
 	return f;
 }
 
-int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out)
+int64_t *ids_minus(struct uow *uow, const int64_t *a, int n, const int64_t *b, int m, int *out)
 {
-	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	int64_t *r = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r));
 	*out = 0;
 	for (int i = 0, j = 0; i < n; i++) {
 		while (j < m && b[j] < a[i])
@@ -397,32 +397,32 @@ int *ids_group_order(struct arena *a, const int64_t *keys, int n)
 	return order;
 }
 
-static json_object *new_event(struct request *req, const char *type, const char *op)
+static json_object *new_event(struct uow *uow, const char *type, const char *op)
 {
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string(type));
 	json_object_object_add(event, "op", json_object_new_string(op));
 	return event;
 }
 
-static int emit(struct request *req, json_object *event, const int64_t *users, int n)
+static int emit(struct uow *uow, json_object *event, const int64_t *users, int n)
 {
-	return n > 0 ? events_add(req, event, users, n, 0) : 0;
+	return n > 0 ? events_add(uow, event, users, n, 0) : 0;
 }
 
 /* stream create with c as it is in memory (the reference's stream_to_dict of the object it holds). */
-static int create_event(struct request *req, const struct channel *c, const int64_t *users, int n)
+static int create_event(struct uow *uow, const struct channel *c, const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "stream", "create"), *streams = json_object_new_array();
-	json_object_array_add(streams, channel_to_json(req, c));
+	json_object *event = new_event(uow, "stream", "create"), *streams = json_object_new_array();
+	json_object_array_add(streams, channel_to_json(uow, c));
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "for_unarchiving", json_object_new_boolean(false));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-static int delete_event(struct request *req, const int64_t *channel_ids, int nchannels, const int64_t *users, int n)
+static int delete_event(struct uow *uow, const int64_t *channel_ids, int nchannels, const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "stream", "delete"), *streams = json_object_new_array();
+	json_object *event = new_event(uow, "stream", "delete"), *streams = json_object_new_array();
 	for (int i = 0; i < nchannels; i++) {
 		json_object *s = json_object_new_object();
 		json_object_object_add(s, "stream_id", json_object_new_int64(channel_ids[i]));
@@ -431,47 +431,47 @@ static int delete_event(struct request *req, const int64_t *channel_ids, int nch
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
 	json_object_object_add(event, "for_archiving", json_object_new_boolean(false));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-static int peer_event(struct request *req, const char *op, const int64_t *channel_ids, int nchannels,
+static int peer_event(struct uow *uow, const char *op, const int64_t *channel_ids, int nchannels,
                       const int64_t *altered, int naltered, const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "subscription", op);
+	json_object *event = new_event(uow, "subscription", op);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
 	json_object_object_add(event, "user_ids", ids_json(altered, naltered));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-int channel_events_update(struct request *req, const struct channel *c, const char *property, json_object *value,
+int channel_events_update(struct uow *uow, const struct channel *c, const char *property, json_object *value,
                           const int64_t *users, int n)
 {
-	json_object *event = new_event(req, "stream", "update");
+	json_object *event = new_event(uow, "stream", "update");
 	json_object_object_add(event, "property", json_object_new_string(property));
 	json_object_object_add(event, "value", value);
 	json_object_object_add(event, "stream_id", json_object_new_int64(c->id));
 	json_object_object_add(event, "name", json_object_new_string(c->name));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-int channel_events_gained(struct request *req, int64_t channel_id, const int64_t *users, int n)
+int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *users, int n)
 {
-	struct channel *c = channel_by_id(req, channel_id);
-	json_object *subscribers = c ? request_own_json(req, channel_subscriber_ids(req, channel_id)) : NULL;
+	struct channel *c = channel_by_id(uow, channel_id);
+	json_object *subscribers = c ? uow_own_json(uow, channel_subscriber_ids(uow, channel_id)) : NULL;
 	if (subscribers == NULL)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	if (create_event(req, c, users, n) < 0)
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+	if (create_event(uow, c, users, n) < 0)
 		return -1;
-	json_object *event = new_event(req, "subscription", "peer_add"), *ids = json_object_new_array();
+	json_object *event = new_event(uow, "subscription", "peer_add"), *ids = json_object_new_array();
 	json_object_array_add(ids, json_object_new_int64(channel_id));
 	json_object_object_add(event, "stream_ids", ids);
 	json_object_object_add(event, "user_ids", json_object_get(subscribers));
-	return emit(req, event, users, n);
+	return emit(uow, event, users, n);
 }
 
-int channel_events_lost(struct request *req, int64_t channel_id, const int64_t *users, int n)
+int channel_events_lost(struct uow *uow, int64_t channel_id, const int64_t *users, int n)
 {
-	return delete_event(req, &channel_id, 1, users, n);
+	return delete_event(uow, &channel_id, 1, users, n);
 }
 
 /* The users of one channel whose subscription changed, ascending. */
@@ -482,29 +482,29 @@ struct altered {
 };
 
 /* The user ids of subs (keys for ids_group_order()). */
-static int64_t *user_keys(struct request *req, const struct channel_sub *subs, int n)
+static int64_t *user_keys(struct uow *uow, const struct channel_sub *subs, int n)
 {
-	int64_t *keys = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*keys));
+	int64_t *keys = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*keys));
 	for (int i = 0; i < n; i++)
 		keys[i] = subs[i].user_id;
 	return keys;
 }
 
 /* Groups changes by channel, in the order the channels first appear. */
-static struct altered *by_channel(struct request *req, const struct channel_sub *subs, int n, int *na)
+static struct altered *by_channel(struct uow *uow, const struct channel_sub *subs, int n, int *na)
 {
-	int64_t *keys = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*keys));
+	int64_t *keys = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*keys));
 	for (int i = 0; i < n; i++)
 		keys[i] = subs[i].channel->id;
-	int *order = ids_group_order(&req->arena, keys, n);
-	struct altered *a = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*a));
+	int *order = ids_group_order(&uow->arena, keys, n);
+	struct altered *a = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*a));
 	*na = 0;
 	for (int i = 0, j; i < n; i = j) {
 		struct altered *x = &a[(*na)++];
 		x->c = subs[order[i]].channel;
 		for (j = i; j < n && keys[order[j]] == keys[order[i]];)
 			j++;
-		x->users = arena_alloc(&req->arena, (size_t)(j - i + 1) * sizeof(int64_t));
+		x->users = arena_alloc(&uow->arena, (size_t)(j - i + 1) * sizeof(int64_t));
 		for (int k = i; k < j; k++)
 			x->users[k - i] = subs[order[k]].user_id;
 		qsort(x->users, (size_t)(j - i), sizeof(int64_t), cmp_int64);
@@ -516,9 +516,9 @@ static struct altered *by_channel(struct request *req, const struct channel_sub 
 }
 
 /* The channel ids of a, ascending. */
-static int64_t *channel_ids(struct request *req, const struct altered *a, int na)
+static int64_t *channel_ids(struct uow *uow, const struct altered *a, int na)
 {
-	int64_t *ids = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*ids));
 	for (int i = 0; i < na; i++)
 		ids[i] = a[i].c->id;
 	qsort(ids, (size_t)na, sizeof(*ids), cmp_int64);
@@ -550,19 +550,18 @@ static struct db_stmt st_no_access = DB_STMT(
     "   OR (c.invite_only AND u.role <> 600 AND g.user_id IS NOT NULL)))");
 
 /* The (user, channel) pairs of subs whose user does not see the channel, sorted for id_pairs_find(). */
-static struct id_pair *no_access(struct request *req, const struct channel_sub *subs, int n, bool with_subscribers,
-                                 int *np)
+static struct id_pair *no_access(struct uow *uow, const struct channel_sub *subs, int n, bool with_subscribers, int *np)
 {
-	int64_t *users = user_keys(req, subs, n),
-	        *channels = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+	int64_t *users = user_keys(uow, subs, n),
+	        *channels = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t));
 	for (int i = 0; i < n; i++)
 		channels[i] = subs[i].channel->id;
-	struct db_res *res = DB_EXEC(req, &st_no_access, db_arg_ids(req, users, n), db_arg_ids(req, channels, n),
+	struct db_res *res = DB_EXEC(uow, &st_no_access, db_arg_ids(uow, users, n), db_arg_ids(uow, channels, n),
 	                             with_subscribers ? "true" : "false");
 	if (res == NULL)
 		return NULL;
 	*np = db_rows(res);
-	struct id_pair *p = arena_alloc(&req->arena, (size_t)(*np + 1) * sizeof(*p));
+	struct id_pair *p = arena_alloc(&uow->arena, (size_t)(*np + 1) * sizeof(*p));
 	for (int r = 0; r < *np; r++)
 		p[r] = (struct id_pair){db_int(res, r, 0), db_int(res, r, 1), r};
 	id_pairs_sort(p, *np);
@@ -597,55 +596,55 @@ struct viewers {
 	int n;
 };
 
-static int load_viewers(struct request *req, const int64_t *ids, int n, struct viewers *v)
+static int load_viewers(struct uow *uow, const int64_t *ids, int n, struct viewers *v)
 {
-	struct db_res *res = n ? DB_EXEC(req, &st_viewers, db_arg_ids(req, ids, n)) : NULL;
+	struct db_res *res = n ? DB_EXEC(uow, &st_viewers, db_arg_ids(uow, ids, n)) : NULL;
 	if (n && res == NULL)
 		return -1;
 	int rows = res ? db_rows(res) : 0, r = 0;
-	*v = (struct viewers){ids, arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int)),
-	                      arena_alloc(&req->arena, (size_t)(rows + 1) * sizeof(int64_t)), n};
+	*v = (struct viewers){ids, arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int)),
+	                      arena_alloc(&uow->arena, (size_t)(rows + 1) * sizeof(int64_t)), n};
 	for (int k = 0; k < n; k++) {
 		v->from[k] = r;
 		for (; r < rows && db_int(res, r, 0) == ids[k]; r++)
 			v->users[r] = db_int(res, r, 1);
 	}
 	v->from[n] = r;
-	return r == rows ? 0 : api_error(req, ERR_INTERNAL, NULL);
+	return r == rows ? 0 : uow_error(uow, ERR_INTERNAL, NULL);
 }
 
 /* The peers of a channel: who sees it now, except the users whose subscription changed. */
-static int64_t *peers(struct request *req, const struct viewers *v, const struct altered *a, int *n)
+static int64_t *peers(struct uow *uow, const struct viewers *v, const struct altered *a, int *n)
 {
 	const int64_t *at = bsearch(&a->c->id, v->channels, (size_t)v->n, sizeof(int64_t), cmp_int64);
 	if (at == NULL) {
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
 	int k = (int)(at - v->channels);
-	return ids_minus(req, v->users + v->from[k], v->from[k + 1] - v->from[k], a->users, a->n, n);
+	return ids_minus(uow, v->users + v->from[k], v->from[k + 1] - v->from[k], a->users, a->n, n);
 }
 
 /* One peer event on a channel to its peers. */
-static int peer_single(struct request *req, const char *op, const struct viewers *v, const struct altered *a)
+static int peer_single(struct uow *uow, const char *op, const struct viewers *v, const struct altered *a)
 {
 	int np;
-	int64_t *p = peers(req, v, a, &np);
-	return p ? peer_event(req, op, &a->c->id, 1, a->users, a->n, p, np) : -1;
+	int64_t *p = peers(uow, v, a, &np);
+	return p ? peer_event(uow, op, &a->c->id, 1, a->users, a->n, p, np) : -1;
 }
 
 /* One batch of public channels with the same changed users and the same peers. */
-static int peer_batch(struct request *req, const char *op, const struct viewers *v, const struct altered *first,
+static int peer_batch(struct uow *uow, const char *op, const struct viewers *v, const struct altered *first,
                       const int64_t *ids, int n)
 {
 	if (n == 0)
 		return 0;
 	int np;
-	int64_t *p = peers(req, v, first, &np);
-	int64_t *sorted = arena_alloc(&req->arena, (size_t)n * sizeof(*sorted));
+	int64_t *p = peers(uow, v, first, &np);
+	int64_t *sorted = arena_alloc(&uow->arena, (size_t)n * sizeof(*sorted));
 	memcpy(sorted, ids, (size_t)n * sizeof(*sorted));
 	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_int64);
-	return p ? peer_event(req, op, sorted, n, first->users, first->n, p, np) : -1;
+	return p ? peer_event(uow, op, sorted, n, first->users, first->n, p, np) : -1;
 }
 
 static int cmp_altered_users(const void *x, const void *y)
@@ -661,10 +660,10 @@ static int cmp_altered_users(const void *x, const void *y)
 
 /* For each change of a, a key shared by the public channels with the same changed users (by sorting them), and a
  * key of its own for each private channel. */
-static int64_t *user_set_keys(struct request *req, struct altered *a, int na)
+static int64_t *user_set_keys(struct uow *uow, struct altered *a, int na)
 {
-	const struct altered **s = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*s));
-	int64_t *keys = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*keys));
+	const struct altered **s = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*s));
+	int64_t *keys = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*keys));
 	int ns = 0;
 	for (int i = 0; i < na; i++) {
 		keys[i] = -1 - (int64_t)i;
@@ -695,22 +694,22 @@ struct peer_plan {
 	int nneed;
 };
 
-static int plan_peers(struct request *req, struct altered *a, int na, struct peer_plan *p)
+static int plan_peers(struct uow *uow, struct altered *a, int na, struct peer_plan *p)
 {
 	*p = (struct peer_plan){a,
 	                        na,
-	                        arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*p->kind)),
-	                        user_set_keys(req, a, na),
+	                        arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*p->kind)),
+	                        user_set_keys(uow, a, na),
 	                        NULL,
-	                        arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(int64_t)),
+	                        arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(int64_t)),
 	                        0};
-	p->order = ids_group_order(&req->arena, p->keys, na);
+	p->order = ids_group_order(&uow->arena, p->keys, na);
 	struct db_res *res =
-	    na ? DB_EXEC(req, &st_guest_subscribed, db_arg_ids(req, channel_ids(req, a, na), na)) : NULL;
+	    na ? DB_EXEC(uow, &st_guest_subscribed, db_arg_ids(uow, channel_ids(uow, a, na), na)) : NULL;
 	if (na && res == NULL)
 		return -1;
 	int nguests = res ? db_rows(res) : 0;
-	int64_t *guests = arena_alloc(&req->arena, (size_t)(nguests + 1) * sizeof(*guests));
+	int64_t *guests = arena_alloc(&uow->arena, (size_t)(nguests + 1) * sizeof(*guests));
 	for (int r = 0; r < nguests; r++)
 		guests[r] = db_int(res, r, 0);
 	for (int i = 0, j; i < na; i = j) {
@@ -736,12 +735,12 @@ static int plan_peers(struct request *req, struct altered *a, int na, struct pee
 
 /* The public channels of a group of changes with the same users (positions order[from..to) of a): those with guest
  * subscribers one by one, then the web-public ones, then the others. */
-static int peer_group(struct request *req, const char *op, const struct peer_plan *p, const struct viewers *v, int from,
+static int peer_group(struct uow *uow, const char *op, const struct peer_plan *p, const struct viewers *v, int from,
                       int to)
 {
 	int nweb = 0, npub = 0, iweb = -1, ipub = -1;
-	int64_t *web = arena_alloc(&req->arena, (size_t)(to - from + 1) * sizeof(*web));
-	int64_t *pub = arena_alloc(&req->arena, (size_t)(to - from + 1) * sizeof(*pub));
+	int64_t *web = arena_alloc(&uow->arena, (size_t)(to - from + 1) * sizeof(*web));
+	int64_t *pub = arena_alloc(&uow->arena, (size_t)(to - from + 1) * sizeof(*pub));
 	for (int k = from; k < to; k++) {
 		int j = p->order[k];
 		if (p->kind[j] == PEER_WEB) {
@@ -750,31 +749,31 @@ static int peer_group(struct request *req, const char *op, const struct peer_pla
 		} else if (p->kind[j] == PEER_PUBLIC) {
 			ipub = ipub < 0 ? j : ipub;
 			pub[npub++] = p->a[j].c->id;
-		} else if (peer_single(req, op, v, &p->a[j]) < 0) {
+		} else if (peer_single(uow, op, v, &p->a[j]) < 0) {
 			return -1;
 		}
 	}
-	return (nweb && peer_batch(req, op, v, &p->a[iweb], web, nweb) < 0) ||
-	               (npub && peer_batch(req, op, v, &p->a[ipub], pub, npub) < 0)
+	return (nweb && peer_batch(uow, op, v, &p->a[iweb], web, nweb) < 0) ||
+	               (npub && peer_batch(uow, op, v, &p->a[ipub], pub, npub) < 0)
 	           ? -1
 	           : 0;
 }
 
 /* The peer events: private channels first, then the public ones in groups with the same changed users, the groups
  * in the order they first appear. Two statements whatever the number of channels. */
-static int peer_events(struct request *req, const char *op, struct altered *a, int na)
+static int peer_events(struct uow *uow, const char *op, struct altered *a, int na)
 {
 	struct peer_plan p;
 	struct viewers v;
-	if (plan_peers(req, a, na, &p) < 0 || load_viewers(req, p.need, p.nneed, &v) < 0)
+	if (plan_peers(uow, a, na, &p) < 0 || load_viewers(uow, p.need, p.nneed, &v) < 0)
 		return -1;
 	for (int i = 0; i < na; i++)
-		if (a[i].c->invite_only && peer_single(req, op, &v, &a[i]) < 0)
+		if (a[i].c->invite_only && peer_single(uow, op, &v, &a[i]) < 0)
 			return -1;
 	for (int i = 0, j; i < na; i = j) {
 		for (j = i; j < na && p.keys[p.order[j]] == p.keys[p.order[i]];)
 			j++;
-		if (!a[p.order[i]].c->invite_only && peer_group(req, op, &p, &v, i, j) < 0)
+		if (!a[p.order[i]].c->invite_only && peer_group(uow, op, &p, &v, i, j) < 0)
 			return -1;
 	}
 	return 0;
@@ -801,48 +800,48 @@ struct sub_state {
 	int nchannels;
 };
 
-static int load_sub_state(struct request *req, const struct channel_sub *subs, int n, const struct altered *a, int na,
+static int load_sub_state(struct uow *uow, const struct channel_sub *subs, int n, const struct altered *a, int na,
                           struct sub_state *st)
 {
-	int64_t *channels = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*channels));
+	int64_t *channels = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*channels));
 	for (int i = 0; i < n; i++)
 		channels[i] = subs[i].channel->id;
 	st->settings =
-	    DB_EXEC(req, &st_sub_settings, db_arg_ids(req, user_keys(req, subs, n), n), db_arg_ids(req, channels, n));
-	st->channels = channel_ids(req, a, na);
-	struct db_res *res = DB_EXEC(req, &st_channel_subscribers, db_arg_ids(req, st->channels, na));
+	    DB_EXEC(uow, &st_sub_settings, db_arg_ids(uow, user_keys(uow, subs, n), n), db_arg_ids(uow, channels, n));
+	st->channels = channel_ids(uow, a, na);
+	struct db_res *res = DB_EXEC(uow, &st_channel_subscribers, db_arg_ids(uow, st->channels, na));
 	if (st->settings == NULL || res == NULL)
 		return -1;
 	st->npairs = db_rows(st->settings);
-	st->pairs = arena_alloc(&req->arena, (size_t)(st->npairs + 1) * sizeof(*st->pairs));
+	st->pairs = arena_alloc(&uow->arena, (size_t)(st->npairs + 1) * sizeof(*st->pairs));
 	for (int r = 0; r < st->npairs; r++)
 		st->pairs[r] = (struct id_pair){db_int(st->settings, r, 0), db_int(st->settings, r, 1), r};
 	id_pairs_sort(st->pairs, st->npairs);
 	st->nchannels = na;
-	st->subscribers = arena_alloc(&req->arena, (size_t)(na + 1) * sizeof(*st->subscribers));
+	st->subscribers = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*st->subscribers));
 	for (int r = 0; r < db_rows(res); r++) {
 		int64_t id = db_int(res, r, 0);
 		int64_t *at = bsearch(&id, st->channels, (size_t)na, sizeof(id), cmp_int64);
 		json_object *ids = NULL;
 		if (at == NULL || jsonx_parse(db_val(res, r, 1), strlen(db_val(res, r, 1)), &ids) < 0)
-			return api_error(req, ERR_INTERNAL, NULL);
-		st->subscribers[at - st->channels] = request_own_json(req, ids);
+			return uow_error(uow, ERR_INTERNAL, NULL);
+		st->subscribers[at - st->channels] = uow_own_json(uow, ids);
 	}
 	for (int i = 0; i < na; i++)
 		if (st->subscribers[i] == NULL)
-			st->subscribers[i] = request_own_json(req, json_object_new_array());
+			st->subscribers[i] = uow_own_json(uow, json_object_new_array());
 	return 0;
 }
 
 /* The subscription object user_id now has for c: the user's settings and the subscribers as they are now, the
  * channel's fields as the request loaded them (the reference's in-memory channel). */
-static json_object *subscription_of(struct request *req, const struct sub_state *st, const struct channel_sub *s)
+static json_object *subscription_of(struct uow *uow, const struct sub_state *st, const struct channel_sub *s)
 {
 	const struct id_pair *p = id_pairs_find(st->pairs, st->npairs, s->user_id, s->channel->id);
 	int64_t *at = bsearch(&s->channel->id, st->channels, (size_t)st->nchannels, sizeof(int64_t), cmp_int64);
 	if (at == NULL)
 		return NULL;
-	struct channel *sub = arena_alloc(&req->arena, sizeof(*sub));
+	struct channel *sub = arena_alloc(&uow->arena, sizeof(*sub));
 	*sub = *s->channel;
 	/* No active subscription (deactivated meanwhile): the settings read as NULL, as one lookup would show them. */
 	sub->color = p ? db_val(st->settings, p->row, 2) : "";
@@ -850,72 +849,72 @@ static json_object *subscription_of(struct request *req, const struct sub_state 
 	sub->is_muted = p && db_bool(st->settings, p->row, 4);
 	for (int i = 0; i < 5; i++)
 		sub->notifications[i] = p ? db_val(st->settings, p->row, 5 + i) : "";
-	json_object *o = channel_subscription_json(req, sub, false);
+	json_object *o = channel_subscription_json(uow, sub, false);
 	json_object_object_add(o, "subscribers", json_object_get(st->subscribers[at - st->channels]));
 	return o;
 }
 
 /* subscription add to each user with their new subscriptions, in the order made. */
-static int add_events(struct request *req, const struct channel_changes *ch, const struct sub_state *st)
+static int add_events(struct uow *uow, const struct channel_changes *ch, const struct sub_state *st)
 {
-	int64_t *keys = user_keys(req, ch->subs, ch->nsubs);
-	int *order = ids_group_order(&req->arena, keys, ch->nsubs);
+	int64_t *keys = user_keys(uow, ch->subs, ch->nsubs);
+	int *order = ids_group_order(&uow->arena, keys, ch->nsubs);
 	for (int i = 0; i < ch->nsubs;) {
 		int64_t user = keys[order[i]];
-		json_object *event = new_event(req, "subscription", "add"), *list = json_object_new_array();
+		json_object *event = new_event(uow, "subscription", "add"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		for (; i < ch->nsubs && keys[order[i]] == user; i++) {
-			json_object *sub = subscription_of(req, st, &ch->subs[order[i]]);
+			json_object *sub = subscription_of(uow, st, &ch->subs[order[i]]);
 			if (sub == NULL)
-				return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+				return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 			json_object_array_add(list, sub);
 		}
-		if (emit(req, event, &user, 1) < 0)
+		if (emit(uow, event, &user, 1) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-int channel_events_subscribe(struct request *req, const struct channel_changes *ch)
+int channel_events_subscribe(struct uow *uow, const struct channel_changes *ch)
 {
 	for (int i = 0; i < ch->ncreated; i++) {
 		int n;
-		int64_t *users = channel_metadata_user_ids(req, ch->created[i]->id, false, &n);
-		if (users == NULL || create_event(req, ch->created[i], users, n) < 0)
+		int64_t *users = channel_metadata_user_ids(uow, ch->created[i]->id, false, &n);
+		if (users == NULL || create_event(uow, ch->created[i], users, n) < 0)
 			return -1;
 	}
 	int na, nunseen = 0;
-	struct altered *a = by_channel(req, ch->subs, ch->nsubs, &na);
+	struct altered *a = by_channel(uow, ch->subs, ch->nsubs, &na);
 	/* Subscribers who could not see the channel before learn of it first (private channels, and guests). */
-	struct id_pair *unseen = ch->nsubs ? no_access(req, ch->subs, ch->nsubs, false, &nunseen) : NULL;
+	struct id_pair *unseen = ch->nsubs ? no_access(uow, ch->subs, ch->nsubs, false, &nunseen) : NULL;
 	if (ch->nsubs && unseen == NULL)
 		return -1;
 	for (int i = 0; i < na; i++) {
-		int64_t *fresh = arena_alloc(&req->arena, (size_t)(a[i].n + 1) * sizeof(*fresh));
+		int64_t *fresh = arena_alloc(&uow->arena, (size_t)(a[i].n + 1) * sizeof(*fresh));
 		int nfresh = 0;
 		for (int k = 0; k < a[i].n; k++)
 			if (id_pairs_find(unseen, nunseen, a[i].users[k], a[i].c->id))
 				fresh[nfresh++] = a[i].users[k];
-		if (create_event(req, a[i].c, fresh, nfresh) < 0)
+		if (create_event(uow, a[i].c, fresh, nfresh) < 0)
 			return -1;
 	}
 	struct sub_state st = {0};
-	if (ch->nsubs && (load_sub_state(req, ch->subs, ch->nsubs, a, na, &st) < 0 || add_events(req, ch, &st) < 0))
+	if (ch->nsubs && (load_sub_state(uow, ch->subs, ch->nsubs, a, na, &st) < 0 || add_events(uow, ch, &st) < 0))
 		return -1;
-	return peer_events(req, "peer_add", a, na);
+	return peer_events(uow, "peer_add", a, na);
 }
 
-int channel_events_unsubscribe(struct request *req, const struct channel_sub *removed, int n)
+int channel_events_unsubscribe(struct uow *uow, const struct channel_sub *removed, int n)
 {
 	int nlost_pairs = 0, na;
-	struct id_pair *lost_pairs = n ? no_access(req, removed, n, true, &nlost_pairs) : NULL;
+	struct id_pair *lost_pairs = n ? no_access(uow, removed, n, true, &nlost_pairs) : NULL;
 	if (n && lost_pairs == NULL)
 		return -1;
-	int64_t *keys = user_keys(req, removed, n), *lost = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*lost));
-	int *order = ids_group_order(&req->arena, keys, n);
+	int64_t *keys = user_keys(uow, removed, n), *lost = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*lost));
+	int *order = ids_group_order(&uow->arena, keys, n);
 	for (int i = 0; i < n;) {
 		int64_t user = keys[order[i]];
-		json_object *event = new_event(req, "subscription", "remove"), *list = json_object_new_array();
+		json_object *event = new_event(uow, "subscription", "remove"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		int nlost = 0;
 		for (; i < n && keys[order[i]] == user; i++) {
@@ -928,20 +927,20 @@ int channel_events_unsubscribe(struct request *req, const struct channel_sub *re
 				lost[nlost++] = c->id;
 		}
 		/* Unsubscribing from a channel one may not otherwise see removes it (the reference's stream delete). */
-		if (emit(req, event, &user, 1) < 0 || (nlost && delete_event(req, lost, nlost, &user, 1) < 0))
+		if (emit(uow, event, &user, 1) < 0 || (nlost && delete_event(uow, lost, nlost, &user, 1) < 0))
 			return -1;
 	}
-	struct altered *a = by_channel(req, removed, n, &na);
-	return peer_events(req, "peer_remove", a, na);
+	struct altered *a = by_channel(uow, removed, n, &na);
+	return peer_events(uow, "peer_remove", a, na);
 }
 
-int channel_events_property(struct request *req, int64_t channel_id, const char *property, json_object *value)
+int channel_events_property(struct uow *uow, int64_t channel_id, const char *property, json_object *value)
 {
 	/* is_muted and its legacy inverse in_home_view: the reference sends in_home_view first, then is_muted. */
 	bool muting = strcmp(property, "is_muted") == 0 || strcmp(property, "in_home_view") == 0;
 	bool muted = muting && json_object_get_boolean(value) == (strcmp(property, "is_muted") == 0);
 	for (int k = muting ? 0 : 1; k < 2; k++) {
-		json_object *event = new_event(req, "subscription", "update");
+		json_object *event = new_event(uow, "subscription", "update");
 		json_object_object_add(event, "property",
 		                       json_object_new_string(!muting  ? property
 		                                              : k == 0 ? "in_home_view"
@@ -951,7 +950,7 @@ int channel_events_property(struct request *req, int64_t channel_id, const char 
 		                       : k == 0 ? json_object_new_boolean(!muted)
 		                                : json_object_new_boolean(muted));
 		json_object_object_add(event, "stream_id", json_object_new_int64(channel_id));
-		if (emit(req, event, &req->user->id, 1) < 0)
+		if (emit(uow, event, &uow->user->id, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -962,15 +961,15 @@ static struct db_stmt st_folder_json =
             "  rendered_description, 'order', \"order\", 'date_created', extract(epoch FROM date_created)::bigint,"
             "  'creator_id', creator_id, 'is_archived', is_archived)::text FROM channel_folders WHERE id = $1");
 
-int channel_folder_events_created(struct request *req, int64_t folder_id)
+int channel_folder_events_created(struct uow *uow, int64_t folder_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_folder_json, db_arg_int(req, folder_id));
+	struct db_res *res = DB_EXEC(uow, &st_folder_json, db_arg_int(uow, folder_id));
 	json_object *folder = NULL;
 	if (res == NULL || db_rows(res) != 1 || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &folder) < 0)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	json_object *event = new_event(req, "channel_folder", "add");
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+	json_object *event = new_event(uow, "channel_folder", "add");
 	json_object_object_add(event, "channel_folder", folder);
 	int n;
-	int64_t *users = user_active_ids(req, req->realm->id, &n);
-	return users ? emit(req, event, users, n) : -1;
+	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
+	return users ? emit(uow, event, users, n) : -1;
 }

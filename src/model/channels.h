@@ -20,7 +20,7 @@
 #include "model/user.h" /* USER_ACTIVE_SQL */
 
 struct arena;
-struct request;
+struct uow;
 struct db_res;
 
 enum channel_setting {
@@ -89,18 +89,18 @@ struct channel {
  * empty." (nothing but white space), "Channel name too long (limit: 60 characters)." or "Invalid character in
  * channel name, at position N." (N counts code points from 1; bytes that are not UTF-8 are invalid characters).
  */
-int channel_check_name(struct request *req, const char *name);
+int channel_check_name(struct uow *uow, const char *name);
 
 /* A channel or folder description as HTML (Markdown, with channel links). An arena string. */
-const char *channel_render_description(struct request *req, const char *text);
+const char *channel_render_description(struct uow *uow, const char *text);
 
 /* Loads a channel of the request's realm by id or by name (case-insensitive); NULL if there is none (check
- * req->error for a database failure). No access check. */
-struct channel *channel_by_id(struct request *req, int64_t id);
-struct channel *channel_by_name(struct request *req, const char *name);
+ * uow->error for a database failure). No access check. */
+struct channel *channel_by_id(struct uow *uow, int64_t id);
+struct channel *channel_by_name(struct uow *uow, const char *name);
 /* Like channel_by_id, but records "Invalid channel ID" (400) unless the user has metadata access (or content
  * access when content is set). */
-struct channel *channel_access_by_id(struct request *req, int64_t id, bool content);
+struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content);
 
 /*
  * A channel query is CHANNEL_SELECT followed by its own WHERE (and ORDER BY) clause on `channels c`, with $1 the
@@ -187,7 +187,7 @@ struct channel *channel_access_by_id(struct request *req, int64_t id, bool conte
 #define CHANNEL_NCOLUMNS (22 + 3 * CS_COUNT + 8)
 /* clang-format on */
 
-struct channel *channel_from_row(struct request *req, const struct db_res *res, int row, int col);
+struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int row, int col);
 
 /*
  * The basic Channel object (stream_id, name, description, rendered_description, date_created, creator_id,
@@ -195,12 +195,12 @@ struct channel *channel_from_row(struct request *req, const struct db_res *res, 
  * first_message_id, folder_id, topics_policy, stream_post_policy, is_announcement_only, is_recently_active,
  * stream_weekly_traffic, subscriber_count and the eleven group settings). A new object.
  */
-json_object *channel_to_json(struct request *req, const struct channel *c);
+json_object *channel_to_json(struct uow *uow, const struct channel *c);
 /* Reads what a lookup (CHANNEL_SELECT_LOOKUP) left out; channel_to_json() does it for a copy when needed. 0 or -1. */
-int channel_complete(struct request *req, struct channel *c);
+int channel_complete(struct uow *uow, struct channel *c);
 
 /* The subscription object: channel_to_json() plus the user's settings, and subscribers when asked. */
-json_object *channel_subscription_json(struct request *req, const struct channel *c, bool subscribers);
+json_object *channel_subscription_json(struct uow *uow, const struct channel *c, bool subscribers);
 
 /* The columns of a folder row (table channel_folders as f) that channel_folder_json() reads. */
 #define CHANNEL_FOLDER_COLUMNS                                                                                         \
@@ -227,10 +227,10 @@ int *ids_group_order(struct arena *a, const int64_t *keys, int n);
 /* A JSON array of n ids. A new object. */
 json_object *ids_json(const int64_t *ids, int n);
 /* The ids of a (n of them) that are not in b (m); both ascending. An arena array of *out ids. */
-int64_t *ids_minus(struct request *req, const int64_t *a, int n, const int64_t *b, int m, int *out);
+int64_t *ids_minus(struct uow *uow, const int64_t *a, int n, const int64_t *b, int m, int *out);
 
 /* The active subscribers of a channel (active users), sorted by id; a new array. */
-json_object *channel_subscriber_ids(struct request *req, int64_t channel_id);
+json_object *channel_subscriber_ids(struct uow *uow, int64_t channel_id);
 
 /* ---- events (zerver/actions/streams.py, zerver/lib/streams.py, zerver/actions/channel_folders.py) ---------- */
 
@@ -240,7 +240,7 @@ json_object *channel_subscriber_ids(struct request *req, int64_t channel_id);
  * can_administer_channel_group, can_add_subscribers_group and can_subscribe_group for private ones. Active users,
  * ascending, in the arena; with_subscribers false leaves subscriptions out. NULL on error.
  */
-int64_t *channel_metadata_user_ids(struct request *req, int64_t channel_id, bool with_subscribers, int *n);
+int64_t *channel_metadata_user_ids(struct uow *uow, int64_t channel_id, bool with_subscribers, int *n);
 
 /* A subscription that changed. */
 struct channel_sub {
@@ -261,21 +261,21 @@ struct channel_changes {
  * who may see it), stream create for subscribers who could not see their channel before, subscription add to each
  * subscriber (their subscription objects), then peer_add to the channels' other viewers. 0 or -1.
  */
-int channel_events_subscribe(struct request *req, const struct channel_changes *ch);
+int channel_events_subscribe(struct uow *uow, const struct channel_changes *ch);
 /* The events of DELETE /users/me/subscriptions: subscription remove to each user (and stream delete for channels
  * they no longer see), then peer_remove to the channels' remaining viewers. 0 or -1. */
-int channel_events_unsubscribe(struct request *req, const struct channel_sub *removed, int n);
+int channel_events_unsubscribe(struct uow *uow, const struct channel_sub *removed, int n);
 /* subscription update {stream_id, property, value} to the requesting user; is_muted and in_home_view send both
  * (in_home_view first). value is borrowed. 0 or -1. */
-int channel_events_property(struct request *req, int64_t channel_id, const char *property, json_object *value);
+int channel_events_property(struct uow *uow, int64_t channel_id, const char *property, json_object *value);
 /* stream update {property, value (taken), stream_id, name} to users. 0 or -1. */
-int channel_events_update(struct request *req, const struct channel *c, const char *property, json_object *value,
+int channel_events_update(struct uow *uow, const struct channel *c, const char *property, json_object *value,
                           const int64_t *users, int n);
 /* Users who now see a private channel: stream create, then peer_add with its subscribers. 0 or -1. */
-int channel_events_gained(struct request *req, int64_t channel_id, const int64_t *users, int n);
+int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *users, int n);
 /* Users who no longer see a channel: stream delete. 0 or -1. */
-int channel_events_lost(struct request *req, int64_t channel_id, const int64_t *users, int n);
+int channel_events_lost(struct uow *uow, int64_t channel_id, const int64_t *users, int n);
 /* channel_folder add with the folder to every active user. 0 or -1. */
-int channel_folder_events_created(struct request *req, int64_t folder_id);
+int channel_folder_events_created(struct uow *uow, int64_t folder_id);
 
 #endif

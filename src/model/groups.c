@@ -10,7 +10,7 @@
 #include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/channels.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -31,10 +31,10 @@ const unsigned group_permission_flags[GP_COUNT] = {
 };
 
 /* A JSON integer list as a PostgreSQL array literal, e.g. "{1,2}" (an arena string). */
-static const char *id_array(struct request *req, json_object *ids)
+static const char *id_array(struct uow *uow, json_object *ids)
 {
 	size_t n = json_object_array_length(ids);
-	char *out = arena_alloc(&req->arena, n * 21 + 3);
+	char *out = arena_alloc(&uow->arena, n * 21 + 3);
 	char *p = out;
 	*p++ = '{';
 	for (size_t i = 0; i < n; i++)
@@ -47,15 +47,15 @@ static const char *id_array(struct request *req, json_object *ids)
 
 static struct db_stmt st_system_id = DB_STMT("SELECT confab_system_group($1, $2)");
 
-int64_t group_system_id(struct request *req, int64_t realm_id, const char *name)
+int64_t group_system_id(struct uow *uow, int64_t realm_id, const char *name)
 {
-	struct db_res *res = DB_EXEC(req, &st_system_id, db_arg_int(req, realm_id), name);
+	struct db_res *res = DB_EXEC(uow, &st_system_id, db_arg_int(uow, realm_id), name);
 	if (res == NULL)
 		return 0;
 	if (db_null(res, 0, 0)) {
-		log_msg(LOG_ERROR, "request %llu: realm %lld has no system group %s", req->id, (long long)realm_id,
+		log_msg(LOG_ERROR, "request %llu: realm %lld has no system group %s", uow->id, (long long)realm_id,
 		        name);
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return 0;
 	}
 	return db_int(res, 0, 0);
@@ -65,9 +65,9 @@ static struct db_stmt st_has_member =
     DB_STMT("SELECT EXISTS (SELECT 1 FROM confab_group_members($1) m JOIN users u ON u.id = m.user_id"
             "  WHERE m.user_id = $2 AND u.is_active)");
 
-bool group_has_member(struct request *req, int64_t group_id, int64_t user_id)
+bool group_has_member(struct uow *uow, int64_t group_id, int64_t user_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_has_member, db_arg_int(req, group_id), db_arg_int(req, user_id));
+	struct db_res *res = DB_EXEC(uow, &st_has_member, db_arg_int(uow, group_id), db_arg_int(uow, user_id));
 	return res != NULL && db_bool(res, 0, 0);
 }
 
@@ -78,13 +78,13 @@ bool group_has_member(struct request *req, int64_t group_id, int64_t user_id)
 static struct db_stmt st_group = DB_STMT("SELECT " GROUP_COLUMNS);
 static struct db_stmt st_group_locked = DB_STMT("SELECT " GROUP_COLUMNS " FOR UPDATE");
 
-struct group *group_by_id(struct request *req, int64_t id, bool for_update)
+struct group *group_by_id(struct uow *uow, int64_t id, bool for_update)
 {
-	struct db_res *res = DB_EXEC(req, for_update ? &st_group_locked : &st_group, db_arg_int(req, id),
-	                             db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, for_update ? &st_group_locked : &st_group, db_arg_int(uow, id),
+	                             db_arg_int(uow, uow->realm->id));
 	if (res == NULL || db_rows(res) == 0)
 		return NULL;
-	struct group *g = arena_alloc(&req->arena, sizeof(*g));
+	struct group *g = arena_alloc(&uow->arena, sizeof(*g));
 	g->id = db_int(res, 0, 0);
 	g->name = db_val(res, 0, 1);
 	g->description = db_val(res, 0, 2);
@@ -95,24 +95,32 @@ struct group *group_by_id(struct request *req, int64_t id, bool for_update)
 	return g;
 }
 
-bool group_setting_allows(struct request *req, int64_t group_id, unsigned flags)
+struct group *group_by_id_or_error(struct uow *uow, int64_t id, bool for_update)
 {
-	if ((flags & GS_NO_EVERYONE) && user_is_guest(req->user))
-		return false;
-	return group_has_member(req, group_id, req->user->id);
+	struct group *g = group_by_id(uow, id, for_update);
+	if (g == NULL)
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid user group"); /* a failure recorded first wins */
+	return g;
 }
 
-int group_check_name(struct request *req, const char *name)
+bool group_setting_allows(struct uow *uow, int64_t group_id, unsigned flags)
+{
+	if ((flags & GS_NO_EVERYONE) && user_is_guest(uow->user))
+		return false;
+	return group_has_member(uow, group_id, uow->user->id);
+}
+
+int group_check_name(struct uow *uow, const char *name)
 {
 	static const char *const reserved[] = {"@", "role:", "user:", "stream:", "channel:"};
 	/* Python's str.strip() also takes the ASCII separators 0x1c..0x1f. */
 	if (name[strspn(name, " \t\n\v\f\r\x1c\x1d\x1e\x1f")] == '\0')
-		return api_error(req, ERR_BAD_REQUEST, "User group name can't be empty!");
+		return uow_error(uow, ERR_BAD_REQUEST, "User group name can't be empty!");
 	if (utf8_length(name) > 100)
-		return api_error(req, ERR_BAD_REQUEST, "User group name cannot exceed 100 characters.");
+		return uow_error(uow, ERR_BAD_REQUEST, "User group name cannot exceed 100 characters.");
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
 		if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
-			return api_error(req, ERR_BAD_REQUEST, "User group name cannot start with '%s'.", reserved[i]);
+			return uow_error(uow, ERR_BAD_REQUEST, "User group name cannot start with '%s'.", reserved[i]);
 	return 0;
 }
 
@@ -121,13 +129,13 @@ static struct db_stmt st_bad_user =
             " WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.x AND u.realm_id = $1 AND u.is_active)"
             " ORDER BY t.i LIMIT 1");
 
-int group_check_users(struct request *req, json_object *ids)
+int group_check_users(struct uow *uow, json_object *ids)
 {
-	struct db_res *res = DB_EXEC(req, &st_bad_user, db_arg_int(req, req->realm->id), id_array(req, ids));
+	struct db_res *res = DB_EXEC(uow, &st_bad_user, db_arg_int(uow, uow->realm->id), id_array(uow, ids));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) > 0)
-		return api_error(req, ERR_BAD_REQUEST, "Invalid user ID: %s", db_val(res, 0, 0));
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid user ID: %s", db_val(res, 0, 0));
 	return 0;
 }
 
@@ -137,16 +145,16 @@ static struct db_stmt st_bad_subgroup =
             "  LEFT JOIN user_groups g ON g.id = t.x AND g.realm_id = $1 AND g.name IS NOT NULL"
             " WHERE g.id IS NULL OR g.deactivated ORDER BY g.id IS NOT NULL, t.i LIMIT 1");
 
-int group_check_subgroups(struct request *req, json_object *ids)
+int group_check_subgroups(struct uow *uow, json_object *ids)
 {
-	struct db_res *res = DB_EXEC(req, &st_bad_subgroup, db_arg_int(req, req->realm->id), id_array(req, ids));
+	struct db_res *res = DB_EXEC(uow, &st_bad_subgroup, db_arg_int(uow, uow->realm->id), id_array(uow, ids));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) == 0)
 		return 0;
 	if (db_bool(res, 0, 1))
-		return api_error(req, ERR_BAD_REQUEST, "Invalid user group ID: %s", db_val(res, 0, 0));
-	return api_error(req, ERR_BAD_REQUEST, "User group is deactivated.");
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid user group ID: %s", db_val(res, 0, 0));
+	return uow_error(uow, ERR_BAD_REQUEST, "User group is deactivated.");
 }
 
 /* ---- group-setting values ----------------------------------------------------------------------------------- */
@@ -156,7 +164,7 @@ int group_check_subgroups(struct request *req, json_object *ids)
  * empty object role:nobody. Returns the group id (*object NULL), or 0 with *object set to a value that stays an
  * object; -1 on error.
  */
-static int64_t normalize(struct request *req, json_object *value, json_object **object)
+static int64_t normalize(struct uow *uow, json_object *value, json_object **object)
 {
 	*object = NULL;
 	if (json_object_is_type(value, json_type_int))
@@ -167,7 +175,7 @@ static int64_t normalize(struct request *req, json_object *value, json_object **
 	if (nmembers == 0 && nsubgroups == 1)
 		return json_object_get_int64(json_object_array_get_idx(subgroups, 0));
 	if (nmembers == 0 && nsubgroups == 0) {
-		int64_t nobody = group_system_id(req, req->realm->id, "role:nobody");
+		int64_t nobody = group_system_id(uow, uow->realm->id, "role:nobody");
 		return nobody ? nobody : -1;
 	}
 	*object = value;
@@ -175,21 +183,21 @@ static int64_t normalize(struct request *req, json_object *value, json_object **
 }
 
 /* A named group as the value of `setting` (the reference's check_setting_configuration_for_system_groups). */
-static int64_t store_named(struct request *req, const char *setting, int64_t id, unsigned flags)
+static int64_t store_named(struct uow *uow, const char *setting, int64_t id, unsigned flags)
 {
-	struct group *g = group_by_id(req, id, false);
+	struct group *g = group_by_id(uow, id, false);
 	if (g == NULL) {
-		if (req->error == ERR_NONE)
-			api_error(req, ERR_BAD_REQUEST, "Invalid user group");
+		if (uow->error == ERR_NONE)
+			uow_error(uow, ERR_BAD_REQUEST, "Invalid user group");
 		return 0;
 	}
 	const char *refused = NULL;
 	if (g->deactivated) {
-		api_error(req, ERR_BAD_REQUEST, "User group is deactivated.");
+		uow_error(uow, ERR_BAD_REQUEST, "User group is deactivated.");
 		return 0;
 	}
 	if ((flags & GS_SYSTEM_ONLY) && !g->is_system_group) {
-		api_error(req, ERR_SYSTEM_GROUP_REQUIRED, "'%s' must be a system user group.", setting);
+		uow_error(uow, ERR_SYSTEM_GROUP_REQUIRED, "'%s' must be a system user group.", setting);
 		return 0;
 	}
 	if (g->is_system_group && strcmp(g->name, "role:internet") == 0)
@@ -199,7 +207,7 @@ static int64_t store_named(struct request *req, const char *setting, int64_t id,
 	else if ((flags & GS_NO_EVERYONE) && g->is_system_group && strcmp(g->name, "role:everyone") == 0)
 		refused = g->name;
 	if (refused != NULL) {
-		api_error(req, ERR_BAD_REQUEST, "'%s' setting cannot be set to '%s' group.", setting, refused);
+		uow_error(uow, ERR_BAD_REQUEST, "'%s' setting cannot be set to '%s' group.", setting, refused);
 		return 0;
 	}
 	return g->id;
@@ -207,46 +215,46 @@ static int64_t store_named(struct request *req, const char *setting, int64_t id,
 
 static struct db_stmt st_unnamed = DB_STMT("SELECT confab_unnamed_group($1, $2, $3, $4)");
 
-int64_t group_setting_update(struct request *req, const char *setting, json_object *value, unsigned flags,
+int64_t group_setting_update(struct uow *uow, const char *setting, json_object *value, unsigned flags,
                              int64_t current_id)
 {
 	json_object *object;
-	int64_t id = normalize(req, value, &object);
+	int64_t id = normalize(uow, value, &object);
 	if (id < 0)
 		return 0;
 	if (object == NULL)
-		return store_named(req, setting, id, flags);
+		return store_named(uow, setting, id, flags);
 	if (flags & GS_SYSTEM_ONLY) {
-		api_error(req, ERR_SYSTEM_GROUP_REQUIRED, "'%s' must be a system user group.", setting);
+		uow_error(uow, ERR_SYSTEM_GROUP_REQUIRED, "'%s' must be a system user group.", setting);
 		return 0;
 	}
 	json_object *members = json_object_object_get(object, "direct_members");
 	json_object *subgroups = json_object_object_get(object, "direct_subgroups");
-	if (group_check_users(req, members) < 0 || group_check_subgroups(req, subgroups) < 0)
+	if (group_check_users(uow, members) < 0 || group_check_subgroups(uow, subgroups) < 0)
 		return 0;
 	struct db_res *res =
-	    DB_EXEC(req, &st_unnamed, db_arg_int(req, req->realm->id), current_id ? db_arg_int(req, current_id) : NULL,
-	            id_array(req, members), id_array(req, subgroups));
+	    DB_EXEC(uow, &st_unnamed, db_arg_int(uow, uow->realm->id), current_id ? db_arg_int(uow, current_id) : NULL,
+	            id_array(uow, members), id_array(uow, subgroups));
 	return res == NULL ? 0 : db_int(res, 0, 0);
 }
 
-int64_t group_setting_store(struct request *req, const char *setting, json_object *value, unsigned flags)
+int64_t group_setting_store(struct uow *uow, const char *setting, json_object *value, unsigned flags)
 {
-	return group_setting_update(req, setting, value, flags, 0);
+	return group_setting_update(uow, setting, value, flags, 0);
 }
 
 static struct db_stmt st_setting_api = DB_STMT("SELECT confab_group_setting_api($1)::text");
 
-json_object *group_setting_json(struct request *req, int64_t group_id)
+json_object *group_setting_json(struct uow *uow, int64_t group_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_setting_api, db_arg_int(req, group_id));
+	struct db_res *res = DB_EXEC(uow, &st_setting_api, db_arg_int(uow, group_id));
 	if (res == NULL)
 		return NULL;
 	json_object *value;
 	if (db_rows(res) == 0 || db_null(res, 0, 0) ||
 	    jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &value) < 0) {
-		log_msg(LOG_ERROR, "request %llu: no group-setting value for group %lld", req->id, (long long)group_id);
-		api_error(req, ERR_INTERNAL, NULL);
+		log_msg(LOG_ERROR, "request %llu: no group-setting value for group %lld", uow->id, (long long)group_id);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
 	return value;
@@ -259,10 +267,10 @@ static int cmp_int64(const void *a, const void *b)
 }
 
 /* The distinct ids of a JSON integer list, sorted, in the arena; *n receives their number. */
-static int64_t *id_set(struct request *req, json_object *list, size_t *n)
+static int64_t *id_set(struct uow *uow, json_object *list, size_t *n)
 {
 	size_t len = json_object_array_length(list);
-	int64_t *ids = arena_alloc(&req->arena, (len + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (len + 1) * sizeof(*ids));
 	for (size_t i = 0; i < len; i++)
 		ids[i] = json_object_get_int64(json_object_array_get_idx(list, i));
 	qsort(ids, len, sizeof(*ids), cmp_int64);
@@ -274,26 +282,26 @@ static int64_t *id_set(struct request *req, json_object *list, size_t *n)
 	return ids;
 }
 
-static bool same_ids(struct request *req, json_object *a, json_object *b)
+static bool same_ids(struct uow *uow, json_object *a, json_object *b)
 {
 	size_t na, nb;
-	int64_t *x = id_set(req, a, &na), *y = id_set(req, b, &nb);
+	int64_t *x = id_set(uow, a, &na), *y = id_set(uow, b, &nb);
 	return na == nb && memcmp(x, y, na * sizeof(*x)) == 0;
 }
 
-bool group_setting_equals(struct request *req, int64_t group_id, json_object *value)
+bool group_setting_equals(struct uow *uow, int64_t group_id, json_object *value)
 {
 	json_object *object;
-	int64_t id = normalize(req, value, &object);
-	json_object *current = id < 0 ? NULL : request_own_json(req, group_setting_json(req, group_id));
+	int64_t id = normalize(uow, value, &object);
+	json_object *current = id < 0 ? NULL : uow_own_json(uow, group_setting_json(uow, group_id));
 	if (current == NULL)
 		return false;
 	if (object == NULL)
 		return json_object_is_type(current, json_type_int) && json_object_get_int64(current) == id;
 	return json_object_is_type(current, json_type_object) &&
-	       same_ids(req, json_object_object_get(object, "direct_members"),
+	       same_ids(uow, json_object_object_get(object, "direct_members"),
 	                json_object_object_get(current, "direct_members")) &&
-	       same_ids(req, json_object_object_get(object, "direct_subgroups"),
+	       same_ids(uow, json_object_object_get(object, "direct_subgroups"),
 	                json_object_object_get(current, "direct_subgroups"));
 }
 
@@ -313,18 +321,18 @@ static struct db_stmt st_create =
             "  COALESCE($10::bigint, confab_system_group($1, 'role:nobody'))"
             " ON CONFLICT (realm_id, name) DO NOTHING RETURNING id");
 
-int64_t group_create(struct request *req, const char *name, const char *description, const int64_t *settings)
+int64_t group_create(struct uow *uow, const char *name, const char *description, const int64_t *settings)
 {
 	const char *args[GP_COUNT];
 	for (int i = 0; i < GP_COUNT; i++)
-		args[i] = settings[i] ? db_arg_int(req, settings[i]) : NULL;
+		args[i] = settings[i] ? db_arg_int(uow, settings[i]) : NULL;
 	struct db_res *res =
-	    DB_EXEC(req, &st_create, db_arg_int(req, req->realm->id), name, description, db_arg_int(req, req->user->id),
+	    DB_EXEC(uow, &st_create, db_arg_int(uow, uow->realm->id), name, description, db_arg_int(uow, uow->user->id),
 	            args[0], args[1], args[2], args[3], args[4], args[5]);
 	if (res == NULL)
 		return 0;
 	if (db_rows(res) == 0) {
-		api_error(req, ERR_BAD_REQUEST, "User group '%s' already exists.", name);
+		uow_error(uow, ERR_BAD_REQUEST, "User group '%s' already exists.", name);
 		return 0;
 	}
 	return db_int(res, 0, 0);
@@ -335,28 +343,28 @@ static struct db_stmt st_rename =
             "   AND NOT EXISTS (SELECT 1 FROM user_groups o WHERE o.realm_id = user_groups.realm_id AND o.name = $2)"
             " RETURNING id");
 
-int group_rename(struct request *req, int64_t id, const char *name)
+int group_rename(struct uow *uow, int64_t id, const char *name)
 {
-	struct db_res *res = DB_EXEC(req, &st_rename, db_arg_int(req, id), name);
+	struct db_res *res = DB_EXEC(uow, &st_rename, db_arg_int(uow, id), name);
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) == 0)
-		return api_error(req, ERR_BAD_REQUEST, "User group '%s' already exists.", name);
+		return uow_error(uow, ERR_BAD_REQUEST, "User group '%s' already exists.", name);
 	return 0;
 }
 
 static struct db_stmt st_describe = DB_STMT("UPDATE user_groups SET description = $2 WHERE id = $1");
 
-int group_set_description(struct request *req, int64_t id, const char *description)
+int group_set_description(struct uow *uow, int64_t id, const char *description)
 {
-	return DB_EXEC(req, &st_describe, db_arg_int(req, id), description) ? 0 : -1;
+	return DB_EXEC(uow, &st_describe, db_arg_int(uow, id), description) ? 0 : -1;
 }
 
 static struct db_stmt st_deactivate = DB_STMT("UPDATE user_groups SET deactivated = $2 WHERE id = $1");
 
-int group_set_deactivated(struct request *req, int64_t id, bool deactivated)
+int group_set_deactivated(struct uow *uow, int64_t id, bool deactivated)
 {
-	return DB_EXEC(req, &st_deactivate, db_arg_int(req, id), deactivated ? "true" : "false") ? 0 : -1;
+	return DB_EXEC(uow, &st_deactivate, db_arg_int(uow, id), deactivated ? "true" : "false") ? 0 : -1;
 }
 
 static struct db_stmt st_set_permission =
@@ -369,10 +377,10 @@ static struct db_stmt st_set_permission =
             " can_remove_members_group_id = CASE WHEN $2 = 5 THEN $3::bigint ELSE can_remove_members_group_id END"
             " WHERE id = $1");
 
-int group_set_permission(struct request *req, int64_t id, enum group_permission p, int64_t value_id)
+int group_set_permission(struct uow *uow, int64_t id, enum group_permission p, int64_t value_id)
 {
 	_Static_assert(GP_ADD_MEMBERS == 0 && GP_REMOVE_MEMBERS == 5, "st_set_permission numbers the settings");
-	return DB_EXEC(req, &st_set_permission, db_arg_int(req, id), db_arg_int(req, p), db_arg_int(req, value_id))
+	return DB_EXEC(uow, &st_set_permission, db_arg_int(uow, id), db_arg_int(uow, p), db_arg_int(uow, value_id))
 	           ? 0
 	           : -1;
 }
@@ -392,29 +400,29 @@ static struct db_stmt st_add_subgroups =
 static struct db_stmt st_remove_subgroups =
     DB_STMT("DELETE FROM user_group_subgroups WHERE group_id = $1 AND subgroup_id = ANY ($2::bigint[])");
 
-static int change(struct request *req, struct db_stmt *st, int64_t id, json_object *ids)
+static int change(struct uow *uow, struct db_stmt *st, int64_t id, json_object *ids)
 {
-	return DB_EXEC(req, st, db_arg_int(req, id), id_array(req, ids)) ? 0 : -1;
+	return DB_EXEC(uow, st, db_arg_int(uow, id), id_array(uow, ids)) ? 0 : -1;
 }
 
-int group_add_members(struct request *req, int64_t id, json_object *ids)
+int group_add_members(struct uow *uow, int64_t id, json_object *ids)
 {
-	return change(req, &st_add_members, id, ids);
+	return change(uow, &st_add_members, id, ids);
 }
 
-int group_remove_members(struct request *req, int64_t id, json_object *ids)
+int group_remove_members(struct uow *uow, int64_t id, json_object *ids)
 {
-	return change(req, &st_remove_members, id, ids);
+	return change(uow, &st_remove_members, id, ids);
 }
 
-int group_add_subgroups(struct request *req, int64_t id, json_object *ids)
+int group_add_subgroups(struct uow *uow, int64_t id, json_object *ids)
 {
-	return change(req, &st_add_subgroups, id, ids);
+	return change(uow, &st_add_subgroups, id, ids);
 }
 
-int group_remove_subgroups(struct request *req, int64_t id, json_object *ids)
+int group_remove_subgroups(struct uow *uow, int64_t id, json_object *ids)
 {
-	return change(req, &st_remove_subgroups, id, ids);
+	return change(uow, &st_remove_subgroups, id, ids);
 }
 
 static struct db_stmt st_first_member =
@@ -426,22 +434,22 @@ static struct db_stmt st_first_subgroup =
             " WHERE EXISTS (SELECT 1 FROM user_group_subgroups s WHERE s.group_id = $1 AND s.subgroup_id = t.x) = $3"
             " ORDER BY t.i LIMIT 1");
 
-static int64_t first(struct request *req, struct db_stmt *st, int64_t id, json_object *ids, bool is)
+static int64_t first(struct uow *uow, struct db_stmt *st, int64_t id, json_object *ids, bool is)
 {
-	struct db_res *res = DB_EXEC(req, st, db_arg_int(req, id), id_array(req, ids), is ? "true" : "false");
+	struct db_res *res = DB_EXEC(uow, st, db_arg_int(uow, id), id_array(uow, ids), is ? "true" : "false");
 	if (res == NULL)
 		return -1;
 	return db_rows(res) ? db_int(res, 0, 0) : 0;
 }
 
-int64_t group_first_member(struct request *req, int64_t id, json_object *ids, bool is_member)
+int64_t group_first_member(struct uow *uow, int64_t id, json_object *ids, bool is_member)
 {
-	return first(req, &st_first_member, id, ids, is_member);
+	return first(uow, &st_first_member, id, ids, is_member);
 }
 
-int64_t group_first_subgroup(struct request *req, int64_t id, json_object *ids, bool is_subgroup)
+int64_t group_first_subgroup(struct uow *uow, int64_t id, json_object *ids, bool is_subgroup)
 {
-	return first(req, &st_first_subgroup, id, ids, is_subgroup);
+	return first(uow, &st_first_subgroup, id, ids, is_subgroup);
 }
 
 static struct db_stmt st_reaches =
@@ -449,9 +457,9 @@ static struct db_stmt st_reaches =
             "  SELECT gs.subgroup_id FROM user_group_subgroups gs JOIN s ON gs.group_id = s.id)"
             " SELECT EXISTS (SELECT 1 FROM s WHERE id = $2)");
 
-int group_reaches(struct request *req, json_object *ids, int64_t id)
+int group_reaches(struct uow *uow, json_object *ids, int64_t id)
 {
-	struct db_res *res = DB_EXEC(req, &st_reaches, id_array(req, ids), db_arg_int(req, id));
+	struct db_res *res = DB_EXEC(uow, &st_reaches, id_array(uow, ids), db_arg_int(uow, id));
 	return res == NULL ? -1 : db_bool(res, 0, 0);
 }
 
@@ -459,23 +467,23 @@ int group_reaches(struct request *req, json_object *ids, int64_t id)
 static struct db_stmt st_lock_subgroups =
     DB_STMT("SELECT pg_advisory_xact_lock(hashtext('confab_user_group_subgroups'), $1::integer)");
 
-int group_lock_subgroups(struct request *req)
+int group_lock_subgroups(struct uow *uow)
 {
-	return DB_EXEC(req, &st_lock_subgroups, db_arg_int(req, req->realm->id)) ? 0 : -1;
+	return DB_EXEC(uow, &st_lock_subgroups, db_arg_int(uow, uow->realm->id)) ? 0 : -1;
 }
 
 static struct db_stmt st_objections = DB_STMT("SELECT confab_group_objections($1)::text");
 
-json_object *group_objections(struct request *req, int64_t id)
+json_object *group_objections(struct uow *uow, int64_t id)
 {
-	struct db_res *res = DB_EXEC(req, &st_objections, db_arg_int(req, id));
+	struct db_res *res = DB_EXEC(uow, &st_objections, db_arg_int(uow, id));
 	if (res == NULL)
 		return NULL;
 	json_object *list;
 	if (jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &list) < 0 ||
 	    !json_object_is_type(list, json_type_array)) {
 		json_object_put(list);
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
 	return list;
@@ -525,10 +533,10 @@ static json_object *group_row_json(const struct db_res *res, int i)
 	return g;
 }
 
-json_object *group_list_json(struct request *req, bool include_deactivated)
+json_object *group_list_json(struct uow *uow, bool include_deactivated)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_named_groups, db_arg_int(req, req->realm->id), include_deactivated ? "true" : "false");
+	    DB_EXEC(uow, &st_named_groups, db_arg_int(uow, uow->realm->id), include_deactivated ? "true" : "false");
 	if (res == NULL)
 		return NULL;
 	json_object *groups = json_object_new_array_ext(db_rows(res));
@@ -542,9 +550,9 @@ json_object *group_list_json(struct request *req, bool include_deactivated)
 /* One group as GET /user_groups lists it. */
 static struct db_stmt st_group_row = DB_STMT(GROUP_ROW_SELECT "WHERE g.id = $1");
 
-static json_object *new_event(struct request *req, const char *op, int64_t group_id)
+static json_object *new_event(struct uow *uow, const char *op, int64_t group_id)
 {
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("user_group"));
 	json_object_object_add(event, "op", json_object_new_string(op));
 	if (group_id)
@@ -553,64 +561,64 @@ static json_object *new_event(struct request *req, const char *op, int64_t group
 }
 
 /* Every user group event goes to all active users of the organization. */
-static int to_everyone(struct request *req, json_object *event)
+static int to_everyone(struct uow *uow, json_object *event)
 {
 	int n;
-	int64_t *users = user_active_ids(req, req->realm->id, &n);
-	return users ? events_add(req, event, users, n, 0) : -1;
+	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
+	return users ? events_add(uow, event, users, n, 0) : -1;
 }
 
 /* user_group add with the group as it is now; for_reactivation: a deactivated group came back. A new group is
  * announced without subgroups (the reference adds them with add_subgroups afterwards). */
-static int add_event(struct request *req, int64_t id, bool for_reactivation)
+static int add_event(struct uow *uow, int64_t id, bool for_reactivation)
 {
-	struct db_res *res = DB_EXEC(req, &st_group_row, db_arg_int(req, id));
+	struct db_res *res = DB_EXEC(uow, &st_group_row, db_arg_int(uow, id));
 	if (res == NULL || db_rows(res) != 1)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 	json_object *group = group_row_json(res, 0);
 	if (!for_reactivation)
 		json_object_object_add(group, "direct_subgroup_ids", json_object_new_array());
-	json_object *event = new_event(req, "add", 0);
+	json_object *event = new_event(uow, "add", 0);
 	json_object_object_add(event, "group", group);
 	json_object_object_add(event, "for_reactivation", json_object_new_boolean(for_reactivation));
-	return to_everyone(req, event);
+	return to_everyone(uow, event);
 }
 
-int group_events_created(struct request *req, int64_t id, json_object *subgroups)
+int group_events_created(struct uow *uow, int64_t id, json_object *subgroups)
 {
-	if (add_event(req, id, false) < 0)
+	if (add_event(uow, id, false) < 0)
 		return -1;
 	return subgroups && json_object_array_length(subgroups) > 0
-	           ? group_events_members(req, id, "add_subgroups", subgroups, NULL)
+	           ? group_events_members(uow, id, "add_subgroups", subgroups, NULL)
 	           : 0;
 }
 
-int group_events_update(struct request *req, const struct group *g, const char *key, json_object *value)
+int group_events_update(struct uow *uow, const struct group *g, const char *key, json_object *value)
 {
-	json_object *event = new_event(req, "update", g->id);
+	json_object *event = new_event(uow, "update", g->id);
 	json_object *data = json_object_new_object();
 	json_object_object_add(data, key, value);
 	json_object_object_add(event, "data", data);
 	/* The reference keeps a renamed deactivated group from clients without include_deactivated_groups. */
 	if (strcmp(key, "name") == 0 && g->deactivated)
 		json_object_object_add(event, "_group_deactivated", json_object_new_boolean(true));
-	return to_everyone(req, event);
+	return to_everyone(uow, event);
 }
 
-int group_events_setting(struct request *req, const struct group *g, enum group_permission p)
+int group_events_setting(struct uow *uow, const struct group *g, enum group_permission p)
 {
-	struct group *now = group_by_id(req, g->id, false);
-	json_object *value = now ? group_setting_json(req, now->setting[p]) : NULL;
+	struct group *now = group_by_id(uow, g->id, false);
+	json_object *value = now ? group_setting_json(uow, now->setting[p]) : NULL;
 	if (value == NULL)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	return group_events_update(req, g, group_permission_names[p], value);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+	return group_events_update(uow, g, group_permission_names[p], value);
 }
 
-int group_events_deactivated(struct request *req, const struct group *g, bool deactivated)
+int group_events_deactivated(struct uow *uow, const struct group *g, bool deactivated)
 {
-	if (group_events_update(req, g, "deactivated", json_object_new_boolean(deactivated)) < 0)
+	if (group_events_update(uow, g, "deactivated", json_object_new_boolean(deactivated)) < 0)
 		return -1;
-	return deactivated ? to_everyone(req, new_event(req, "remove", g->id)) : add_event(req, g->id, true);
+	return deactivated ? to_everyone(uow, new_event(uow, "remove", g->id)) : add_event(uow, g->id, true);
 }
 
 /* ---- channel metadata reached through a group --------------------------------------------------------------- */
@@ -633,19 +641,19 @@ struct group_access {
 	int *nusers;
 };
 
-struct group_access *group_access_before(struct request *req, int64_t id)
+struct group_access *group_access_before(struct uow *uow, int64_t id)
 {
-	struct db_res *res = DB_EXEC(req, &st_access_channels, db_arg_int(req, id), db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, &st_access_channels, db_arg_int(uow, id), db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return NULL;
-	struct group_access *a = arena_alloc(&req->arena, sizeof(*a));
+	struct group_access *a = arena_alloc(&uow->arena, sizeof(*a));
 	a->n = db_rows(res);
-	a->channels = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*a->channels));
-	a->users = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*a->users));
-	a->nusers = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*a->nusers));
+	a->channels = arena_alloc(&uow->arena, (size_t)(a->n + 1) * sizeof(*a->channels));
+	a->users = arena_alloc(&uow->arena, (size_t)(a->n + 1) * sizeof(*a->users));
+	a->nusers = arena_alloc(&uow->arena, (size_t)(a->n + 1) * sizeof(*a->nusers));
 	for (int i = 0; i < a->n; i++) {
 		a->channels[i] = db_int(res, i, 0);
-		if ((a->users[i] = channel_metadata_user_ids(req, a->channels[i], true, &a->nusers[i])) == NULL)
+		if ((a->users[i] = channel_metadata_user_ids(uow, a->channels[i], true, &a->nusers[i])) == NULL)
 			return NULL;
 	}
 	return a;
@@ -653,34 +661,34 @@ struct group_access *group_access_before(struct request *req, int64_t id)
 
 /* Channels that appeared for users now reaching them through the group (stream create, then peer_add with the
  * subscribers), or disappeared for those who no longer do (stream delete). */
-static int access_events(struct request *req, const struct group_access *before)
+static int access_events(struct uow *uow, const struct group_access *before)
 {
 	for (int i = 0; before && i < before->n; i++) {
 		int n, ngain, nlose;
-		int64_t *now = channel_metadata_user_ids(req, before->channels[i], true, &n);
+		int64_t *now = channel_metadata_user_ids(uow, before->channels[i], true, &n);
 		if (now == NULL)
 			return -1;
-		int64_t *gain = ids_minus(req, now, n, before->users[i], before->nusers[i], &ngain);
-		int64_t *lose = ids_minus(req, before->users[i], before->nusers[i], now, n, &nlose);
-		if (ngain > 0 && channel_events_gained(req, before->channels[i], gain, ngain) < 0)
+		int64_t *gain = ids_minus(uow, now, n, before->users[i], before->nusers[i], &ngain);
+		int64_t *lose = ids_minus(uow, before->users[i], before->nusers[i], now, n, &nlose);
+		if (ngain > 0 && channel_events_gained(uow, before->channels[i], gain, ngain) < 0)
 			return -1;
-		if (nlose > 0 && channel_events_lost(req, before->channels[i], lose, nlose) < 0)
+		if (nlose > 0 && channel_events_lost(uow, before->channels[i], lose, nlose) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-int group_events_members(struct request *req, int64_t id, const char *op, json_object *ids,
+int group_events_members(struct uow *uow, int64_t id, const char *op, json_object *ids,
                          const struct group_access *before)
 {
 	size_t n;
-	int64_t *set = id_set(req, ids, &n);
+	int64_t *set = id_set(uow, ids, &n);
 	json_object *list = json_object_new_array_ext((int)n);
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(list, json_object_new_int64(set[i]));
-	json_object *event = new_event(req, op, id);
+	json_object *event = new_event(uow, op, id);
 	json_object_object_add(event, strstr(op, "subgroups") ? "direct_subgroup_ids" : "user_ids", list);
-	if (to_everyone(req, event) < 0)
+	if (to_everyone(uow, event) < 0)
 		return -1;
-	return access_events(req, before);
+	return access_events(uow, before);
 }

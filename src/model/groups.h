@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 
 /* Flags for group_setting_store(): what the setting refuses. */
 #define GS_NO_EVERYONE 0x1u /* "'<setting>' setting cannot be set to 'role:everyone' group." */
@@ -19,10 +19,10 @@ struct request;
 #define GS_NO_NOBODY   0x4u /* "'<setting>' setting cannot be set to 'role:nobody' group." */
 
 /* The id of system group name (e.g. "role:members") of realm_id; 0 with the error recorded if missing. */
-int64_t group_system_id(struct request *req, int64_t realm_id, const char *name);
+int64_t group_system_id(struct uow *uow, int64_t realm_id, const char *name);
 
 /* True if user_id is a member of group_id, directly or through subgroups (one query). */
-bool group_has_member(struct request *req, int64_t group_id, int64_t user_id);
+bool group_has_member(struct uow *uow, int64_t group_id, int64_t user_id);
 
 /*
  * Checks a group-setting value given by a client (an integer group id or an object with direct_members and
@@ -34,19 +34,19 @@ bool group_has_member(struct request *req, int64_t group_id, int64_t user_id);
  * "'<setting>' setting cannot be set to 'role:everyone' group.", role:internet is never allowed, and
  * SYSTEM_GROUP_REQUIRED where flags ask for it. Runs inside the request's transaction.
  */
-int64_t group_setting_store(struct request *req, const char *setting, json_object *value, unsigned flags);
+int64_t group_setting_store(struct uow *uow, const char *setting, json_object *value, unsigned flags);
 
 /*
  * The API form of the value stored as group_id: the integer id for a named group, else
  * {"direct_members": [...], "direct_subgroups": [...]} (sorted ids; deactivated users left out). A new object.
  */
-json_object *group_setting_json(struct request *req, int64_t group_id);
+json_object *group_setting_json(struct uow *uow, int64_t group_id);
 
 /*
  * True if the client's value (as for group_setting_store) denotes the same setting as the one stored in
  * group_id: same named group, or the same sets of direct members and subgroups. Used for `old` checks.
  */
-bool group_setting_equals(struct request *req, int64_t group_id, json_object *value);
+bool group_setting_equals(struct uow *uow, int64_t group_id, json_object *value);
 
 /* ---- named groups ------------------------------------------------------------------------------------------- */
 
@@ -69,23 +69,25 @@ struct group {
 
 /*
  * The named group id of the request's realm (system groups included; unnamed setting groups never), in the arena,
- * its row locked until the end of the transaction when for_update. NULL if there is none (req->error is set only
+ * its row locked until the end of the transaction when for_update. NULL if there is none (uow->error is set only
  * on a database failure).
  */
-struct group *group_by_id(struct request *req, int64_t id, bool for_update);
+struct group *group_by_id(struct uow *uow, int64_t id, bool for_update);
+/* The same, recording the reference's "Invalid user group" when there is none. */
+struct group *group_by_id_or_error(struct uow *uow, int64_t id, bool for_update);
 
 /* True if the requesting user holds the setting stored as group_id; with GS_NO_EVERYONE in flags guests never do
  * (the reference's user_has_permission_for_group_setting). False with the error recorded on a database failure. */
-bool group_setting_allows(struct request *req, int64_t group_id, unsigned flags);
+bool group_setting_allows(struct uow *uow, int64_t group_id, unsigned flags);
 
 /* Checks a group name as the reference does ("User group name can't be empty!" and kin); 0 or -1. */
-int group_check_name(struct request *req, const char *name);
+int group_check_name(struct uow *uow, const char *name);
 /* Checks that every id of the JSON integer list ids is an active user of the request's realm: 0, or -1 with
  * "Invalid user ID: N" for the first that is not. */
-int group_check_users(struct request *req, json_object *ids);
+int group_check_users(struct uow *uow, json_object *ids);
 /* Checks that every id of ids is a named group of the request's realm: 0, or -1 with "Invalid user group ID: N"
  * for the first that is not, else "User group is deactivated." if one is. */
-int group_check_subgroups(struct request *req, json_object *ids);
+int group_check_subgroups(struct uow *uow, json_object *ids);
 
 /*
  * Creates named group `name` in the request's realm, created by the requesting user. settings[i] is the group id
@@ -94,19 +96,19 @@ int group_check_subgroups(struct request *req, json_object *ids);
  * can_leave_group and can_mention_group role:everyone. Returns the new id, or 0 with the error recorded
  * ("User group 'x' already exists." when a group of the realm, deactivated or not, has the name).
  */
-int64_t group_create(struct request *req, const char *name, const char *description, const int64_t *settings);
+int64_t group_create(struct uow *uow, const char *name, const char *description, const int64_t *settings);
 /* Renames group id; 0, or -1 with "User group 'x' already exists.". */
-int group_rename(struct request *req, int64_t id, const char *name);
-int group_set_description(struct request *req, int64_t id, const char *description);
-int group_set_deactivated(struct request *req, int64_t id, bool deactivated);
+int group_rename(struct uow *uow, int64_t id, const char *name);
+int group_set_description(struct uow *uow, int64_t id, const char *description);
+int group_set_deactivated(struct uow *uow, int64_t id, bool deactivated);
 /* Stores value_id (from group_setting_update()) as setting p of group id. 0 or -1. */
-int group_set_permission(struct request *req, int64_t id, enum group_permission p, int64_t value_id);
+int group_set_permission(struct uow *uow, int64_t id, enum group_permission p, int64_t value_id);
 
 /*
  * Like group_setting_store(), for a setting that currently holds current_id: an unnamed current group is
  * updated in place when the new value is an object too (as the reference does), and its id returned.
  */
-int64_t group_setting_update(struct request *req, const char *setting, json_object *value, unsigned flags,
+int64_t group_setting_update(struct uow *uow, const char *setting, json_object *value, unsigned flags,
                              int64_t current_id);
 
 /*
@@ -114,61 +116,61 @@ int64_t group_setting_update(struct request *req, const char *setting, json_obje
  * group_check_subgroups()). Members of system groups follow from roles only (the users trigger), so adding or
  * removing members of a system group changes nothing. 0 or -1.
  */
-int group_add_members(struct request *req, int64_t id, json_object *ids);
-int group_remove_members(struct request *req, int64_t id, json_object *ids);
-int group_add_subgroups(struct request *req, int64_t id, json_object *ids);
-int group_remove_subgroups(struct request *req, int64_t id, json_object *ids);
+int group_add_members(struct uow *uow, int64_t id, json_object *ids);
+int group_remove_members(struct uow *uow, int64_t id, json_object *ids);
+int group_add_subgroups(struct uow *uow, int64_t id, json_object *ids);
+int group_remove_subgroups(struct uow *uow, int64_t id, json_object *ids);
 /* The first id of ids (in list order) that is (is_member true) or is not a direct member of group id; 0 if none,
  * -1 on error. */
-int64_t group_first_member(struct request *req, int64_t id, json_object *ids, bool is_member);
+int64_t group_first_member(struct uow *uow, int64_t id, json_object *ids, bool is_member);
 /* The same for direct subgroups. */
-int64_t group_first_subgroup(struct request *req, int64_t id, json_object *ids, bool is_subgroup);
+int64_t group_first_subgroup(struct uow *uow, int64_t id, json_object *ids, bool is_subgroup);
 /* 1 if group id is one of ids or a subgroup of one of them at any depth (adding ids to id would make a cycle),
  * 0 if not, -1 on error. Call with group_lock_subgroups() held so that the answer stays true. */
-int group_reaches(struct request *req, json_object *ids, int64_t id);
+int group_reaches(struct uow *uow, json_object *ids, int64_t id);
 /* Serializes changes to the subgroups of the request's realm's groups until the transaction ends. 0 or -1. */
-int group_lock_subgroups(struct request *req);
+int group_lock_subgroups(struct uow *uow);
 
 /*
  * The named groups of the request's realm as GET /user_groups lists them, sorted by id: id, name, description,
  * members, direct_subgroup_ids, is_system_group, date_created, creator_id, the six permission settings and
  * deactivated; deactivated groups only when include_deactivated. A new array, or NULL on error.
  */
-json_object *group_list_json(struct request *req, bool include_deactivated);
+json_object *group_list_json(struct uow *uow, bool include_deactivated);
 
 /*
  * Why named group id cannot be deactivated, as the reference's `objections` list: {"type": "subgroup",
  * "supergroup_ids"}, {"type": "channel", "channel_id", "settings"}, {"type": "user_group", "group_id", "settings"},
  * {"type": "realm", "settings"}; empty when nothing objects. A new array, or NULL on error.
  */
-json_object *group_objections(struct request *req, int64_t id);
+json_object *group_objections(struct uow *uow, int64_t id);
 
 /* ---- events ------------------------------------------------------------------------------------------------- */
 /* Every user group event goes to all active users of the organization (zerver/actions/user_groups.py). */
 
 /* user_group add for a group just created (members, no subgroups), then add_subgroups when subgroups (a JSON
  * integer list or NULL) is not empty. 0 or -1. */
-int group_events_created(struct request *req, int64_t id, json_object *subgroups);
+int group_events_created(struct uow *uow, int64_t id, json_object *subgroups);
 /* user_group update with data {key: value} (value: a new object the event takes). A rename of a deactivated group
  * is marked for events.c (private key _group_deactivated), as the reference keeps it from clients without
  * include_deactivated_groups. 0 or -1. */
-int group_events_update(struct request *req, const struct group *g, const char *key, json_object *value);
+int group_events_update(struct uow *uow, const struct group *g, const char *key, json_object *value);
 /* user_group update with the current value of setting p (an id or {direct_members, direct_subgroups}). */
-int group_events_setting(struct request *req, const struct group *g, enum group_permission p);
+int group_events_setting(struct uow *uow, const struct group *g, enum group_permission p);
 /* Deactivation: update {deactivated: true}, then remove. Reactivation: update {deactivated: false}, then add with
  * for_reactivation. 0 or -1. */
-int group_events_deactivated(struct request *req, const struct group *g, bool deactivated);
+int group_events_deactivated(struct uow *uow, const struct group *g, bool deactivated);
 
 /* Who could see the private channels whose metadata the group's members reach (through can_administer_channel_group,
  * can_add_subscribers_group or can_subscribe_group), before a membership change. NULL on error. */
 struct group_access;
-struct group_access *group_access_before(struct request *req, int64_t id);
+struct group_access *group_access_before(struct uow *uow, int64_t id);
 /*
  * op ("add_members", "remove_members", "add_subgroups", "remove_subgroups") of the ids (a JSON integer list; sent
  * sorted, without duplicates), then, when before is not NULL, stream create and peer_add for the users who now see
  * such a channel and stream delete for those who no longer do. 0 or -1.
  */
-int group_events_members(struct request *req, int64_t id, const char *op, json_object *ids,
+int group_events_members(struct uow *uow, int64_t id, const char *op, json_object *ids,
                          const struct group_access *before);
 
 #endif

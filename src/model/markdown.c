@@ -17,7 +17,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
-#include "http/request.h"
+#include "core/uow.h"
 
 #define MD_OPTIONS       (CMARK_OPT_SOURCEPOS | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE)
 #define MD_MAX_NAME      1024 /* longest text between @** and ** we look at (names: 100 characters at most) */
@@ -82,7 +82,7 @@ struct cand {
 };
 
 struct md {
-	struct request *req;
+	struct uow *uow;
 	const struct markdown_lookup *lookup;
 	struct markdown_result *out;
 	struct buf html;
@@ -303,13 +303,13 @@ static int64_t id_syntax(const char *s, size_t n, size_t *name_len)
 static void cand_resolve(struct md *md, struct cand *c)
 {
 	const struct markdown_lookup *l = md->lookup;
-	char *key = arena_strndup(&md->req->arena, c->key, c->key_len);
+	char *key = arena_strndup(&md->uow->arena, c->key, c->key_len);
 	const char *name = NULL;
 	if (c->kind == CAND_USER && l->user != NULL) {
 		size_t name_len = 0;
 		int64_t id = id_syntax(key, c->key_len, &name_len);
 		if (id > 0)
-			c->found = l->user(l->ctx, name_len ? arena_strndup(&md->req->arena, key, name_len) : NULL, id,
+			c->found = l->user(l->ctx, name_len ? arena_strndup(&md->uow->arena, key, name_len) : NULL, id,
 			                   &c->id, &name);
 		else if (id == 0)
 			c->found = l->user(l->ctx, key, 0, &c->id, &name);
@@ -319,14 +319,14 @@ static void cand_resolve(struct md *md, struct cand *c)
 		c->found = l->channel(l->ctx, key, &c->id, &name);
 	}
 	if (c->found)
-		c->name = arena_strdup(&md->req->arena, name != NULL ? name : key);
+		c->name = arena_strdup(&md->uow->arena, name != NULL ? name : key);
 }
 
 static void cand_add(struct md *md, enum cand_kind kind, const char *s, size_t n)
 {
 	if (n == 0 || cand_find(md, kind, s, n) != NULL)
 		return;
-	struct cand *c = arena_alloc(&md->req->arena, sizeof(*c));
+	struct cand *c = arena_alloc(&md->uow->arena, sizeof(*c));
 	c->kind = kind;
 	c->key = s;
 	c->key_len = n;
@@ -365,7 +365,7 @@ static void prefetch_names(struct md *md, const char *content)
 
 static struct chat *chat_new(struct md *md, enum chat_kind kind, bool silent, int64_t id, const char *name)
 {
-	struct chat *chat = arena_alloc(&md->req->arena, sizeof(*chat));
+	struct chat *chat = arena_alloc(&md->uow->arena, sizeof(*chat));
 	chat->kind = kind;
 	chat->silent = silent;
 	chat->id = id;
@@ -377,7 +377,7 @@ static struct chat *resolve_mention(struct md *md, const struct chat_syntax *syn
 {
 	if (is_stream_wildcard(syn) || name_is(syn, "topic")) {
 		enum chat_kind kind = name_is(syn, "topic") ? CHAT_TOPIC_WILDCARD : CHAT_STREAM_WILDCARD;
-		return chat_new(md, kind, syn->silent, 0, arena_strndup(&md->req->arena, syn->name, syn->name_len));
+		return chat_new(md, kind, syn->silent, 0, arena_strndup(&md->uow->arena, syn->name, syn->name_len));
 	}
 	struct cand *c = cand_find(md, syn->group ? CAND_GROUP : CAND_USER, syn->name, syn->name_len);
 	if (c == NULL || !c->found)
@@ -401,11 +401,11 @@ static struct chat *resolve_channel_link(struct md *md, const struct chat_syntax
 				d--;
 			if (d < end && d > topic && d[-1] == '@') { /* "topic@123": a message link */
 				chat->kind = CHAT_MESSAGE;
-				chat->message_id = arena_strndup(&md->req->arena, d, (size_t)(end - d));
+				chat->message_id = arena_strndup(&md->uow->arena, d, (size_t)(end - d));
 				chat->message_id_len = (size_t)(end - d);
 				end = d - 1;
 			}
-			chat->topic = arena_strndup(&md->req->arena, topic, (size_t)(end - topic));
+			chat->topic = arena_strndup(&md->uow->arena, topic, (size_t)(end - topic));
 			chat->topic_len = (size_t)(end - topic);
 			return chat;
 		}
@@ -452,7 +452,7 @@ static cmark_node *chat_match(cmark_syntax_extension *ext, cmark_parser *parser,
 	if (chat == NULL)
 		return NULL;
 	cmark_node *node = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, cmark_get_default_mem_allocator());
-	cmark_node_set_literal(node, arena_strndup(&md->req->arena, s + pos, syn.len));
+	cmark_node_set_literal(node, arena_strndup(&md->uow->arena, s + pos, syn.len));
 	cmark_node_set_user_data(node, chat);
 	cmark_inline_parser_set_offset(inline_parser, pos + (int)syn.len);
 	return node;
@@ -469,7 +469,7 @@ static cmark_node *chat_match(cmark_syntax_extension *ext, cmark_parser *parser,
 static void split_colons(struct md *md, cmark_node *n, const char *text)
 {
 	cmark_mem *mem = cmark_get_default_mem_allocator();
-	char *copy = arena_strdup(&md->req->arena, text);
+	char *copy = arena_strdup(&md->uow->arena, text);
 	char *p = copy;
 	for (;;) {
 		size_t len = strcspn(p, ":");
@@ -480,11 +480,11 @@ static void split_colons(struct md *md, cmark_node *n, const char *text)
 		size_t colons = strspn(p + len, ":");
 		if (len > 0) {
 			cmark_node *t = cmark_node_new_with_mem(CMARK_NODE_TEXT, mem);
-			cmark_node_set_literal(t, arena_strndup(&md->req->arena, p, len));
+			cmark_node_set_literal(t, arena_strndup(&md->uow->arena, p, len));
 			cmark_node_insert_before(n, t);
 		}
 		cmark_node *c = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, mem);
-		cmark_node_set_literal(c, arena_strndup(&md->req->arena, p + len, colons));
+		cmark_node_set_literal(c, arena_strndup(&md->uow->arena, p + len, colons));
 		cmark_node_insert_before(n, c);
 		p += len + colons;
 	}
@@ -645,7 +645,7 @@ static const char *sanitize_url(struct md *md, const char *url, bool retried)
 	size_t spaces = 0, n = strlen(url);
 	for (const char *p = url; *p; p++)
 		spaces += *p == ' ';
-	char *u = arena_alloc(&md->req->arena, n + 2 * spaces + 1), *w = u;
+	char *u = arena_alloc(&md->uow->arena, n + 2 * spaces + 1), *w = u;
 	for (const char *p = url; *p; p++) {
 		if (*p != ' ') {
 			*w++ = *p;
@@ -672,14 +672,14 @@ static const char *sanitize_url(struct md *md, const char *url, bool retried)
 
 	if (scheme_len == 0 && netloc_len == 0) {
 		if (memchr(path, '@', path_len) != NULL)
-			return arena_printf(&md->req->arena, "mailto:%s", path);
+			return arena_printf(&md->uow->arena, "mailto:%s", path);
 		if (path_len > 0 && path[0] == '/')
 			return path; /* domain-relative */
 		if (path_len == 0 && path[0] == '#' && path[1] != '\0')
 			return path; /* fragment */
 	}
 	if (scheme_len == 0)
-		return retried ? NULL : sanitize_url(md, arena_printf(&md->req->arena, "http://%s", url), true);
+		return retried ? NULL : sanitize_url(md, arena_printf(&md->uow->arena, "http://%s", url), true);
 	if (netloc_len == 0 && !in_list(u, scheme_len, locless))
 		return NULL;
 	if (!in_list(u, scheme_len, allowed))
@@ -807,7 +807,7 @@ static bool load_lines(struct md *md, cmark_node *block)
 	int n = 1;
 	for (const char *p = md->lines_text; *p; p++)
 		n += *p == '\n';
-	md->line_start = arena_alloc(&md->req->arena, ((size_t)n + 1) * sizeof(size_t));
+	md->line_start = arena_alloc(&md->uow->arena, ((size_t)n + 1) * sizeof(size_t));
 	md->nlines = 0;
 	md->line_start[md->nlines++] = 0;
 	size_t i = 0;
@@ -1075,7 +1075,7 @@ static void render_html_block(struct md *md, const char *html)
 		buf_add(&text, p, line + (p[line] == '\n'));
 		p += line + (p[line] == '\n');
 	}
-	char *copy = arena_strndup(&md->req->arena, buf_str(&text), text.len);
+	char *copy = arena_strndup(&md->uow->arena, buf_str(&text), text.len);
 	buf_release(&text);
 	render_document(md, copy, strlen(copy));
 }
@@ -1264,7 +1264,7 @@ static void render_document(struct md *md, const char *text, size_t len)
 	md->depth--;
 }
 
-void markdown_render(struct request *req, const char *content, const struct markdown_lookup *lookup,
+void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out)
 {
 	static const struct markdown_lookup no_lookup;
@@ -1273,7 +1273,7 @@ void markdown_render(struct request *req, const char *content, const struct mark
 	if (content == NULL)
 		content = "";
 	size_t len = strlen(content);
-	struct md md = {.req = req, .lookup = lookup != NULL ? lookup : &no_lookup, .out = out};
+	struct md md = {.uow = uow, .lookup = lookup != NULL ? lookup : &no_lookup, .out = out};
 	/* Output is bounded: a few hundred bytes per input byte at worst (a short mention of a long name). */
 	buf_init(&md.html, 65536 + 256 * len);
 	prefetch_names(&md, content);
@@ -1284,7 +1284,7 @@ void markdown_render(struct request *req, const char *content, const struct mark
 	size_t n = md.html.len;
 	while (n > 0 && md.html.data[n - 1] == '\n')
 		n--;
-	out->html = md.overflow ? arena_strdup(&req->arena, "") : arena_strndup(&req->arena, buf_str(&md.html), n);
+	out->html = md.overflow ? arena_strdup(&uow->arena, "") : arena_strndup(&uow->arena, buf_str(&md.html), n);
 	buf_release(&md.html);
 	out->is_me_message = strncmp(content, "/me ", 4) == 0;
 }

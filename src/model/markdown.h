@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 
 /*
  * What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). They are
@@ -54,9 +54,9 @@ struct markdown_result {
 /*
  * Renders content (NULL is ""); lookup may be NULL. Never fails: malformed Markdown is still rendered, and
  * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
- * Everything in *out lives in req's arena.
+ * Everything in *out lives in uow's arena.
  */
-void markdown_render(struct request *req, const char *content, const struct markdown_lookup *lookup,
+void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out);
 
 #endif

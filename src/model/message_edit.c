@@ -15,7 +15,7 @@
 
 #include "db/db.h"
 #include "events/events.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/attachments.h"
 #include "model/channels.h"
 #include "model/markdown.h"
@@ -123,11 +123,11 @@ static struct db_stmt st_facts = DB_STMT(
                                                              " FROM messages m JOIN realms r ON r.id = m.realm_id "
                                                              "WHERE m.id = $1");
 
-static int load_facts(struct request *req, struct message_edit *e)
+static int load_facts(struct uow *uow, struct message_edit *e)
 {
-	struct db_res *res = DB_EXEC(req, &st_facts, db_arg_int(req, e->m->id));
+	struct db_res *res = DB_EXEC(uow, &st_facts, db_arg_int(uow, e->m->id));
 	if (res == NULL || db_rows(res) != 1)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 	struct edit_facts *f = &e->f;
 	f->editing_allowed = db_bool(res, 0, 0);
 	f->content_late = db_bool(res, 0, 1);
@@ -146,44 +146,44 @@ static int load_facts(struct request *req, struct message_edit *e)
 }
 
 /* validate_user_can_edit_message. */
-static int check_content_permission(struct request *req, const struct message_edit *e)
+static int check_content_permission(struct uow *uow, const struct message_edit *e)
 {
-	switch (perm_edit_content(req, e->f.editing_allowed, e->m->sender_id, e->f.content_late)) {
+	switch (perm_edit_content(uow, e->f.editing_allowed, e->m->sender_id, e->f.content_late)) {
 	case PERM_EDIT_OK: return 0;
 	case PERM_EDIT_DISABLED:
-		return api_error(req, ERR_BAD_REQUEST, "Your organization has turned off message editing");
+		return uow_error(uow, ERR_BAD_REQUEST, "Your organization has turned off message editing");
 	case PERM_EDIT_NOT_SENDER:
-		return api_error(req, ERR_BAD_REQUEST, "You don't have permission to edit this message");
+		return uow_error(uow, ERR_BAD_REQUEST, "You don't have permission to edit this message");
 	case PERM_EDIT_TOO_LATE:
-		return api_error(req, ERR_BAD_REQUEST, "The time limit for editing this message has passed");
+		return uow_error(uow, ERR_BAD_REQUEST, "The time limit for editing this message has passed");
 	}
 	return -1;
 }
 
 /* validate_message_edit_payload; topic is NULL when it was not sent or names the current topic. */
-static int check_payload(struct request *req, const struct message_edit *e, const char *topic)
+static int check_payload(struct uow *uow, const struct message_edit *e, const char *topic)
 {
 	const struct message_edit_input *in = e->in;
 	bool direct = e->m->channel == NULL;
 	if (topic == NULL && in->content == NULL && !in->has_stream_id)
-		return api_error(req, ERR_BAD_REQUEST, "Nothing to change");
+		return uow_error(uow, ERR_BAD_REQUEST, "Nothing to change");
 	if (direct && in->has_stream_id)
-		return api_error(req, ERR_BAD_REQUEST, "Direct messages cannot be moved to channels.");
+		return uow_error(uow, ERR_BAD_REQUEST, "Direct messages cannot be moved to channels.");
 	if (direct && topic != NULL)
-		return api_error(req, ERR_BAD_REQUEST, "Direct messages cannot have topics.");
+		return uow_error(uow, ERR_BAD_REQUEST, "Direct messages cannot have topics.");
 	if (in->mode != PROPAGATE_ONE && topic == NULL && !in->has_stream_id)
-		return api_error(req, ERR_BAD_REQUEST, "Invalid propagate_mode without topic edit");
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid propagate_mode without topic edit");
 	if (topic != NULL &&
 	    (strcmp(topic, "\xe2\x9c\x94") == 0 || strcmp(topic, RESOLVED_PREFIX REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0))
-		return api_error(req, ERR_BAD_REQUEST, "General chat cannot be marked as resolved");
+		return uow_error(uow, ERR_BAD_REQUEST, "General chat cannot be marked as resolved");
 	if (topic != NULL && in->topic_bad_position > 0)
-		return api_error(req, ERR_BAD_REQUEST, "Invalid character in topic, at position %d!",
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid character in topic, at position %d!",
 		                 in->topic_bad_position);
 	if (in->has_stream_id && in->content != NULL)
-		return api_error(req, ERR_BAD_REQUEST, "Cannot change message content while changing channel");
+		return uow_error(uow, ERR_BAD_REQUEST, "Cannot change message content while changing channel");
 	/* Widgets cannot be edited: confab stores no widget (submessage) messages. */
 	if (in->prev_content_sha256 != NULL && strcmp(in->prev_content_sha256, e->f.content_sha256) != 0)
-		return api_error(req, ERR_BAD_REQUEST,
+		return uow_error(uow, ERR_BAD_REQUEST,
 		                 "'prev_content_sha256' value does not match the expected value.");
 	return 0;
 }
@@ -191,12 +191,12 @@ static int check_payload(struct request *req, const struct message_edit *e, cons
 static struct db_stmt st_same_lower = DB_STMT("SELECT lower($1) = lower($2)");
 
 /* The new topic (truncated) and whether it resolves, unresolves or only changes case. */
-static int read_new_topic(struct request *req, struct message_edit *e, const char *topic)
+static int read_new_topic(struct uow *uow, struct message_edit *e, const char *topic)
 {
 	const char *old = e->orig_topic;
 	e->topic_edited = true;
-	e->target_topic = message_truncate_topic(req, topic);
-	struct db_res *res = DB_EXEC(req, &st_same_lower, old, e->target_topic);
+	e->target_topic = message_truncate_topic(uow, topic);
+	struct db_res *res = DB_EXEC(uow, &st_same_lower, old, e->target_topic);
 	if (res == NULL)
 		return -1;
 	e->case_only = db_bool(res, 0, 0);
@@ -208,29 +208,29 @@ static int read_new_topic(struct request *req, struct message_edit *e, const cha
 }
 
 /* The target channel's (or the organization's) topics_policy, as get_stream_topics_policy reads it. */
-static int check_topics_policy(struct request *req, const struct message_edit *e)
+static int check_topics_policy(struct uow *uow, const struct message_edit *e)
 {
 	const char *policy = e->target->topics_policy;
 	if (strcmp(policy, "inherit") == 0)
 		policy = e->f.realm_topics_policy;
 	bool empty = is_empty_topic(e->target_topic);
 	if (empty && (e->topic_edited || e->stream_edited) && strcmp(policy, "disable_empty_topic") == 0)
-		return api_error(req, ERR_BAD_REQUEST, "Sending messages to the %s is not allowed in this channel.",
+		return uow_error(uow, ERR_BAD_REQUEST, "Sending messages to the %s is not allowed in this channel.",
 		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);
 	if (!empty && strcmp(policy, "empty_topic_only") == 0)
-		return api_error(req, ERR_BAD_REQUEST, "Only the %s topic is allowed in this channel.",
+		return uow_error(uow, ERR_BAD_REQUEST, "Only the %s topic is allowed in this channel.",
 		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);
 	return 0;
 }
 
 /* build_message_edit_request: the new content, the new topic and the target channel. */
-static int build_request(struct request *req, struct message_edit *e, const char *topic)
+static int build_request(struct uow *uow, struct message_edit *e, const char *topic)
 {
 	const struct message_edit_input *in = e->in;
 	if (in->content != NULL) {
 		e->content = message_is_blank(in->content, in->content_len)
 		                 ? "(deleted)"
-		                 : message_normalize_content(req, in->content, in->content_len);
+		                 : message_normalize_content(uow, in->content, in->content_len);
 		if (e->content == NULL)
 			return -1;
 	}
@@ -238,44 +238,44 @@ static int build_request(struct request *req, struct message_edit *e, const char
 		return 0;
 	e->orig = e->target = e->m->channel;
 	e->orig_topic = e->target_topic = e->f.topic;
-	if (topic != NULL && read_new_topic(req, e, topic) < 0)
+	if (topic != NULL && read_new_topic(uow, e, topic) < 0)
 		return -1;
 	if (in->has_stream_id) {
-		e->target = channel_access_by_id(req, in->stream_id, true);
+		e->target = channel_access_by_id(uow, in->stream_id, true);
 		if (e->target == NULL)
 			return -1;
 		if (e->target->is_archived)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid channel ID");
+			return uow_error(uow, ERR_BAD_REQUEST, "Invalid channel ID");
 		e->stream_edited = true;
 	}
-	return check_topics_policy(req, e);
+	return check_topics_policy(uow, e);
 }
 
 /* check_stream_topic_edit_permissions. */
-static int check_topic_permission(struct request *req, const struct message_edit *e)
+static int check_topic_permission(struct uow *uow, const struct message_edit *e)
 {
 	if (e->resolved || e->unresolved) {
-		if (perm_resolve(req, e->orig, e->target))
+		if (perm_resolve(uow, e->orig, e->target))
 			return 0;
-		return req->error ? -1
-		                  : api_error(req, ERR_BAD_REQUEST,
+		return uow->error ? -1
+		                  : uow_error(uow, ERR_BAD_REQUEST,
 		                              "You don't have permission to resolve topics in this channel.");
 	}
-	if (!perm_edit_topic(req, e->orig, e->target))
-		return req->error ? -1
-		                  : api_error(req, ERR_BAD_REQUEST, "You don't have permission to edit this message");
-	if (perm_move_time_limited(req) && e->f.topic_late)
-		return api_error(req, ERR_BAD_REQUEST, "The time limit for editing this message's topic has passed.");
+	if (!perm_edit_topic(uow, e->orig, e->target))
+		return uow->error ? -1
+		                  : uow_error(uow, ERR_BAD_REQUEST, "You don't have permission to edit this message");
+	if (perm_move_time_limited(uow) && e->f.topic_late)
+		return uow_error(uow, ERR_BAD_REQUEST, "The time limit for editing this message's topic has passed.");
 	return 0;
 }
 
 /* The new content rendered with the sender's mentions, and the send path's wildcard and group mention checks
  * against the message's channel and current topic. */
-static int render_content(struct request *req, struct message_edit *e)
+static int render_content(struct uow *uow, struct message_edit *e)
 {
 	struct message_draft d = {
-	    .sender = req->user, .channel = e->m->channel, .topic = e->f.topic, .content = e->content};
-	return message_render(req, &d, &e->md);
+	    .sender = uow->user, .channel = e->m->channel, .topic = e->f.topic, .content = e->content};
+	return message_render(uow, &d, &e->md);
 }
 
 /* Of the messages of the topic the user may see (all of them, or those they received when the history is
@@ -287,7 +287,7 @@ static struct db_stmt st_topic_ages = DB_STMT(
     " AND ($4 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = $5 AND um.message_id = m.id))");
 
 /* check_time_limit_for_change_all_propagate_mode: the stricter of the applicable move limits, with the grace. */
-static int check_topic_time_limit(struct request *req, const struct message_edit *e)
+static int check_topic_time_limit(struct uow *uow, const struct message_edit *e)
 {
 	int64_t deadline = -1;
 	if (e->topic_edited && !e->f.within_unlimited)
@@ -299,20 +299,20 @@ static int check_topic_time_limit(struct request *req, const struct message_edit
 	if (deadline < 0)
 		return 0;
 	struct db_res *res =
-	    DB_EXEC(req, &st_topic_ages, db_arg_int(req, e->orig->id), e->orig_topic, db_arg_int(req, deadline),
-	            bool_arg(perm_channel_history(req, e->orig)), db_arg_int(req, req->user->id));
+	    DB_EXEC(uow, &st_topic_ages, db_arg_int(uow, e->orig->id), e->orig_topic, db_arg_int(uow, deadline),
+	            bool_arg(perm_channel_history(uow, e->orig)), db_arg_int(uow, uow->user->id));
 	if (res == NULL)
 		return -1;
 	int64_t total = db_int(res, 0, 0), allowed = db_int(res, 0, 1);
 	if (total == allowed)
 		return 0;
-	api_error(req, ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
+	uow_error(uow, ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
 	          "You only have permission to move the %lld/%lld most recent messages in this topic.",
 	          (long long)allowed, (long long)total);
-	api_error_field(req, "first_message_id_allowed_to_move",
+	uow_error_field(uow, "first_message_id_allowed_to_move",
 	                db_null(res, 0, 2) ? NULL : json_object_new_int64(db_int(res, 0, 2)));
-	api_error_field(req, "total_messages_in_topic", json_object_new_int64(total));
-	api_error_field(req, "total_messages_allowed_to_move", json_object_new_int64(allowed));
+	uow_error_field(uow, "total_messages_in_topic", json_object_new_int64(total));
+	uow_error_field(uow, "total_messages_allowed_to_move", json_object_new_int64(allowed));
 	return -1;
 }
 
@@ -320,60 +320,60 @@ static struct db_stmt st_topic_exists =
     DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1 AND lower(topic) = lower($2))");
 
 /* check_for_can_create_topic_group_violation: a move may start a topic only for can_create_topic_group. */
-static int check_create_topic(struct request *req, const struct message_edit *e)
+static int check_create_topic(struct uow *uow, const struct message_edit *e)
 {
-	if (perm_create_topic(req, e->target))
+	if (perm_create_topic(uow, e->target))
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_topic_exists, db_arg_int(req, e->target->id), e->target_topic);
+	struct db_res *res = DB_EXEC(uow, &st_topic_exists, db_arg_int(uow, e->target->id), e->target_topic);
 	if (res == NULL)
 		return -1;
 	if (db_bool(res, 0, 0))
 		return 0;
-	return api_error(req, ERR_BAD_REQUEST, "You do not have permission to create new topics in this channel.");
+	return uow_error(uow, ERR_BAD_REQUEST, "You do not have permission to create new topics in this channel.");
 }
 
 /* The channel move permissions, then the whole-topic time limit and topic creation for moves. */
-static int check_move(struct request *req, const struct message_edit *e)
+static int check_move(struct uow *uow, const struct message_edit *e)
 {
 	if (e->stream_edited) {
-		if (!perm_move_out(req, e->orig))
-			return req->error
+		if (!perm_move_out(uow, e->orig))
+			return uow->error
 			           ? -1
-			           : api_error(req, ERR_BAD_REQUEST, "You don't have permission to move this message");
-		if (!perm_channel_send(req, e->target))
-			return api_error(req, ERR_BAD_REQUEST, "You do not have permission to post in this channel.");
-		if (perm_move_time_limited(req) && e->f.channel_late)
-			return api_error(req, ERR_BAD_REQUEST,
+			           : uow_error(uow, ERR_BAD_REQUEST, "You don't have permission to move this message");
+		if (!perm_channel_send(uow, e->target))
+			return uow_error(uow, ERR_BAD_REQUEST, "You do not have permission to post in this channel.");
+		if (perm_move_time_limited(uow) && e->f.channel_late)
+			return uow_error(uow, ERR_BAD_REQUEST,
 			                 "The time limit for editing this message's channel has passed");
 	}
 	bool moved = e->topic_edited || e->stream_edited, toggled = e->resolved || e->unresolved;
-	if (e->in->mode == PROPAGATE_ALL && perm_move_time_limited(req) && moved && !toggled &&
-	    check_topic_time_limit(req, e) < 0)
+	if (e->in->mode == PROPAGATE_ALL && perm_move_time_limited(uow) && moved && !toggled &&
+	    check_topic_time_limit(uow, e) < 0)
 		return -1;
-	if (moved && !toggled && check_create_topic(req, e) < 0)
+	if (moved && !toggled && check_create_topic(uow, e) < 0)
 		return -1;
 	return 0;
 }
 
-struct message_edit *message_edit_check(struct request *req, struct message_ref *m, const struct message_edit_input *in)
+struct message_edit *message_edit_check(struct uow *uow, struct message_ref *m, const struct message_edit_input *in)
 {
-	struct message_edit *e = arena_alloc(&req->arena, sizeof(*e));
+	struct message_edit *e = arena_alloc(&uow->arena, sizeof(*e));
 	memset(e, 0, sizeof(*e));
 	e->m = m;
 	e->in = in;
-	if (load_facts(req, e) < 0)
+	if (load_facts(uow, e) < 0)
 		return NULL;
-	if (in->content != NULL && check_content_permission(req, e) < 0)
+	if (in->content != NULL && check_content_permission(uow, e) < 0)
 		return NULL;
 	/* A topic equal to the current one is no topic change. */
 	const char *topic = in->topic != NULL && strcmp(in->topic, e->f.topic) != 0 ? in->topic : NULL;
-	if (check_payload(req, e, topic) < 0 || build_request(req, e, topic) < 0)
+	if (check_payload(uow, e, topic) < 0 || build_request(uow, e, topic) < 0)
 		return NULL;
-	if (e->topic_edited && check_topic_permission(req, e) < 0)
+	if (e->topic_edited && check_topic_permission(uow, e) < 0)
 		return NULL;
-	if (e->content != NULL && render_content(req, e) < 0)
+	if (e->content != NULL && render_content(uow, e) < 0)
 		return NULL;
-	if (m->channel != NULL && check_move(req, e) < 0)
+	if (m->channel != NULL && check_move(uow, e) < 0)
 		return NULL;
 	return e;
 }
@@ -398,30 +398,30 @@ static struct db_stmt st_mention_flags =
 
 /* The new content: the row, attachment links, mention flags and the event's content fields. Returns the
  * detached uploads (owned by the request) or NULL. */
-static json_object *apply_content(struct request *req, struct message_edit *e, json_object *event)
+static json_object *apply_content(struct uow *uow, struct message_edit *e, json_object *event)
 {
 	const struct message_ref *m = e->m;
-	const char *id = db_arg_int(req, m->id);
+	const char *id = db_arg_int(uow, m->id);
 	int64_t *previous = NULL;
-	int nprevious = attachments_of_message(req, m->id, &previous);
-	int linked = nprevious < 0 ? -1 : attachments_link_message(req, m->id, m->sender_id, e->content, false);
-	if (linked < 0 || DB_EXEC(req, &st_update_content, id, e->content, e->md.html, bool_arg(linked > 0),
+	int nprevious = attachments_of_message(uow, m->id, &previous);
+	int linked = nprevious < 0 ? -1 : attachments_link_message(uow, m->id, m->sender_id, e->content, false);
+	if (linked < 0 || DB_EXEC(uow, &st_update_content, id, e->content, e->md.html, bool_arg(linked > 0),
 	                          bool_arg(e->md.has_image), bool_arg(e->md.has_link)) == NULL)
 		return NULL;
 	bool topic_wildcard = e->md.topic_wildcard && m->channel != NULL;
-	if (DB_EXEC(req, &st_mention_flags, id, db_arg_ids(req, e->md.mentioned_user_ids, e->md.n_mentioned_users),
-	            db_arg_ids(req, e->md.mentioned_group_ids, e->md.n_mentioned_groups),
+	if (DB_EXEC(uow, &st_mention_flags, id, db_arg_ids(uow, e->md.mentioned_user_ids, e->md.n_mentioned_users),
+	            db_arg_ids(uow, e->md.mentioned_group_ids, e->md.n_mentioned_groups),
 	            bool_arg(e->md.stream_wildcard), bool_arg(topic_wildcard),
-	            m->channel ? db_arg_int(req, m->channel->id) : NULL, e->target_topic ? e->target_topic : "",
-	            db_arg_int(req, m->sender_id)) == NULL)
+	            m->channel ? db_arg_int(uow, m->channel->id) : NULL, e->target_topic ? e->target_topic : "",
+	            db_arg_int(uow, m->sender_id)) == NULL)
 		return NULL;
 	json_object_object_add(event, "orig_content", json_object_new_string(m->content));
 	json_object_object_add(event, "orig_rendered_content", json_object_new_string(e->f.rendered_content));
 	json_object_object_add(event, "content", json_object_new_string(e->content));
 	json_object_object_add(event, "rendered_content", json_object_new_string(e->md.html));
 	json_object_object_add(event, "is_me_message", json_object_new_boolean(e->md.is_me_message));
-	json_object *detached = attachments_detached(req, req->user->id, previous, nprevious);
-	return detached ? request_own_json(req, detached) : NULL;
+	json_object *detached = attachments_detached(uow, uow->user->id, previous, nprevious);
+	return detached ? uow_own_json(uow, detached) : NULL;
 }
 
 static struct db_stmt st_content_history =
@@ -501,23 +501,23 @@ struct idset {
 };
 
 /* The moved messages, in one UPDATE (with its history rows). */
-static int move_messages(struct request *req, const struct message_edit *e, struct idset *moved)
+static int move_messages(struct uow *uow, const struct message_edit *e, struct idset *moved)
 {
 	int64_t lo = e->in->mode == PROPAGATE_ALL ? 0 : e->m->id;
 	int64_t hi = e->in->mode == PROPAGATE_ONE ? e->m->id : INT64_MAX;
 	/* Topic renames move everything; channel moves what the user can see (bulk_access_stream_messages_query). */
-	bool all = !e->stream_edited || perm_channel_history(req, e->orig);
+	bool all = !e->stream_edited || perm_channel_history(uow, e->orig);
 	bool moves = !(e->resolved || e->unresolved);
 	struct db_res *res =
-	    DB_EXEC(req, &st_move, db_arg_int(req, e->orig->id), e->orig_topic, db_arg_int(req, e->target->id),
-	            e->target_topic, db_arg_int(req, lo), db_arg_int(req, hi), bool_arg(all), db_arg_int(req, e->m->id),
-	            bool_arg(moves), db_arg_int(req, req->user->id), str_or_null(e->content != NULL, e->m->content),
+	    DB_EXEC(uow, &st_move, db_arg_int(uow, e->orig->id), e->orig_topic, db_arg_int(uow, e->target->id),
+	            e->target_topic, db_arg_int(uow, lo), db_arg_int(uow, hi), bool_arg(all), db_arg_int(uow, e->m->id),
+	            bool_arg(moves), db_arg_int(uow, uow->user->id), str_or_null(e->content != NULL, e->m->content),
 	            str_or_null(e->content != NULL, e->f.rendered_content), bool_arg(e->topic_edited),
 	            bool_arg(e->stream_edited));
 	if (res == NULL)
 		return -1;
 	moved->n = db_rows(res);
-	moved->v = arena_alloc(&req->arena, (size_t)(moved->n + 1) * sizeof(int64_t));
+	moved->v = arena_alloc(&uow->arena, (size_t)(moved->n + 1) * sizeof(int64_t));
 	for (int i = 0; i < moved->n; i++)
 		moved->v[i] = db_int(res, i, 0);
 	return 0;
@@ -525,15 +525,15 @@ static int move_messages(struct request *req, const struct message_edit *e, stru
 
 /* A channel move's user_messages: copies for a protected history's subscribers, none for those losing access
  * (who hear of it as a deletion). *losing_access receives the users told so. */
-static int move_copies(struct request *req, const struct message_edit *e, const struct idset *moved,
+static int move_copies(struct uow *uow, const struct message_edit *e, const struct idset *moved,
                        struct idset *losing_access)
 {
-	struct db_res *res = DB_EXEC(req, &st_losers, db_arg_int(req, e->orig->id), db_arg_int(req, e->target->id));
+	struct db_res *res = DB_EXEC(uow, &st_losers, db_arg_int(uow, e->orig->id), db_arg_int(uow, e->target->id));
 	if (res == NULL)
 		return -1;
 	int n = db_rows(res);
-	struct idset losing = {arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t)), 0};
-	losing_access->v = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+	struct idset losing = {arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t)), 0};
+	losing_access->v = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t));
 	losing_access->n = 0;
 	for (int i = 0; i < n; i++) {
 		losing.v[losing.n++] = db_int(res, i, 0);
@@ -541,28 +541,28 @@ static int move_copies(struct request *req, const struct message_edit *e, const 
 		if (e->target->invite_only || db_bool(res, i, 1))
 			losing_access->v[losing_access->n++] = db_int(res, i, 0);
 	}
-	const char *ids = db_arg_ids(req, moved->v, moved->n);
+	const char *ids = db_arg_ids(uow, moved->v, moved->n);
 	if (!e->target->history_public_to_subscribers &&
-	    DB_EXEC(req, &st_gain, db_arg_int(req, e->target->id), ids) == NULL)
+	    DB_EXEC(uow, &st_gain, db_arg_int(uow, e->target->id), ids) == NULL)
 		return -1;
-	if (losing.n > 0 && DB_EXEC(req, &st_drop, db_arg_ids(req, losing.v, losing.n), ids) == NULL)
+	if (losing.n > 0 && DB_EXEC(uow, &st_drop, db_arg_ids(uow, losing.v, losing.n), ids) == NULL)
 		return -1;
 	return 0;
 }
 
 /* delete_message to the users who can no longer see the moved messages. */
-static int event_lost(struct request *req, const struct message_edit *e, const struct idset *moved,
+static int event_lost(struct uow *uow, const struct message_edit *e, const struct idset *moved,
                       const struct idset *users)
 {
 	if (users->n == 0)
 		return 0;
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("delete_message"));
 	json_object_object_add(event, "message_ids", ids_json(moved->v, moved->n));
 	json_object_object_add(event, "message_type", json_object_new_string("stream"));
 	json_object_object_add(event, "stream_id", json_object_new_int64(e->orig->id));
 	json_object_object_add(event, "topic", json_object_new_string(e->orig_topic));
-	return events_add(req, event, users->v, users->n, 0);
+	return events_add(uow, event, users->v, users->n, 0);
 }
 
 /* ---- applying: the update_message event ---------------------------------------------------------------------- */
@@ -590,24 +590,24 @@ static struct db_stmt st_audience =
             " ORDER BY 2, 1");
 
 /* The update_message event, once per set of recipients with the same flags. */
-static int event_update(struct request *req, const struct message_edit *e, json_object *event,
-                        const struct idset *moved, const struct idset *losing_access)
+static int event_update(struct uow *uow, const struct message_edit *e, json_object *event, const struct idset *moved,
+                        const struct idset *losing_access)
 {
 	const struct channel *orig = e->orig;
-	struct db_res *res = DB_EXEC(req, &st_audience, db_arg_int(req, e->m->id), db_arg_int(req, orig ? orig->id : 0),
-	                             db_arg_int(req, e->target ? e->target->id : 0),
+	struct db_res *res = DB_EXEC(uow, &st_audience, db_arg_int(uow, e->m->id), db_arg_int(uow, orig ? orig->id : 0),
+	                             db_arg_int(uow, e->target ? e->target->id : 0),
 	                             bool_arg(orig != NULL && orig->history_public_to_subscribers),
-	                             bool_arg(e->stream_edited), db_arg_ids(req, losing_access->v, losing_access->n));
+	                             bool_arg(e->stream_edited), db_arg_ids(uow, losing_access->v, losing_access->n));
 	if (res == NULL)
 		return -1;
 	json_object_object_add(event, "message_ids", ids_json(moved->v, moved->n));
 	int n = db_rows(res);
-	int64_t *users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t));
+	int64_t *users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t));
 	for (int i = 0, k; i < n; i = k) {
 		for (k = i; k < n && db_int(res, k, 1) == db_int(res, i, 1); k++)
 			users[k - i] = db_int(res, k, 0);
 		json_object_object_add(event, "flags", message_flags_json((int)db_int(res, i, 1)));
-		if (events_add(req, event, users, k - i, 0) < 0)
+		if (events_add(uow, event, users, k - i, 0) < 0)
 			return -1;
 	}
 	return 0;
@@ -624,40 +624,40 @@ static struct db_stmt st_mark_read =
  * for the acting user (mark_as_read_for_acting_user) or, with all_read, for everyone (a resolve notice nobody
  * follows: resolved_topic_notice_auto_read_policy). Records its message events. Returns its id, or 0 on error.
  */
-static int64_t send_bot_message(struct request *req, struct channel *c, const char *topic, const char *content,
+static int64_t send_bot_message(struct uow *uow, struct channel *c, const char *topic, const char *content,
                                 bool all_read)
 {
-	struct db_res *res = DB_EXEC(req, &st_notification_bot, db_arg_int(req, req->realm->id));
-	struct user *bot = res && db_rows(res) ? user_by_id(req, req->realm->id, db_int(res, 0, 0)) : NULL;
+	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
+	struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
 	if (bot == NULL) {
-		api_error(req, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
+		uow_error(uow, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
 		return 0;
 	}
 	struct message_draft d = {
 	    .sender = bot, .channel = c, .topic = topic, .content = content, .skip_mention_checks = true};
 	struct message_sent sent;
-	if (message_send(req, &d, &sent) < 0 || DB_EXEC(req, &st_mark_read, db_arg_int(req, sent.id),
-	                                                bool_arg(all_read), db_arg_int(req, req->user->id)) == NULL)
+	if (message_send(uow, &d, &sent) < 0 || DB_EXEC(uow, &st_mark_read, db_arg_int(uow, sent.id),
+	                                                bool_arg(all_read), db_arg_int(uow, uow->user->id)) == NULL)
 		return 0;
 	for (int i = 0; i < sent.n_recipients; i++)
-		if (all_read || sent.recipients[i].user_id == req->user->id)
+		if (all_read || sent.recipients[i].user_id == uow->user->id)
 			sent.recipients[i].flags |= MF_READ;
-	if (message_events_send(req, &d, &sent, NULL, NULL) < 0)
+	if (message_events_send(uow, &d, &sent, NULL, NULL) < 0)
 		return 0;
 	c->is_recently_active = true; /* message_events_send told the channel's viewers */
 	return sent.id;
 }
 
 /* silent_mention_syntax_for_user. */
-static const char *silent_mention(struct request *req)
+static const char *silent_mention(struct uow *uow)
 {
-	return arena_printf(&req->arena, "@_**%s|%lld**", req->user->full_name, (long long)req->user->id);
+	return arena_printf(&uow->arena, "@_**%s|%lld**", uow->user->full_name, (long long)uow->user->id);
 }
 
 /* encode_hash_component: urllib's quote (safe "*"), then '%' as '.' and '.' as ".2E". */
-static const char *hash_encode(struct request *req, const char *s)
+static const char *hash_encode(struct uow *uow, const char *s)
 {
-	char *out = arena_alloc(&req->arena, 4 * strlen(s) + 1), *p = out;
+	char *out = arena_alloc(&uow->arena, 4 * strlen(s) + 1), *p = out;
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
 		if (isalnum(*c) || *c == '_' || *c == '-' || *c == '~' || *c == '*')
 			*p++ = (char)*c;
@@ -671,13 +671,13 @@ static const char *hash_encode(struct request *req, const char *s)
 }
 
 /* encode_channel: "<id>-<name with '-' for spaces, hash-encoded>". */
-static const char *channel_slug(struct request *req, const struct channel *c)
+static const char *channel_slug(struct uow *uow, const struct channel *c)
 {
-	char *name = arena_strdup(&req->arena, c->name);
+	char *name = arena_strdup(&uow->arena, c->name);
 	for (char *p = name; *p; p++)
 		if (*p == ' ')
 			*p = '-';
-	return arena_printf(&req->arena, "%lld-%s", (long long)c->id, hash_encode(req, name));
+	return arena_printf(&uow->arena, "%lld-%s", (long long)c->id, hash_encode(uow, name));
 }
 
 /* will_produce_broken_stream_topic_link. */
@@ -687,9 +687,9 @@ static bool breaks_link(const char *s)
 }
 
 /* escape_invalid_stream_topic_characters. */
-static const char *escape_link_text(struct request *req, const char *s)
+static const char *escape_link_text(struct uow *uow, const char *s)
 {
-	char *out = arena_alloc(&req->arena, 10 * strlen(s) + 1), *p = out;
+	char *out = arena_alloc(&uow->arena, 10 * strlen(s) + 1), *p = out;
 	for (; *s; s++) {
 		switch (*s) {
 		case '`': p = stpcpy(p, "&#96;"); break;
@@ -713,20 +713,20 @@ static const char *escape_link_text(struct request *req, const char *s)
 }
 
 /* get_stream_topic_link_syntax: #**channel>topic**, or a plain Markdown link when the names would break it. */
-static const char *topic_link(struct request *req, const struct channel *c, const char *topic)
+static const char *topic_link(struct uow *uow, const struct channel *c, const char *topic)
 {
 	if (!breaks_link(topic) && !breaks_link(c->name))
-		return arena_printf(&req->arena, "#**%s>%s**", c->name, topic);
-	return arena_printf(&req->arena, "[#%s > %s](#narrow/channel/%s/topic/%s)", escape_link_text(req, c->name),
-	                    escape_link_text(req, *topic ? topic : REALM_EMPTY_TOPIC_DISPLAY_NAME),
-	                    channel_slug(req, c), hash_encode(req, topic));
+		return arena_printf(&uow->arena, "#**%s>%s**", c->name, topic);
+	return arena_printf(&uow->arena, "[#%s > %s](#narrow/channel/%s/topic/%s)", escape_link_text(uow, c->name),
+	                    escape_link_text(uow, *topic ? topic : REALM_EMPTY_TOPIC_DISPLAY_NAME),
+	                    channel_slug(uow, c), hash_encode(uow, topic));
 }
 
 /* stream_message_url of the edited message in its new place. */
-static const char *message_link(struct request *req, const struct message_edit *e)
+static const char *message_link(struct uow *uow, const struct message_edit *e)
 {
-	return arena_printf(&req->arena, "%s/#narrow/channel/%s/topic/%s/near/%lld", realm_url(req, req->realm),
-	                    channel_slug(req, e->target), hash_encode(req, e->target_topic), (long long)e->m->id);
+	return arena_printf(&uow->arena, "%s/#narrow/channel/%s/topic/%s/near/%lld", realm_url(uow, uow->realm),
+	                    channel_slug(uow, e->target), hash_encode(uow, e->target_topic), (long long)e->m->id);
 }
 
 /* The topic's newest message, and whether it is a resolve notice young enough to be undone. */
@@ -740,19 +740,19 @@ static struct db_stmt st_last_notice =
  * maybe_send_resolve_topic_notifications: a resolve or unresolve right after the opposite toggle (its notice still
  * the topic's newest message, under 60 seconds old) deletes that notice instead of posting a new one.
  */
-static int notify_resolve(struct request *req, struct message_edit *e)
+static int notify_resolve(struct uow *uow, struct message_edit *e)
 {
-	struct db_res *res = DB_EXEC(req, &st_last_notice, db_arg_int(req, e->orig->id), e->target_topic,
-	                             db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, &st_last_notice, db_arg_int(uow, e->orig->id), e->target_topic,
+	                             db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) == 1 && db_bool(res, 0, 1)) {
 		struct message_ref notice = {.id = db_int(res, 0, 0), .channel = e->orig};
-		return message_events_delete(req, &notice) < 0 ? -1 : message_delete(req, notice.id);
+		return message_events_delete(uow, &notice) < 0 ? -1 : message_delete(uow, notice.id);
 	}
-	const char *text = arena_printf(&req->arena, "%s has marked this topic as %s.", silent_mention(req),
+	const char *text = arena_printf(&uow->arena, "%s has marked this topic as %s.", silent_mention(uow),
 	                                e->resolved ? "resolved" : "unresolved");
-	return send_bot_message(req, e->orig, e->target_topic, text, true) ? 0 : -1;
+	return send_bot_message(uow, e->orig, e->target_topic, text, true) ? 0 : -1;
 }
 
 /* Whether the user can still see messages in topic of channel c, leaving out the moved ones (when given). */
@@ -761,12 +761,12 @@ static struct db_stmt st_visible_left =
             " AND ($3 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = $4 AND um.message_id = m.id))"
             " AND m.id NOT IN (SELECT unnest($5::bigint[])))");
 
-static int visible_left(struct request *req, const struct channel *c, const char *topic, const struct idset *skip,
+static int visible_left(struct uow *uow, const struct channel *c, const char *topic, const struct idset *skip,
                         bool *out)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_visible_left, db_arg_int(req, c->id), topic, bool_arg(perm_channel_history(req, c)),
-	            db_arg_int(req, req->user->id), db_arg_ids(req, skip->v, skip->n));
+	    DB_EXEC(uow, &st_visible_left, db_arg_int(uow, c->id), topic, bool_arg(perm_channel_history(uow, c)),
+	            db_arg_int(uow, uow->user->id), db_arg_ids(uow, skip->v, skip->n));
 	if (res == NULL)
 		return -1;
 	*out = db_bool(res, 0, 0);
@@ -775,35 +775,35 @@ static int visible_left(struct request *req, const struct channel *c, const char
 
 /* send_message_moved_breadcrumbs: the new topic's notice (unless the move only resolves or unresolves), then the
  * old topic's when asked. */
-static int notify_move(struct request *req, struct message_edit *e, const struct idset *moved, bool moved_all)
+static int notify_move(struct uow *uow, struct message_edit *e, const struct idset *moved, bool moved_all)
 {
-	const char *user = silent_mention(req);
+	const char *user = silent_mention(uow);
 	int n = moved->n;
 	if (e->in->notify_new_thread && (e->stream_edited || (e->topic_edited && !e->resolved && !e->unresolved))) {
-		const char *from = topic_link(req, e->orig, e->orig_topic), *text;
+		const char *from = topic_link(uow, e->orig, e->orig_topic), *text;
 		bool preexisting;
-		if (visible_left(req, e->target, e->target_topic, moved, &preexisting) < 0)
+		if (visible_left(uow, e->target, e->target_topic, moved, &preexisting) < 0)
 			return -1;
 		if (!preexisting && moved_all)
-			text = arena_printf(&req->arena, "This topic was moved here from %s by %s.", from, user);
+			text = arena_printf(&uow->arena, "This topic was moved here from %s by %s.", from, user);
 		else if (n == 1)
-			text = arena_printf(&req->arena, "[A message](%s) was moved here from %s by %s.",
-			                    message_link(req, e), from, user);
+			text = arena_printf(&uow->arena, "[A message](%s) was moved here from %s by %s.",
+			                    message_link(uow, e), from, user);
 		else
-			text = arena_printf(&req->arena, "%d messages were moved here from %s by %s.", n, from, user);
-		if (send_bot_message(req, e->target, e->target_topic, text, false) == 0)
+			text = arena_printf(&uow->arena, "%d messages were moved here from %s by %s.", n, from, user);
+		if (send_bot_message(uow, e->target, e->target_topic, text, false) == 0)
 			return -1;
 	}
 	if (e->in->notify_old_thread) {
-		const char *to = topic_link(req, e->target, e->target_topic), *text;
+		const char *to = topic_link(uow, e->target, e->target_topic), *text;
 		if (moved_all)
-			text = arena_printf(&req->arena, "This topic was moved to %s by %s.", to, user);
+			text = arena_printf(&uow->arena, "This topic was moved to %s by %s.", to, user);
 		else if (n == 1)
-			text = arena_printf(&req->arena, "A message was moved from this topic to %s by %s.", to, user);
+			text = arena_printf(&uow->arena, "A message was moved from this topic to %s by %s.", to, user);
 		else
-			text = arena_printf(&req->arena, "%d messages were moved from this topic to %s by %s.", n, to,
+			text = arena_printf(&uow->arena, "%d messages were moved from this topic to %s by %s.", n, to,
 			                    user);
-		if (send_bot_message(req, e->orig, e->orig_topic, text, false) == 0)
+		if (send_bot_message(uow, e->orig, e->orig_topic, text, false) == 0)
 			return -1;
 	}
 	return 0;
@@ -813,19 +813,19 @@ static struct db_stmt st_recent = DB_STMT("SELECT EXISTS (SELECT 1 FROM messages
                                           " AND date_sent >= now() - interval '" RECENT_ACTIVITY_DAYS " days')");
 
 /* A channel that received recent messages becomes recently active (stream update to who may see it). */
-static int refresh_activity(struct request *req, struct channel *c)
+static int refresh_activity(struct uow *uow, struct channel *c)
 {
 	if (c->is_recently_active)
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_recent, db_arg_int(req, c->id));
+	struct db_res *res = DB_EXEC(uow, &st_recent, db_arg_int(uow, c->id));
 	if (res == NULL)
 		return -1;
 	if (!db_bool(res, 0, 0))
 		return 0;
 	int n;
-	int64_t *users = channel_metadata_user_ids(req, c->id, true, &n);
+	int64_t *users = channel_metadata_user_ids(uow, c->id, true, &n);
 	if (users == NULL ||
-	    channel_events_update(req, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
+	    channel_events_update(uow, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
 		return -1;
 	c->is_recently_active = true;
 	return 0;
@@ -833,11 +833,11 @@ static int refresh_activity(struct request *req, struct channel *c)
 
 /* ---- applying ------------------------------------------------------------------------------------------------ */
 
-static json_object *new_event(struct request *req, const struct message_edit *e)
+static json_object *new_event(struct uow *uow, const struct message_edit *e)
 {
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("update_message"));
-	json_object_object_add(event, "user_id", json_object_new_int64(req->user->id));
+	json_object_object_add(event, "user_id", json_object_new_int64(uow->user->id));
 	json_object_object_add(event, "edit_timestamp", json_object_new_int64(e->f.now));
 	json_object_object_add(event, "message_id", json_object_new_int64(e->m->id));
 	json_object_object_add(event, "rendering_only", json_object_new_boolean(false));
@@ -865,59 +865,59 @@ static void event_move_fields(const struct message_edit *e, json_object *event)
 }
 
 /* The rows of the move (or of a content edit alone), and the users who lose the messages. */
-static int apply_rows(struct request *req, const struct message_edit *e, struct idset *moved, struct idset *losing)
+static int apply_rows(struct uow *uow, const struct message_edit *e, struct idset *moved, struct idset *losing)
 {
 	if (!e->topic_edited && !e->stream_edited) {
-		moved->v = arena_alloc(&req->arena, sizeof(int64_t));
+		moved->v = arena_alloc(&uow->arena, sizeof(int64_t));
 		moved->v[0] = e->m->id;
 		moved->n = 1;
-		return DB_EXEC(req, &st_content_history, db_arg_int(req, e->m->id), db_arg_int(req, req->user->id),
+		return DB_EXEC(uow, &st_content_history, db_arg_int(uow, e->m->id), db_arg_int(uow, uow->user->id),
 		               e->m->content, e->f.rendered_content) != NULL
 		           ? 0
 		           : -1;
 	}
-	if (move_messages(req, e, moved) < 0)
+	if (move_messages(uow, e, moved) < 0)
 		return -1;
-	if (e->stream_edited && move_copies(req, e, moved, losing) < 0)
+	if (e->stream_edited && move_copies(uow, e, moved, losing) < 0)
 		return -1;
-	return event_lost(req, e, moved, losing);
+	return event_lost(uow, e, moved, losing);
 }
 
 /* Whether the move took every message of the old topic the user could see (change_all always does). */
-static int moved_everything(struct request *req, const struct message_edit *e, bool *out)
+static int moved_everything(struct uow *uow, const struct message_edit *e, bool *out)
 {
 	struct idset none = {NULL, 0};
 	bool left = false;
-	if (e->in->mode != PROPAGATE_ALL && visible_left(req, e->orig, e->orig_topic, &none, &left) < 0)
+	if (e->in->mode != PROPAGATE_ALL && visible_left(uow, e->orig, e->orig_topic, &none, &left) < 0)
 		return -1;
 	*out = !left;
 	return 0;
 }
 
-json_object *message_edit_apply(struct request *req, struct message_edit *e)
+json_object *message_edit_apply(struct uow *uow, struct message_edit *e)
 {
-	json_object *event = new_event(req, e), *detached = NULL;
-	if (e->content != NULL && (detached = apply_content(req, e, event)) == NULL)
+	json_object *event = new_event(uow, e), *detached = NULL;
+	if (e->content != NULL && (detached = apply_content(uow, e, event)) == NULL)
 		return NULL;
 	if (detached == NULL)
-		detached = request_own_json(req, json_object_new_array());
+		detached = uow_own_json(uow, json_object_new_array());
 	struct idset moved = {NULL, 0}, losing = {NULL, 0};
 	if (e->orig != NULL)
 		event_move_fields(e, event);
-	if (apply_rows(req, e, &moved, &losing) < 0 || event_update(req, e, event, &moved, &losing) < 0)
+	if (apply_rows(uow, e, &moved, &losing) < 0 || event_update(uow, e, event, &moved, &losing) < 0)
 		return NULL;
 	if (e->orig == NULL || !(e->topic_edited || e->stream_edited))
 		return detached;
 	bool moved_all;
-	if (moved_everything(req, e, &moved_all) < 0)
+	if (moved_everything(uow, e, &moved_all) < 0)
 		return NULL;
 	/* Resolve notices come with topic edits alone; breadcrumbs with moves beyond a change of case. */
 	if (e->topic_edited && e->content == NULL && !e->stream_edited && (e->resolved || e->unresolved) &&
-	    notify_resolve(req, e) < 0)
+	    notify_resolve(uow, e) < 0)
 		return NULL;
-	if ((e->stream_edited || (e->topic_edited && !e->case_only)) && notify_move(req, e, &moved, moved_all) < 0)
+	if ((e->stream_edited || (e->topic_edited && !e->case_only)) && notify_move(uow, e, &moved, moved_all) < 0)
 		return NULL;
-	if (e->stream_edited && refresh_activity(req, e->target) < 0)
+	if (e->stream_edited && refresh_activity(uow, e->target) < 0)
 		return NULL;
 	return detached;
 }

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 struct message_ref;
 
 /* Which messages a topic or channel change applies to. */
@@ -42,12 +42,11 @@ struct message_edit_input {
 struct message_edit;
 
 /*
- * Makes every check of the reference's check_update_message for editing m (accessed by message_access() with
+ * Makes every check of the reference's check_update_message for editing m (accessed by message_access_or_error() with
  * modifying set) as the requesting user asked in *in, in the reference's order. Returns the edit, or NULL with
  * the error recorded.
  */
-struct message_edit *message_edit_check(struct request *req, struct message_ref *m,
-                                        const struct message_edit_input *in);
+struct message_edit *message_edit_check(struct uow *uow, struct message_ref *m, const struct message_edit_input *in);
 
 /*
  * Applies a checked edit: the message rows (and the moved ones), one message_edits row per changed message,
@@ -57,6 +56,6 @@ struct message_edit *message_edit_check(struct request *req, struct message_ref 
  * instead; breadcrumbs in the old and new topics). Returns the detached_uploads array (owned by the request), or
  * NULL with the error recorded.
  */
-json_object *message_edit_apply(struct request *req, struct message_edit *e);
+json_object *message_edit_apply(struct uow *uow, struct message_edit *e);
 
 #endif

@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
+#include "core/uow.h"
 #include "db/db.h"
-#include "http/request.h"
 #include "model/messages.h"
 #include "model/narrow.h"
 
@@ -153,32 +153,32 @@ static struct db_stmt *fetch_statement(const struct narrow *nw, int *nparams)
 	return nw->public_history ? &st_fetch_public : &st_fetch_received;
 }
 
-int message_fetch(struct request *req, struct narrow *nw, int64_t anchor, bool include_anchor, int num_before,
+int message_fetch(struct uow *uow, struct narrow *nw, int64_t anchor, bool include_anchor, int num_before,
                   int num_after, const int64_t *ids, int n_ids, struct message_page *out)
 {
 	struct narrow_sql sql;
 	const char *p[NARROW_SQL_PARAMS];
-	narrow_sql_filter(req, nw, ids, n_ids, &sql);
+	narrow_sql_filter(uow, nw, ids, n_ids, &sql);
 	if (ids == NULL && anchor == MESSAGE_ANCHOR_FIRST_UNREAD) {
 		narrow_sql_positional(&sql, p);
-		struct db_res *res = db_exec(req, &st_first_unread, p, NARROW_SQL_FILTER_PARAMS);
+		struct db_res *res = db_exec(uow, &st_first_unread, p, NARROW_SQL_FILTER_PARAMS);
 		if (res == NULL)
 			return -1;
 		anchor = db_rows(res) ? db_int(res, 0, 0) : MESSAGE_ANCHOR_NEWEST;
 	}
 	if (ids != NULL) /* every requested message that matches, ascending */
-		narrow_sql_range(req, 0, false, 0, n_ids, &sql);
+		narrow_sql_range(uow, 0, false, 0, n_ids, &sql);
 	else
-		narrow_sql_range(req, anchor, include_anchor, num_before, num_after, &sql);
+		narrow_sql_range(uow, anchor, include_anchor, num_before, num_after, &sql);
 	int nparams;
 	struct db_stmt *st = fetch_statement(nw, &nparams);
 	narrow_sql_positional(&sql, p);
-	struct db_res *res = db_exec(req, st, p, nparams);
+	struct db_res *res = db_exec(uow, st, p, nparams);
 	if (res == NULL)
 		return -1;
 	memset(out, 0, sizeof(*out));
-	out->ids = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->ids));
-	out->flags = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->flags));
+	out->ids = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->ids));
+	out->flags = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->flags));
 	out->anchor = anchor;
 	out->is_search = nw->is_search;
 	if (ids == NULL) {

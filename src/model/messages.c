@@ -9,6 +9,8 @@
  */
 #include "model/messages.h"
 
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,7 @@
 #include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/params.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/attachments.h"
 #include "model/channels.h"
 #include "model/markdown.h"
@@ -46,11 +47,11 @@ struct ids {
 	int n, cap;
 };
 
-static void ids_push(struct request *req, struct ids *a, int64_t id)
+static void ids_push(struct uow *uow, struct ids *a, int64_t id)
 {
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 8;
-		int64_t *nv = arena_alloc(&req->arena, (size_t)a->cap * sizeof(*nv));
+		int64_t *nv = arena_alloc(&uow->arena, (size_t)a->cap * sizeof(*nv));
 		if (a->n)
 			memcpy(nv, a->v, (size_t)a->n * sizeof(*nv));
 		a->v = nv;
@@ -105,20 +106,20 @@ static void strip_space(const char *s, size_t *start, size_t *end, bool both)
 }
 
 /* s (len bytes) cut to max code points, the last ones replaced by suffix when it was longer. */
-static const char *truncate_cp(struct request *req, const char *s, size_t len, size_t max, const char *suffix)
+static const char *truncate_cp(struct uow *uow, const char *s, size_t len, size_t max, const char *suffix)
 {
-	if (utf8_length(arena_strndup(&req->arena, s, len)) <= max)
-		return arena_strndup(&req->arena, s, len);
+	if (utf8_length(arena_strndup(&uow->arena, s, len)) <= max)
+		return arena_strndup(&uow->arena, s, len);
 	size_t keep = max - utf8_length(suffix), i = 0;
 	for (size_t n = 0; n < keep && i < len; n++)
 		utf8_next(s, len, &i);
-	return arena_printf(&req->arena, "%.*s%s", (int)i, s, suffix);
+	return arena_printf(&uow->arena, "%.*s%s", (int)i, s, suffix);
 }
 
 /* Django's escape(): the text as HTML. */
-static const char *html_escape(struct request *req, const char *s)
+static const char *html_escape(struct uow *uow, const char *s)
 {
-	char *out = arena_alloc(&req->arena, 6 * strlen(s) + 1), *p = out;
+	char *out = arena_alloc(&uow->arena, 6 * strlen(s) + 1), *p = out;
 	for (; *s; s++) {
 		switch (*s) {
 		case '&': p = stpcpy(p, "&amp;"); break;
@@ -135,7 +136,7 @@ static const char *html_escape(struct request *req, const char *s)
 
 /* ---- checks before sending ----------------------------------------------------------------------------------- */
 
-const char *message_normalize_content(struct request *req, const char *raw, size_t len)
+const char *message_normalize_content(struct uow *uow, const char *raw, size_t len)
 {
 	/* body.rstrip().lstrip("\n") */
 	size_t start = 0, end = len;
@@ -143,40 +144,40 @@ const char *message_normalize_content(struct request *req, const char *raw, size
 	while (start < end && raw[start] == '\n')
 		start++;
 	if (start == end) {
-		api_error(req, ERR_BAD_REQUEST, "Message must not be empty");
+		uow_error(uow, ERR_BAD_REQUEST, "Message must not be empty");
 		return NULL;
 	}
 	if (memchr(raw + start, '\0', end - start) != NULL) {
-		api_error(req, ERR_BAD_REQUEST, "Message must not contain null bytes");
+		uow_error(uow, ERR_BAD_REQUEST, "Message must not contain null bytes");
 		return NULL;
 	}
-	return truncate_cp(req, raw + start, end - start, MESSAGE_MAX_LENGTH, "\n[message truncated]");
+	return truncate_cp(uow, raw + start, end - start, MESSAGE_MAX_LENGTH, "\n[message truncated]");
 }
 
-const char *message_clean_topic(struct request *req, const char *raw, size_t len)
+const char *message_clean_topic(struct uow *uow, const char *raw, size_t len)
 {
 	size_t start = 0, end = len;
 	strip_space(raw, &start, &end, true);
-	const char *topic = arena_strndup(&req->arena, raw + start, end - start);
+	const char *topic = arena_strndup(&uow->arena, raw + start, end - start);
 	if (end - start == strlen(topic) &&
 	    (strcmp(topic, "(no topic)") == 0 || strcmp(topic, REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0))
 		return "";
 	size_t i = start;
 	for (int pos = 1; i < end; pos++) {
 		if (!utf8_is_printable(utf8_next(raw, end, &i))) {
-			api_error(req, ERR_BAD_REQUEST, "Invalid character in topic, at position %d!", pos);
+			uow_error(uow, ERR_BAD_REQUEST, "Invalid character in topic, at position %d!", pos);
 			return NULL;
 		}
 	}
 	return topic;
 }
 
-const char *message_truncate_topic(struct request *req, const char *topic)
+const char *message_truncate_topic(struct uow *uow, const char *topic)
 {
-	return truncate_cp(req, topic, strlen(topic), MESSAGE_MAX_TOPIC_LENGTH, "...");
+	return truncate_cp(uow, topic, strlen(topic), MESSAGE_MAX_TOPIC_LENGTH, "...");
 }
 
-const char *message_edit_topic(struct request *req, const char *raw, size_t len, int *bad_position)
+const char *message_edit_topic(struct uow *uow, const char *raw, size_t len, int *bad_position)
 {
 	size_t start = 0, end = len, i;
 	strip_space(raw, &start, &end, true);
@@ -185,7 +186,7 @@ const char *message_edit_topic(struct request *req, const char *raw, size_t len,
 	for (int pos = 1; i < end && *bad_position == 0; pos++)
 		if (!utf8_is_printable(utf8_next(raw, end, &i)))
 			*bad_position = pos;
-	const char *topic = arena_strndup(&req->arena, raw + start, end - start);
+	const char *topic = arena_strndup(&uow->arena, raw + start, end - start);
 	return strcmp(topic, REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0 ? "" : topic;
 }
 
@@ -204,64 +205,64 @@ static struct db_stmt st_owner_may = DB_STMT("SELECT confab_group_contains($1, $
                                              "  WHERE user_id = $2 AND channel_id = $3 AND active)");
 
 /* For a bot sender: whether its owner is in the send group (column 0) and subscribed (column 1). */
-static bool owner_may(struct request *req, const struct channel *c, int column)
+static bool owner_may(struct uow *uow, const struct channel *c, int column)
 {
-	const struct user *u = req->user;
+	const struct user *u = uow->user;
 	if (!u->is_bot || u->bot_owner_id == 0)
 		return false;
-	struct db_res *res = DB_EXEC(req, &st_owner_may, db_arg_int(req, c->settings[CS_SEND_MESSAGE]),
-	                             db_arg_int(req, u->bot_owner_id), db_arg_int(req, c->id));
+	struct db_res *res = DB_EXEC(uow, &st_owner_may, db_arg_int(uow, c->settings[CS_SEND_MESSAGE]),
+	                             db_arg_int(uow, u->bot_owner_id), db_arg_int(uow, c->id));
 	return res != NULL && db_bool(res, 0, column);
 }
 
 /* The reference's access_stream_for_send_message. */
-static int check_channel_access(struct request *req, const struct channel *c)
+static int check_channel_access(struct uow *uow, const struct channel *c)
 {
-	if (!perm_channel_send(req, c) && !owner_may(req, c, 0))
-		return req->error
+	if (!perm_channel_send(uow, c) && !owner_may(uow, c, 0))
+		return uow->error
 		           ? -1
-		           : api_error(req, ERR_BAD_REQUEST, "You do not have permission to post in this channel.");
-	if (!c->is_archived && ((!c->invite_only && !user_is_guest(req->user)) || c->is_subscribed))
+		           : uow_error(uow, ERR_BAD_REQUEST, "You do not have permission to post in this channel.");
+	if (!c->is_archived && ((!c->invite_only && !user_is_guest(uow->user)) || c->is_subscribed))
 		return 0;
-	if (!c->is_archived && owner_may(req, c, 1))
+	if (!c->is_archived && owner_may(uow, c, 1))
 		return 0;
-	return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
+	return uow->error ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
 }
 
 /* The channel's topics_policy, or the organization's when the channel inherits it. */
-static const char *topics_policy(struct request *req, const struct channel *c)
+static const char *topics_policy(struct uow *uow, const struct channel *c)
 {
 	if (strcmp(c->topics_policy, "inherit") != 0)
 		return c->topics_policy;
-	struct db_res *res = DB_EXEC(req, &st_realm_topics_policy, db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, &st_realm_topics_policy, db_arg_int(uow, uow->realm->id));
 	return res != NULL && db_rows(res) ? db_val(res, 0, 0) : "allow_empty_topic";
 }
 
-int message_check_channel_send(struct request *req, const struct channel *c, const char *topic)
+int message_check_channel_send(struct uow *uow, const struct channel *c, const char *topic)
 {
-	if (check_channel_access(req, c) < 0)
+	if (check_channel_access(uow, c) < 0)
 		return -1;
-	if (!perm_channel_create_topic(req, c)) {
-		struct db_res *res = DB_EXEC(req, &st_topic_exists, db_arg_int(req, c->id), topic);
+	if (!perm_channel_create_topic(uow, c)) {
+		struct db_res *res = DB_EXEC(uow, &st_topic_exists, db_arg_int(uow, c->id), topic);
 		if (res == NULL)
 			return -1;
 		if (!db_bool(res, 0, 0))
-			return api_error(req, ERR_BAD_REQUEST,
+			return uow_error(uow, ERR_BAD_REQUEST,
 			                 "You do not have permission to create new topics in this channel.");
 	}
-	const char *policy = topics_policy(req, c);
-	if (req->error)
+	const char *policy = topics_policy(uow, c);
+	if (uow->error)
 		return -1;
 	if (strcmp(policy, "disable_empty_topic") == 0 && *topic == '\0')
-		return api_error(req, ERR_BAD_REQUEST, "Sending messages to the %s is not allowed in this channel.",
+		return uow_error(uow, ERR_BAD_REQUEST, "Sending messages to the %s is not allowed in this channel.",
 		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);
 	if (strcmp(policy, "empty_topic_only") == 0 && *topic != '\0')
-		return api_error(req, ERR_BAD_REQUEST, "Only the %s topic is allowed in this channel.",
+		return uow_error(uow, ERR_BAD_REQUEST, "Only the %s topic is allowed in this channel.",
 		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);
 	return 0;
 }
 
-int message_channel_indicator(struct request *req, const char *to, int64_t *id, const char **name)
+int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, const char **name)
 {
 	json_object *data = NULL;
 	*id = 0;
@@ -270,40 +271,40 @@ int message_channel_indicator(struct request *req, const char *to, int64_t *id, 
 		*name = to;
 		return 0;
 	}
-	request_own_json(req, data);
+	uow_own_json(uow, data);
 	if (json_object_is_type(data, json_type_array)) {
 		if (json_object_array_length(data) != 1)
-			return api_error(req, ERR_BAD_REQUEST, "Expected exactly one channel");
+			return uow_error(uow, ERR_BAD_REQUEST, "Expected exactly one channel");
 		data = json_object_array_get_idx(data, 0);
 	}
 	if (json_object_is_type(data, json_type_string))
-		*name = arena_strdup(&req->arena, json_object_get_string(data));
+		*name = arena_strdup(&uow->arena, json_object_get_string(data));
 	else if (json_object_is_type(data, json_type_int))
 		*id = json_object_get_int64(data);
 	else
-		return api_error(req, ERR_BAD_REQUEST, "Invalid data type for channel");
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid data type for channel");
 	return 0;
 }
 
-struct channel *message_channel_for_send(struct request *req, int64_t id, const char *name)
+struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name)
 {
 	if (name != NULL) {
 		size_t start = 0, end = strlen(name);
 		strip_space(name, &start, &end, true);
-		name = arena_strndup(&req->arena, name + start, end - start);
-		if (channel_check_name(req, name) < 0)
+		name = arena_strndup(&uow->arena, name + start, end - start);
+		if (channel_check_name(uow, name) < 0)
 			return NULL;
 	}
-	struct channel *c = name ? channel_by_name(req, name) : channel_by_id(req, id);
-	if (c != NULL || req->error)
+	struct channel *c = name ? channel_by_name(uow, name) : channel_by_id(uow, id);
+	if (c != NULL || uow->error)
 		return c;
 	if (name != NULL) {
-		const char *escaped = html_escape(req, name);
-		api_error(req, ERR_STREAM_DOES_NOT_EXIST, "Channel '%s' does not exist", escaped);
-		api_error_field(req, "stream", json_object_new_string(escaped));
+		const char *escaped = html_escape(uow, name);
+		uow_error(uow, ERR_STREAM_DOES_NOT_EXIST, "Channel '%s' does not exist", escaped);
+		uow_error_field(uow, "stream", json_object_new_string(escaped));
 	} else {
-		api_error(req, ERR_STREAM_DOES_NOT_EXIST, "Channel with ID '%lld' does not exist", (long long)id);
-		api_error_field(req, "stream_id", json_object_new_int64(id));
+		uow_error(uow, ERR_STREAM_DOES_NOT_EXIST, "Channel with ID '%lld' does not exist", (long long)id);
+		uow_error_field(uow, "stream_id", json_object_new_int64(id));
 	}
 	return NULL;
 }
@@ -334,10 +335,10 @@ static void user_from_res(const struct db_res *res, int row, struct message_user
 }
 
 /* Runs one of the by-address statements; out[at[k]] receives the user at position k of its array. */
-static int users_at(struct request *req, struct db_stmt *st, const char *arg, const int *at, struct message_user *out)
+static int users_at(struct uow *uow, struct db_stmt *st, const char *arg, const int *at, struct message_user *out)
 {
 	struct db_res *res =
-	    DB_EXEC(req, st, db_arg_int(req, req->realm->id), realm_fake_email_domain(req, req->realm), arg);
+	    DB_EXEC(uow, st, db_arg_int(uow, uow->realm->id), realm_fake_email_domain(uow, uow->realm), arg);
 	if (res == NULL)
 		return -1;
 	for (int r = 0; r < db_rows(res); r++)
@@ -345,17 +346,34 @@ static int users_at(struct request *req, struct db_stmt *st, const char *arg, co
 	return 0;
 }
 
-/* Looks up users by their API e-mail addresses (two statements): "Invalid email 'x'" for the first unknown one. */
-static int users_by_emails(struct request *req, const char *const *emails, int n, struct message_user *out)
+/*
+ * A request the reference refuses with BAD_REQUEST, as a message for the caller to record or to word its own way
+ * (a narrow): nothing is recorded. Returns 1, which callers pass on (0: fine, -1: failure recorded).
+ */
+static int refuse(struct uow *uow, const char **refusal, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(struct uow *uow, const char **refusal, const char *fmt, ...)
 {
-	int64_t *pids = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*pids));
-	int *at_pid = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*at_pid));
-	int *at_email = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*at_email));
+	va_list ap;
+	va_start(ap, fmt);
+	*refusal = arena_vprintf(&uow->arena, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/*
+ * Looks up users by their API e-mail addresses (two statements). Unknown ones keep id 0 in out (nothing recorded);
+ * returns 0 or -1.
+ */
+static int users_find_by_emails(struct uow *uow, const char *const *emails, int n, struct message_user *out)
+{
+	int64_t *pids = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*pids));
+	int *at_pid = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*at_pid));
+	int *at_email = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*at_email));
 	int npid = 0, nemail = 0;
-	json_object *addresses = request_own_json(req, json_object_new_array());
+	json_object *addresses = uow_own_json(uow, json_object_new_array());
 	for (int i = 0; i < n; i++) {
 		out[i].id = 0;
-		int64_t pid = user_placeholder_email_id(req, emails[i]);
+		int64_t pid = user_placeholder_email_id(uow, emails[i]);
 		if (pid) {
 			at_pid[npid] = i;
 			pids[npid++] = pid;
@@ -364,12 +382,21 @@ static int users_by_emails(struct request *req, const char *const *emails, int n
 			json_object_array_add(addresses, json_object_new_string(emails[i]));
 		}
 	}
-	if ((npid && users_at(req, &st_users_by_placeholder, db_arg_ids(req, pids, npid), at_pid, out) < 0) ||
-	    (nemail && users_at(req, &st_users_by_email, jsonx_string(addresses), at_email, out) < 0))
+	if ((npid && users_at(uow, &st_users_by_placeholder, db_arg_ids(uow, pids, npid), at_pid, out) < 0) ||
+	    (nemail && users_at(uow, &st_users_by_email, jsonx_string(addresses), at_email, out) < 0))
+		return -1;
+	return 0;
+}
+
+/* users_find_by_emails(), refusing "Invalid email 'x'" for the first unknown one. */
+static int users_by_emails(struct uow *uow, const char *const *emails, int n, struct message_user *out,
+                           const char **refusal)
+{
+	if (users_find_by_emails(uow, emails, n, out) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
 		if (out[i].id == 0)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid email '%s'", emails[i]);
+			return refuse(uow, refusal, "Invalid email '%s'", emails[i]);
 	return 0;
 }
 
@@ -388,31 +415,31 @@ static int row_of_id(const struct db_res *res, int64_t id)
 }
 
 /* Looks up users by id: "Invalid user ID N" for the first unknown one. */
-static int users_by_ids(struct request *req, const int64_t *ids, int n, struct message_user *out)
+static int users_by_ids(struct uow *uow, const int64_t *ids, int n, struct message_user *out, const char **refusal)
 {
-	struct db_res *res = DB_EXEC(req, &st_users_by_ids, db_arg_int(req, req->realm->id),
-	                             realm_fake_email_domain(req, req->realm), db_arg_ids(req, ids, n));
+	struct db_res *res = DB_EXEC(uow, &st_users_by_ids, db_arg_int(uow, uow->realm->id),
+	                             realm_fake_email_domain(uow, uow->realm), db_arg_ids(uow, ids, n));
 	if (res == NULL)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		int row = row_of_id(res, ids[i]);
 		if (row < 0)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid user ID %lld", (long long)ids[i]);
+			return refuse(uow, refusal, "Invalid user ID %lld", (long long)ids[i]);
 		user_from_res(res, row, &out[i]);
 	}
 	return 0;
 }
 
 /* The reference's extract_private_recipients: `to` as a JSON value, or a plain string split at commas. */
-static json_object *recipients_json(struct request *req, const char *to)
+static json_object *recipients_json(struct uow *uow, const char *to)
 {
 	json_object *data = NULL;
 	if (jsonx_parse(to, strlen(to), &data) == 0 && !json_object_is_type(data, json_type_string))
-		return request_own_json(req, data);
-	const char *s = data ? arena_strdup(&req->arena, json_object_get_string(data)) : to;
+		return uow_own_json(uow, data);
+	const char *s = data ? arena_strdup(&uow->arena, json_object_get_string(data)) : to;
 	if (data)
 		json_object_put(data);
-	json_object *list = request_own_json(req, json_object_new_array());
+	json_object *list = uow_own_json(uow, json_object_new_array());
 	for (const char *p = s;; p++) {
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -438,13 +465,13 @@ static int cmp_asked(const void *a, const void *b)
 }
 
 /* Removes the repeats of v[0..*n), keeping the first of each in place. */
-static void strings_unique_in_order(struct request *req, const char **v, int *n)
+static void strings_unique_in_order(struct uow *uow, const char **v, int *n)
 {
-	struct asked *sorted = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*sorted));
+	struct asked *sorted = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*sorted));
 	for (int i = 0; i < *n; i++)
 		sorted[i] = (struct asked){v[i], i};
 	qsort(sorted, (size_t)*n, sizeof(*sorted), cmp_asked);
-	bool *repeat = arena_alloc(&req->arena, (size_t)*n + 1);
+	bool *repeat = arena_alloc(&uow->arena, (size_t)*n + 1);
 	for (int k = 1; k < *n; k++)
 		repeat[sorted[k].at] = strcmp(sorted[k].s, sorted[k - 1].s) == 0;
 	int kept = 0;
@@ -455,12 +482,12 @@ static void strings_unique_in_order(struct request *req, const char **v, int *n)
 }
 
 /* Removes the repeats of a, keeping the first of each in place. */
-static void ids_unique_in_order(struct request *req, struct ids *a)
+static void ids_unique_in_order(struct uow *uow, struct ids *a)
 {
-	int64_t *sorted = arena_alloc(&req->arena, (size_t)(a->n + 1) * sizeof(*sorted));
+	int64_t *sorted = arena_alloc(&uow->arena, (size_t)(a->n + 1) * sizeof(*sorted));
 	memcpy(sorted, a->v, (size_t)a->n * sizeof(*sorted));
 	qsort(sorted, (size_t)a->n, sizeof(*sorted), cmp_id);
-	bool *taken = arena_alloc(&req->arena, (size_t)a->n + 1); /* per value: its first occurrence was kept */
+	bool *taken = arena_alloc(&uow->arena, (size_t)a->n + 1); /* per value: its first occurrence was kept */
 	int kept = 0;
 	for (int i = 0; i < a->n; i++) {
 		int64_t *at = bsearch(&a->v[i], sorted, (size_t)a->n, sizeof(*sorted), cmp_id);
@@ -474,36 +501,34 @@ static void ids_unique_in_order(struct request *req, struct ids *a)
 }
 
 /* The e-mail addresses of list: stripped, empty ones dropped, duplicates removed (first kept). */
-static int list_emails(struct request *req, json_object *list, const char ***out, int *n)
+static int list_emails(struct uow *uow, json_object *list, const char ***out, int *n, const char **refusal)
 {
 	size_t len = json_object_array_length(list);
-	const char **v = arena_alloc(&req->arena, (len + 1) * sizeof(*v));
+	const char **v = arena_alloc(&uow->arena, (len + 1) * sizeof(*v));
 	*n = 0;
 	for (size_t i = 0; i < len; i++) {
 		json_object *e = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(e, json_type_string))
-			return api_error(req, ERR_BAD_REQUEST,
-			                 "Recipient lists may contain emails or user IDs, but not both.");
-		const char *s = arena_strip(&req->arena, json_object_get_string(e));
+			return refuse(uow, refusal, "Recipient lists may contain emails or user IDs, but not both.");
+		const char *s = arena_strip(&uow->arena, json_object_get_string(e));
 		if (*s != '\0')
 			v[(*n)++] = s;
 	}
-	strings_unique_in_order(req, v, n);
+	strings_unique_in_order(uow, v, n);
 	*out = v;
 	return 0;
 }
 
 /* The user ids of list, duplicates removed (first kept). */
-static int list_ids(struct request *req, json_object *list, struct ids *out)
+static int list_ids(struct uow *uow, json_object *list, struct ids *out, const char **refusal)
 {
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		json_object *e = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(e, json_type_int))
-			return api_error(req, ERR_BAD_REQUEST,
-			                 "Recipient lists may contain emails or user IDs, but not both.");
-		ids_push(req, out, json_object_get_int64(e));
+			return refuse(uow, refusal, "Recipient lists may contain emails or user IDs, but not both.");
+		ids_push(uow, out, json_object_get_int64(e));
 	}
-	ids_unique_in_order(req, out);
+	ids_unique_in_order(uow, out);
 	return 0;
 }
 
@@ -512,28 +537,31 @@ static int cmp_user(const void *a, const void *b)
 	return cmp_id(&((const struct message_user *)a)->id, &((const struct message_user *)b)->id);
 }
 
-int message_resolve_direct(struct request *req, const char *to, struct message_user **out, int *n)
+int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal)
 {
-	json_object *list = recipients_json(req, to);
+	json_object *list = recipients_json(uow, to);
 	json_object *first = json_object_is_type(list, json_type_array) ? json_object_array_get_idx(list, 0) : NULL;
 	if (!json_object_is_type(list, json_type_array) ||
 	    (first != NULL && !json_object_is_type(first, json_type_string) &&
 	     !json_object_is_type(first, json_type_int)))
-		return api_error(req, ERR_BAD_REQUEST, "Invalid data type for recipients");
+		return refuse(uow, refusal, "Invalid data type for recipients");
 	if (json_object_array_length(list) > MESSAGE_MAX_RECIPIENTS)
-		return api_error(req, ERR_BAD_REQUEST, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
+		return refuse(uow, refusal, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
 	const char **emails = NULL;
 	struct ids ids = {0};
 	bool by_email = first != NULL && json_object_is_type(first, json_type_string);
-	if (first != NULL && (by_email ? list_emails(req, list, &emails, n) : list_ids(req, list, &ids)) < 0)
-		return -1;
+	int rc = 0;
+	if (first != NULL &&
+	    (rc = by_email ? list_emails(uow, list, &emails, n, refusal) : list_ids(uow, list, &ids, refusal)) != 0)
+		return rc;
 	if (!by_email)
 		*n = ids.n;
 	if (*n == 0)
-		return api_error(req, ERR_BAD_REQUEST, "Message must have recipients");
-	*out = arena_alloc(&req->arena, (size_t)*n * sizeof(**out));
-	if ((by_email ? users_by_emails(req, emails, *n, *out) : users_by_ids(req, ids.v, *n, *out)) < 0)
-		return -1;
+		return refuse(uow, refusal, "Message must have recipients");
+	*out = arena_alloc(&uow->arena, (size_t)*n * sizeof(**out));
+	if ((rc = by_email ? users_by_emails(uow, emails, *n, *out, refusal)
+	                   : users_by_ids(uow, ids.v, *n, *out, refusal)) != 0)
+		return rc;
 	qsort(*out, (size_t)*n, sizeof(**out), cmp_user);
 	int k = 0; /* the same user by two addresses counts once */
 	for (int i = 0; i < *n; i++)
@@ -541,6 +569,13 @@ int message_resolve_direct(struct request *req, const char *to, struct message_u
 			(*out)[k++] = (*out)[i];
 	*n = k;
 	return 0;
+}
+
+int message_resolve_direct(struct uow *uow, const char *to, struct message_user **out, int *n)
+{
+	const char *refusal = NULL;
+	int rc = message_lookup_direct(uow, to, out, n, &refusal);
+	return rc > 0 ? uow_error(uow, ERR_BAD_REQUEST, "%s", refusal) : rc;
 }
 
 /* Users of ids the sender may not see: neither bots, nor sharing a channel or a conversation with them. */
@@ -561,51 +596,51 @@ static struct db_stmt st_dm_permission =
             " FROM realms r WHERE r.id = $1");
 
 /* The reference's check_can_send_direct_message. */
-static int check_dm_permission(struct request *req, const struct message_user *users, int n, const char *ids)
+static int check_dm_permission(struct uow *uow, const struct message_user *users, int n, const char *ids)
 {
 	bool only_bots_or_self = true;
 	for (int i = 0; i < n; i++)
-		only_bots_or_self = only_bots_or_self && (users[i].is_bot || users[i].id == req->user->id);
-	if (req->user->is_bot || only_bots_or_self)
+		only_bots_or_self = only_bots_or_self && (users[i].is_bot || users[i].id == uow->user->id);
+	if (uow->user->is_bot || only_bots_or_self)
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_dm_permission, db_arg_int(req, req->realm->id), ids);
+	struct db_res *res = DB_EXEC(uow, &st_dm_permission, db_arg_int(uow, uow->realm->id), ids);
 	if (res == NULL)
 		return -1;
 	if (!db_bool(res, 0, 0))
-		return api_error(req, ERR_BAD_REQUEST, "%s",
+		return uow_error(uow, ERR_BAD_REQUEST, "%s",
 		                 db_bool(res, 0, 1)
 		                     ? "Direct messages are disabled in this organization."
 		                     : "This conversation does not include any users who can authorize it.");
-	if (perm_realm(req, RS_DM_INITIATOR) || db_bool(res, 0, 2))
+	if (perm_realm(uow, RS_DM_INITIATOR) || db_bool(res, 0, 2))
 		return 0;
-	return req->error ? -1
-	                  : api_error(req, ERR_BAD_REQUEST,
+	return uow->error ? -1
+	                  : uow_error(uow, ERR_BAD_REQUEST,
 	                              "You do not have permission to initiate direct message conversations.");
 }
 
-int message_check_direct(struct request *req, const struct message_user *users, int n, int64_t **participants, int *np)
+int message_check_direct(struct uow *uow, const struct message_user *users, int n, int64_t **participants, int *np)
 {
 	struct ids all = {0};
 	for (int i = 0; i < n; i++)
-		if (users[i].id != req->user->id)
-			ids_push(req, &all, users[i].id);
-	if (!perm_realm(req, RS_ACCESS_ALL_USERS) && all.n > 0) {
-		struct db_res *res = DB_EXEC(req, &st_inaccessible, db_arg_ids(req, all.v, all.n),
-		                             db_arg_int(req, req->user->id), db_arg_int(req, req->realm->id));
+		if (users[i].id != uow->user->id)
+			ids_push(uow, &all, users[i].id);
+	if (!perm_realm(uow, RS_ACCESS_ALL_USERS) && all.n > 0) {
+		struct db_res *res = DB_EXEC(uow, &st_inaccessible, db_arg_ids(uow, all.v, all.n),
+		                             db_arg_int(uow, uow->user->id), db_arg_int(uow, uow->realm->id));
 		if (res == NULL)
 			return -1;
 		if (db_int(res, 0, 0) > 0)
-			return api_error(req, ERR_BAD_REQUEST,
+			return uow_error(uow, ERR_BAD_REQUEST,
 			                 "You do not have permission to access some of the recipients.");
 	}
-	if (req->error)
+	if (uow->error)
 		return -1;
 	for (int i = 0; i < n; i++)
 		if (!users[i].is_active)
-			return api_error(req, ERR_BAD_REQUEST, "'%s' is no longer using Zulip.", users[i].api_email);
-	ids_push(req, &all, req->user->id);
+			return uow_error(uow, ERR_BAD_REQUEST, "'%s' is no longer using Zulip.", users[i].api_email);
+	ids_push(uow, &all, uow->user->id);
 	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
-	if (check_dm_permission(req, users, n, db_arg_ids(req, all.v, all.n)) < 0)
+	if (check_dm_permission(uow, users, n, db_arg_ids(uow, all.v, all.n)) < 0)
 		return -1;
 	*participants = all.v;
 	*np = all.n;
@@ -616,7 +651,7 @@ int message_check_direct(struct request *req, const struct message_user *users, 
 
 /* What Markdown may resolve: users of the organization, its named groups, the channels the sender may link. */
 struct md_ctx {
-	struct request *req;
+	struct uow *uow;
 	int64_t sender_id;
 };
 
@@ -642,22 +677,22 @@ static bool md_found(struct db_res *res, int64_t *out_id, const char **out_name)
 static bool md_user(void *ctx, const char *name, int64_t id, int64_t *out_id, const char **out_name)
 {
 	struct md_ctx *c = ctx;
-	return md_found(DB_EXEC(c->req, &st_md_user, db_arg_int(c->req, c->req->realm->id),
-	                        db_arg_int(c->req, id > 0 ? id : 0), name),
+	return md_found(DB_EXEC(c->uow, &st_md_user, db_arg_int(c->uow, c->uow->realm->id),
+	                        db_arg_int(c->uow, id > 0 ? id : 0), name),
 	                out_id, out_name);
 }
 
 static bool md_group(void *ctx, const char *name, int64_t *out_id, const char **out_name)
 {
 	struct md_ctx *c = ctx;
-	return md_found(DB_EXEC(c->req, &st_md_group, db_arg_int(c->req, c->req->realm->id), name), out_id, out_name);
+	return md_found(DB_EXEC(c->uow, &st_md_group, db_arg_int(c->uow, c->uow->realm->id), name), out_id, out_name);
 }
 
 static bool md_channel(void *ctx, const char *name, int64_t *out_id, const char **out_name)
 {
 	struct md_ctx *c = ctx;
-	return md_found(DB_EXEC(c->req, &st_md_channel, db_arg_int(c->req, c->req->realm->id), name,
-	                        db_arg_int(c->req, c->sender_id)),
+	return md_found(DB_EXEC(c->uow, &st_md_channel, db_arg_int(c->uow, c->uow->realm->id), name,
+	                        db_arg_int(c->uow, c->sender_id)),
 	                out_id, out_name);
 }
 
@@ -675,28 +710,28 @@ static struct db_stmt st_group_mention_refused = DB_STMT(
     "   OR confab_group_contains(cm.id, $2)) ORDER BY g.id LIMIT 1");
 
 /* The reference's wildcard and group mention permissions (check_message, after rendering). */
-static int check_mentions(struct request *req, const struct message_draft *d, const struct markdown_result *md)
+static int check_mentions(struct uow *uow, const struct message_draft *d, const struct markdown_result *md)
 {
 	if (d->channel != NULL && (md->stream_wildcard || md->topic_wildcard)) {
-		struct db_res *res = DB_EXEC(req, &st_wildcard_facts, db_arg_int(req, d->channel->id), d->topic,
-		                             db_arg_int(req, d->sender->id), db_arg_int(req, req->realm->id));
+		struct db_res *res = DB_EXEC(uow, &st_wildcard_facts, db_arg_int(uow, d->channel->id), d->topic,
+		                             db_arg_int(uow, d->sender->id), db_arg_int(uow, uow->realm->id));
 		if (res == NULL)
 			return -1;
 		bool may = db_bool(res, 0, 2);
 		if (md->stream_wildcard && db_int(res, 0, 0) > MESSAGE_WILDCARD_THRESHOLD && !may)
-			return api_error(req, ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED, NULL);
+			return uow_error(uow, ERR_STREAM_WILDCARD_MENTION_NOT_ALLOWED, NULL);
 		if (md->topic_wildcard && db_int(res, 0, 1) > MESSAGE_WILDCARD_THRESHOLD && !may)
-			return api_error(req, ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED, NULL);
+			return uow_error(uow, ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED, NULL);
 	}
 	if (md->n_mentioned_groups == 0)
 		return 0;
 	struct db_res *res =
-	    DB_EXEC(req, &st_group_mention_refused, db_arg_ids(req, md->mentioned_group_ids, md->n_mentioned_groups),
-	            db_arg_int(req, d->sender->id));
+	    DB_EXEC(uow, &st_group_mention_refused, db_arg_ids(uow, md->mentioned_group_ids, md->n_mentioned_groups),
+	            db_arg_int(uow, d->sender->id));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) > 0)
-		return api_error(req, ERR_BAD_REQUEST, "You are not allowed to mention user group '%s'.",
+		return uow_error(uow, ERR_BAD_REQUEST, "You are not allowed to mention user group '%s'.",
 		                 db_val(res, 0, 0));
 	return 0;
 }
@@ -712,16 +747,16 @@ static struct db_stmt st_insert_direct_message = DB_STMT(
     " has_image, has_link) SELECT $1, $2, dc.id, $4, $5, $6, $7, $8, $9 FROM dc RETURNING id");
 static struct db_stmt st_set_has_attachment = DB_STMT("UPDATE messages SET has_attachment = true WHERE id = $1");
 
-static int64_t insert_message(struct request *req, const struct message_draft *d, const struct markdown_result *md)
+static int64_t insert_message(struct uow *uow, const struct message_draft *d, const struct markdown_result *md)
 {
-	const char *realm = db_arg_int(req, req->realm->id), *sender = db_arg_int(req, d->sender->id);
+	const char *realm = db_arg_int(uow, uow->realm->id), *sender = db_arg_int(uow, d->sender->id);
 	const char *client = d->client ? d->client : "API";
 	const char *image = md->has_image ? "true" : "false", *link = md->has_link ? "true" : "false";
 	struct db_res *res =
-	    d->channel ? DB_EXEC(req, &st_insert_channel_message, realm, sender, db_arg_int(req, d->channel->id),
+	    d->channel ? DB_EXEC(uow, &st_insert_channel_message, realm, sender, db_arg_int(uow, d->channel->id),
 	                         d->topic, d->content, md->html, client, image, link)
-	               : DB_EXEC(req, &st_insert_direct_message, realm, sender,
-	                         db_arg_ids(req, d->participants, d->n_participants), "", d->content, md->html, client,
+	               : DB_EXEC(uow, &st_insert_direct_message, realm, sender,
+	                         db_arg_ids(uow, d->participants, d->n_participants), "", d->content, md->html, client,
 	                         image, link);
 	return res != NULL && db_rows(res) == 1 ? db_int(res, 0, 0) : 0;
 }
@@ -754,25 +789,25 @@ static struct db_stmt st_direct_recipients =
     DB_STMT(MENTIONED_CTE " INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, $1, " RECIPIENT_FLAGS
                           " FROM unnest($3::bigint[]) AS r (id) RETURNING user_id, flags");
 
-static int insert_recipients(struct request *req, const struct message_draft *d, const struct markdown_result *md,
+static int insert_recipients(struct uow *uow, const struct message_draft *d, const struct markdown_result *md,
                              struct message_sent *out)
 {
 	int base = (md->stream_wildcard ? MF_STREAM_WILDCARD_MENTIONED : 0) | (d->channel ? 0 : MF_IS_PRIVATE);
-	const char *id = db_arg_int(req, out->id), *sender = db_arg_int(req, d->sender->id);
-	const char *users = db_arg_ids(req, md->mentioned_user_ids, md->n_mentioned_users);
-	const char *groups = db_arg_ids(req, md->mentioned_group_ids, md->n_mentioned_groups);
+	const char *id = db_arg_int(uow, out->id), *sender = db_arg_int(uow, d->sender->id);
+	const char *users = db_arg_ids(uow, md->mentioned_user_ids, md->n_mentioned_users);
+	const char *groups = db_arg_ids(uow, md->mentioned_group_ids, md->n_mentioned_groups);
 	const char *read = d->read_by_sender ? "true" : "false";
 	struct db_res *res =
 	    d->channel
-	        ? DB_EXEC(req, &st_channel_recipients, id, sender, db_arg_int(req, d->channel->id),
-	                  db_arg_int(req, base), read, users, groups, md->topic_wildcard ? "true" : "false",
-	                  db_arg_int(req, req->realm->id), d->topic)
-	        : DB_EXEC(req, &st_direct_recipients, id, sender, db_arg_ids(req, d->participants, d->n_participants),
-	                  db_arg_int(req, base), read, users, groups);
+	        ? DB_EXEC(uow, &st_channel_recipients, id, sender, db_arg_int(uow, d->channel->id),
+	                  db_arg_int(uow, base), read, users, groups, md->topic_wildcard ? "true" : "false",
+	                  db_arg_int(uow, uow->realm->id), d->topic)
+	        : DB_EXEC(uow, &st_direct_recipients, id, sender, db_arg_ids(uow, d->participants, d->n_participants),
+	                  db_arg_int(uow, base), read, users, groups);
 	if (res == NULL)
 		return -1;
 	out->n_recipients = db_rows(res);
-	out->recipients = arena_alloc(&req->arena, (size_t)(out->n_recipients + 1) * sizeof(*out->recipients));
+	out->recipients = arena_alloc(&uow->arena, (size_t)(out->n_recipients + 1) * sizeof(*out->recipients));
 	for (int i = 0; i < out->n_recipients; i++) {
 		out->recipients[i].user_id = db_int(res, i, 0);
 		out->recipients[i].flags = (int)db_int(res, i, 1);
@@ -780,32 +815,32 @@ static int insert_recipients(struct request *req, const struct message_draft *d,
 	return 0;
 }
 
-int message_render(struct request *req, const struct message_draft *d, struct markdown_result *md)
+int message_render(struct uow *uow, const struct message_draft *d, struct markdown_result *md)
 {
-	struct md_ctx ctx = {req, d->sender->id};
+	struct md_ctx ctx = {uow, d->sender->id};
 	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel};
 	memset(md, 0, sizeof(*md));
-	markdown_render(req, d->content, &lookup, md);
-	if (req->error || (!d->skip_mention_checks && check_mentions(req, d, md) < 0))
+	markdown_render(uow, d->content, &lookup, md);
+	if (uow->error || (!d->skip_mention_checks && check_mentions(uow, d, md) < 0))
 		return -1;
 	return 0;
 }
 
-int message_send(struct request *req, const struct message_draft *d, struct message_sent *out)
+int message_send(struct uow *uow, const struct message_draft *d, struct message_sent *out)
 {
 	struct markdown_result md;
-	if (message_render(req, d, &md) < 0)
+	if (message_render(uow, d, &md) < 0)
 		return -1;
 	memset(out, 0, sizeof(*out));
-	out->id = insert_message(req, d, &md);
+	out->id = insert_message(uow, d, &md);
 	if (out->id == 0)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
-	int attached = attachments_link_message(req, out->id, d->sender->id, d->content, true);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+	int attached = attachments_link_message(uow, out->id, d->sender->id, d->content, true);
 	if (attached < 0)
 		return -1;
-	if (attached > 0 && DB_EXEC(req, &st_set_has_attachment, db_arg_int(req, out->id)) == NULL)
+	if (attached > 0 && DB_EXEC(uow, &st_set_has_attachment, db_arg_int(uow, out->id)) == NULL)
 		return -1;
-	return insert_recipients(req, d, &md, out);
+	return insert_recipients(uow, d, &md, out);
 }
 
 /* ---- access -------------------------------------------------------------------------------------------------- */
@@ -820,29 +855,29 @@ static struct db_stmt st_ref = DB_STMT(REF_SELECT);
 static struct db_stmt st_ref_locked = DB_STMT(REF_SELECT " FOR UPDATE OF m");
 
 /* The reference's has_message_access, given the message's channel as the user sees it. */
-static bool may_read(struct request *req, const struct message_ref *m, bool modifying)
+static bool may_read(struct uow *uow, const struct message_ref *m, bool modifying)
 {
 	const struct channel *c = m->channel;
 	if (c == NULL)
 		return m->has_user_message;
 	if (c->is_archived && modifying)
 		return false;
-	if (!c->invite_only && !user_is_guest(req->user))
+	if (!c->invite_only && !user_is_guest(uow->user))
 		return true;
 	if (!c->history_public_to_subscribers)
 		return m->has_user_message && c->is_subscribed;
 	return c->content_access;
 }
 
-struct message_ref *message_access(struct request *req, int64_t id, bool modifying)
+struct message_ref *message_find(struct uow *uow, int64_t id, bool modifying)
 {
-	struct db_res *res = DB_EXEC(req, modifying ? &st_ref_locked : &st_ref, db_arg_int(req, id),
-	                             db_arg_int(req, req->user->id), db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, modifying ? &st_ref_locked : &st_ref, db_arg_int(uow, id),
+	                             db_arg_int(uow, uow->user->id), db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return NULL;
 	struct message_ref *m = NULL;
 	if (db_rows(res) == 1) {
-		m = arena_alloc(&req->arena, sizeof(*m));
+		m = arena_alloc(&uow->arena, sizeof(*m));
 		m->id = db_int(res, 0, 0);
 		m->sender_id = db_int(res, 0, 1);
 		m->sender_bot_owner_id = db_int(res, 0, 2);
@@ -851,23 +886,25 @@ struct message_ref *message_access(struct request *req, int64_t id, bool modifyi
 		m->content = db_val(res, 0, 5);
 		m->has_user_message = db_bool(res, 0, 6);
 		m->flags = (int)db_int(res, 0, 7);
-		if (m->channel_id && (m->channel = channel_by_id(req, m->channel_id)) == NULL)
+		if (m->channel_id && (m->channel = channel_by_id(uow, m->channel_id)) == NULL)
 			m = NULL;
 	}
-	if (req->error)
-		return NULL;
-	if (m == NULL || !may_read(req, m, modifying)) {
-		api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
-		return NULL;
-	}
+	return m != NULL && may_read(uow, m, modifying) ? m : NULL;
+}
+
+struct message_ref *message_access_or_error(struct uow *uow, int64_t id, bool modifying)
+{
+	struct message_ref *m = message_find(uow, id, modifying);
+	if (m == NULL)
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)"); /* kept: a failure recorded first wins */
 	return m;
 }
 
 static struct db_stmt st_max_id = DB_STMT("SELECT COALESCE(max(message_id), -1) FROM user_messages WHERE user_id = $1");
 
-int64_t message_max_id_for_user(struct request *req, int64_t user_id)
+int64_t message_max_id_for_user(struct uow *uow, int64_t user_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_max_id, db_arg_int(req, user_id));
+	struct db_res *res = DB_EXEC(uow, &st_max_id, db_arg_int(uow, user_id));
 	return res != NULL ? db_int(res, 0, 0) : 0;
 }
 
@@ -876,18 +913,18 @@ static struct db_stmt st_delete_limit =
             " AND now() - to_timestamp($2) > make_interval(secs => r.message_content_delete_limit_seconds)"
             " FROM realms r WHERE r.id = $1");
 
-bool message_delete_time_passed(struct request *req, const struct message_ref *m)
+bool message_delete_time_passed(struct uow *uow, const struct message_ref *m)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_delete_limit, db_arg_int(req, req->realm->id), db_arg_int(req, m->date_sent));
+	    DB_EXEC(uow, &st_delete_limit, db_arg_int(uow, uow->realm->id), db_arg_int(uow, m->date_sent));
 	return res != NULL && db_rows(res) == 1 && db_bool(res, 0, 0);
 }
 
 static struct db_stmt st_delete = DB_STMT("DELETE FROM messages WHERE id = $1");
 
-int message_delete(struct request *req, int64_t id)
+int message_delete(struct uow *uow, int64_t id)
 {
-	return DB_EXEC(req, &st_delete, db_arg_int(req, id)) != NULL ? 0 : -1;
+	return DB_EXEC(uow, &st_delete, db_arg_int(uow, id)) != NULL ? 0 : -1;
 }
 
 /* ---- flags --------------------------------------------------------------------------------------------------- */
@@ -940,15 +977,15 @@ static struct db_stmt st_update_flags =
             " WHERE user_id = $1 AND message_id = ANY($2::bigint[])");
 
 /* Removes from *ids the messages in unsubscribed channels; their channels go to *ignored. */
-static int drop_unsubscribed(struct request *req, struct ids *ids, json_object **ignored)
+static int drop_unsubscribed(struct uow *uow, struct ids *ids, json_object **ignored)
 {
-	struct db_res *res = DB_EXEC(req, &st_unsubscribed, db_arg_ids(req, ids->v, ids->n),
-	                             db_arg_int(req, req->user->id), db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, &st_unsubscribed, db_arg_ids(uow, ids->v, ids->n),
+	                             db_arg_int(uow, uow->user->id), db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return -1;
 	struct ids skip = {0};
 	for (int r = 0; r < db_rows(res); r++) {
-		ids_push(req, &skip, db_int(res, r, 0));
+		ids_push(uow, &skip, db_int(res, r, 0));
 		size_t n = json_object_array_length(*ignored);
 		if (n == 0 || json_object_get_int64(json_object_array_get_idx(*ignored, n - 1)) != db_int(res, r, 1))
 			json_object_array_add(*ignored, json_object_new_int64(db_int(res, r, 1)));
@@ -964,10 +1001,10 @@ static int drop_unsubscribed(struct request *req, struct ids *ids, json_object *
 }
 
 /* The reference's bulk_access_messages for messages the user has no row for: all of them must be readable. */
-static int check_historical_access(struct request *req, const struct ids *ids)
+static int check_historical_access(struct uow *uow, const struct ids *ids)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_messages_of, db_arg_ids(req, ids->v, ids->n), db_arg_int(req, req->realm->id));
+	    DB_EXEC(uow, &st_messages_of, db_arg_ids(uow, ids->v, ids->n), db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return -1;
 	bool ok = db_rows(res) == ids->n;
@@ -975,32 +1012,32 @@ static int check_historical_access(struct request *req, const struct ids *ids)
 	for (int r = 0; r < db_rows(res) && ok; r++) {
 		struct message_ref m = {.id = db_int(res, r, 0), .channel_id = db_int(res, r, 1)};
 		if (m.channel_id && (c == NULL || c->id != m.channel_id) &&
-		    (c = channel_by_id(req, m.channel_id)) == NULL)
-			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
+		    (c = channel_by_id(uow, m.channel_id)) == NULL)
+			return uow->error ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
 		m.channel = m.channel_id ? c : NULL;
-		ok = may_read(req, &m, false);
+		ok = may_read(uow, &m, false);
 	}
-	return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
+	return ok ? 0 : uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
 }
 
-static int flag_bit(struct request *req, const char *op, const char *flag)
+static int flag_bit(struct uow *uow, const char *op, const char *flag)
 {
 	for (int i = 0; i < N_FLAGS; i++) {
 		if (strcmp(flag_table[i].name, flag) != 0)
 			continue;
 		if (!flag_table[i].editable)
-			return api_error(req, ERR_BAD_REQUEST, "Flag not editable: '%s'", flag);
+			return uow_error(uow, ERR_BAD_REQUEST, "Flag not editable: '%s'", flag);
 		if (strcmp(op, "add") != 0 && strcmp(op, "remove") != 0)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid message flag operation: '%s'", op);
+			return uow_error(uow, ERR_BAD_REQUEST, "Invalid message flag operation: '%s'", op);
 		return flag_table[i].bit;
 	}
-	return api_error(req, ERR_BAD_REQUEST, "Invalid flag: '%s'", flag);
+	return uow_error(uow, ERR_BAD_REQUEST, "Invalid flag: '%s'", flag);
 }
 
 /* ids sorted, duplicates removed (arena). */
-static struct ids sorted_unique(struct request *req, const int64_t *ids, int n)
+static struct ids sorted_unique(struct uow *uow, const int64_t *ids, int n)
 {
-	struct ids out = {arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(int64_t)), 0, n + 1};
+	struct ids out = {arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t)), 0, n + 1};
 	memcpy(out.v, ids, (size_t)n * sizeof(int64_t));
 	qsort(out.v, (size_t)n, sizeof(int64_t), cmp_id);
 	for (int i = 0; i < n; i++)
@@ -1011,7 +1048,7 @@ static struct ids sorted_unique(struct request *req, const int64_t *ids, int n)
 
 /* Splits todo (sorted) into messages whose flag must change: with a row (rows, sorted), and without one (a message
  * without a row reads as read and historical). */
-static void split_changes(struct request *req, const struct ids *todo, const struct db_res *rows, int bit, int target,
+static void split_changes(struct uow *uow, const struct ids *todo, const struct db_res *rows, int bit, int target,
                           struct ids *existing, struct ids *historical)
 {
 	int r = 0;
@@ -1021,15 +1058,15 @@ static void split_changes(struct request *req, const struct ids *todo, const str
 		bool has_row = r < db_rows(rows) && db_int(rows, r, 0) == todo->v[i];
 		int flags = has_row ? (int)db_int(rows, r, 1) : MF_DEFAULT_HISTORICAL;
 		if ((flags & bit) != target)
-			ids_push(req, has_row ? existing : historical, todo->v[i]);
+			ids_push(uow, has_row ? existing : historical, todo->v[i]);
 	}
 }
 
 /* The ids of ids (in request order, repeats kept, as the reference's event lists them) found in a or b (sorted). */
-static int64_t *in_request_order(struct request *req, const int64_t *ids, int n, const struct ids *a,
-                                 const struct ids *b, int *out)
+static int64_t *in_request_order(struct uow *uow, const int64_t *ids, int n, const struct ids *a, const struct ids *b,
+                                 int *out)
 {
-	int64_t *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
+	int64_t *r = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r));
 	*out = 0;
 	for (int i = 0; i < n; i++)
 		if ((a->n && bsearch(&ids[i], a->v, (size_t)a->n, sizeof(*a->v), cmp_id)) ||
@@ -1038,38 +1075,38 @@ static int64_t *in_request_order(struct request *req, const int64_t *ids, int n,
 	return r;
 }
 
-int message_update_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n,
+int message_update_flags(struct uow *uow, const char *op, const char *flag, const int64_t *ids, int n,
                          json_object **ignored, int64_t **changed, int *nchanged)
 {
-	*ignored = request_own_json(req, json_object_new_array());
+	*ignored = uow_own_json(uow, json_object_new_array());
 	*changed = NULL;
 	*nchanged = 0;
-	int bit = flag_bit(req, op, flag);
+	int bit = flag_bit(uow, op, flag);
 	if (bit < 0)
 		return -1;
 	bool add = strcmp(op, "add") == 0;
 	int target = add ? bit : 0;
-	struct ids todo = sorted_unique(req, ids, n);
-	if (bit == MF_READ && !add && todo.n > 0 && drop_unsubscribed(req, &todo, ignored) < 0)
+	struct ids todo = sorted_unique(uow, ids, n);
+	if (bit == MF_READ && !add && todo.n > 0 && drop_unsubscribed(uow, &todo, ignored) < 0)
 		return -1;
 	struct db_res *rows =
-	    DB_EXEC(req, &st_lock_rows, db_arg_int(req, req->user->id), db_arg_ids(req, todo.v, todo.n));
+	    DB_EXEC(uow, &st_lock_rows, db_arg_int(uow, uow->user->id), db_arg_ids(uow, todo.v, todo.n));
 	if (rows == NULL)
 		return -1;
 	struct ids existing = {0}, historical = {0};
-	split_changes(req, &todo, rows, bit, target, &existing, &historical);
-	*changed = in_request_order(req, ids, n, &existing, &historical, nchanged);
+	split_changes(uow, &todo, rows, bit, target, &existing, &historical);
+	*changed = in_request_order(uow, ids, n, &existing, &historical, nchanged);
 	if (historical.n > 0) {
-		if (check_historical_access(req, &historical) < 0)
+		if (check_historical_access(uow, &historical) < 0)
 			return -1;
 		int flags = (MF_DEFAULT_HISTORICAL & ~bit) | target;
-		if (DB_EXEC(req, &st_insert_historical, db_arg_int(req, req->user->id),
-		            db_arg_ids(req, historical.v, historical.n), db_arg_int(req, flags)) == NULL)
+		if (DB_EXEC(uow, &st_insert_historical, db_arg_int(uow, uow->user->id),
+		            db_arg_ids(uow, historical.v, historical.n), db_arg_int(uow, flags)) == NULL)
 			return -1;
 	}
 	if (existing.n > 0 &&
-	    DB_EXEC(req, &st_update_flags, db_arg_int(req, req->user->id), db_arg_ids(req, existing.v, existing.n),
-	            add ? "true" : "false", db_arg_int(req, bit)) == NULL)
+	    DB_EXEC(uow, &st_update_flags, db_arg_int(uow, uow->user->id), db_arg_ids(uow, existing.v, existing.n),
+	            add ? "true" : "false", db_arg_int(uow, bit)) == NULL)
 		return -1;
 	return existing.n + historical.n;
 }
@@ -1083,75 +1120,61 @@ static struct db_stmt st_with_target =
     DB_STMT("SELECT COALESCE(m.channel_id, 0), m.topic, array_to_json(dc.user_ids)::text FROM messages m"
             " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id WHERE m.id = $1");
 
-static const struct channel *narrow_channel(struct request *req, json_object *operand)
+static const struct channel *narrow_channel(struct uow *uow, json_object *operand)
 {
-	return json_object_is_type(operand, json_type_int) ? channel_by_id(req, json_object_get_int64(operand))
-	                                                   : channel_by_name(req, json_object_get_string(operand));
+	return json_object_is_type(operand, json_type_int) ? channel_by_id(uow, json_object_get_int64(operand))
+	                                                   : channel_by_name(uow, json_object_get_string(operand));
 }
 
-/* A user of the realm by API e-mail address or id; 0 if there is none (check req->error). */
-static int64_t narrow_user(struct request *req, json_object *operand)
+/* A user of the realm by API e-mail address or id; 0 if there is none (check uow->error). */
+static int64_t narrow_user(struct uow *uow, json_object *operand)
 {
 	if (json_object_is_type(operand, json_type_int)) {
-		struct db_res *res = DB_EXEC(req, &st_narrow_user_by_id, db_arg_int(req, req->realm->id),
-		                             db_arg_int(req, json_object_get_int64(operand)));
+		struct db_res *res = DB_EXEC(uow, &st_narrow_user_by_id, db_arg_int(uow, uow->realm->id),
+		                             db_arg_int(uow, json_object_get_int64(operand)));
 		return res != NULL && db_rows(res) ? db_int(res, 0, 0) : 0;
 	}
-	const char *email = arena_strip(&req->arena, json_object_get_string(operand));
+	const char *email = arena_strip(&uow->arena, json_object_get_string(operand));
 	struct message_user u;
-	if (users_by_emails(req, &email, 1, &u) < 0) {
-		if (req->error == ERR_BAD_REQUEST) { /* not found: the caller words the error */
-			req->error = ERR_NONE;
-			req->error_fields = NULL;
-		}
-		return 0;
-	}
-	return u.id;
+	return users_find_by_emails(uow, &email, 1, &u) < 0 ? 0 : u.id; /* 0 for none: the caller words the error */
 }
 
-static int narrow_dm_users(struct request *req, json_object *operand, int64_t **ids, int *n)
+static int narrow_dm_users(struct uow *uow, json_object *operand, int64_t **ids, int *n)
 {
 	struct message_user *users = NULL;
 	const char *to =
 	    json_object_is_type(operand, json_type_string) ? json_object_get_string(operand) : jsonx_string(operand);
-	if (message_resolve_direct(req, to, &users, n) < 0) {
-		if (req->error != ERR_BAD_REQUEST)
-			return -1;
-		req->error = ERR_NONE; /* an unknown user: the caller words the error */
-		req->error_fields = NULL;
-		return 1;
-	}
-	*ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(**ids));
+	const char *refusal = NULL;
+	int rc = message_lookup_direct(uow, to, &users, n, &refusal);
+	if (rc != 0) /* any refusal of the recipients: the narrow words it its own way */
+		return rc;
+	*ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(**ids));
 	for (int i = 0; i < *n; i++)
 		(*ids)[i] = users[i].id;
 	return 0;
 }
 
-static int64_t narrow_conversation(struct request *req, const int64_t *ids, int n)
+static int64_t narrow_conversation(struct uow *uow, const int64_t *ids, int n)
 {
-	struct db_res *res = DB_EXEC(req, &st_conversation, db_arg_int(req, req->realm->id), db_arg_ids(req, ids, n));
+	struct db_res *res = DB_EXEC(uow, &st_conversation, db_arg_int(uow, uow->realm->id), db_arg_ids(uow, ids, n));
 	if (res == NULL)
 		return -1;
 	return db_rows(res) ? db_int(res, 0, 0) : 0;
 }
 
-static int narrow_with_target(struct request *req, int64_t id, struct narrow_conversation *out)
+static int narrow_with_target(struct uow *uow, int64_t id, struct narrow_conversation *out)
 {
-	if (message_access(req, id, false) == NULL) {
-		if (req->error != ERR_NONE && req->error != ERR_BAD_REQUEST)
-			return -1;
-		req->error = ERR_NONE; /* not readable: the caller decides whether that is an error */
-		return 0;
-	}
-	struct db_res *res = DB_EXEC(req, &st_with_target, db_arg_int(req, id));
+	if (message_find(uow, id, false) == NULL)
+		return uow->error != ERR_NONE ? -1 : 0;
+	struct db_res *res = DB_EXEC(uow, &st_with_target, db_arg_int(uow, id));
 	if (res == NULL || db_rows(res) == 0)
-		return req->error ? -1 : narrow_bad(req, "Invalid 'with' operator");
+		return uow->error ? -1 : narrow_bad(uow, "Invalid 'with' operator");
 	out->channel_id = db_int(res, 0, 0);
 	out->topic = db_val(res, 0, 1);
 	out->dm_user_ids = NULL;
 	if (out->channel_id == 0)
 		jsonx_parse(db_val(res, 0, 2), strlen(db_val(res, 0, 2)), &out->dm_user_ids);
-	request_own_json(req, out->dm_user_ids);
+	uow_own_json(uow, out->dm_user_ids);
 	return 1;
 }
 
@@ -1159,9 +1182,9 @@ static const struct narrow_lookup db_lookup = {
     narrow_channel, narrow_user, narrow_dm_users, narrow_conversation, narrow_with_target,
 };
 
-struct narrow *narrow_parse(struct request *req, json_object *narrow)
+struct narrow *narrow_parse(struct uow *uow, json_object *narrow)
 {
-	return narrow_parse_with(req, narrow, &db_lookup);
+	return narrow_parse_with(uow, narrow, &db_lookup);
 }
 
 /* ---- the Message object -------------------------------------------------------------------------------------- */
@@ -1196,7 +1219,7 @@ struct senders {
 	json_object **users; /* per row; owned by the request */
 };
 
-static json_object *sender_json(struct request *req, struct senders *s, const struct db_res *res, int row,
+static json_object *sender_json(struct uow *uow, struct senders *s, const struct db_res *res, int row,
                                 bool client_gravatar)
 {
 	int64_t id = db_int(res, row, SENDER_COLUMN);
@@ -1204,15 +1227,15 @@ static json_object *sender_json(struct request *req, struct senders *s, const st
 		if (db_int(s->rows, i, 0) != id)
 			continue;
 		if (s->users[i] == NULL) {
-			struct user *u = user_from_row(req, s->rows, i, 0);
-			s->users[i] = request_own_json(req, user_to_json(req, u, req->user, client_gravatar, NULL));
+			struct user *u = user_from_row(uow, s->rows, i, 0);
+			s->users[i] = uow_own_json(uow, user_to_json(uow, u, uow->user, client_gravatar, NULL));
 		}
 		return s->users[i];
 	}
 	return NULL; /* not reached: messages.sender_id references users */
 }
 
-static void add_json_text(struct request *req, json_object *o, const char *key, const char *text)
+static void add_json_text(struct uow *uow, json_object *o, const char *key, const char *text)
 {
 	json_object *v = NULL;
 	if (jsonx_parse(text, strlen(text), &v) == 0 && v != NULL)
@@ -1220,7 +1243,7 @@ static void add_json_text(struct request *req, json_object *o, const char *key, 
 }
 
 /* Recipient fields: type, display_recipient, stream_id, subject, recipient_id. */
-static void add_recipient(struct request *req, json_object *o, const struct db_res *res, int row,
+static void add_recipient(struct uow *uow, json_object *o, const struct db_res *res, int row,
                           const struct message_format *f)
 {
 	int64_t channel = db_int(res, row, 1), conversation = db_int(res, row, 2);
@@ -1233,28 +1256,28 @@ static void add_recipient(struct request *req, json_object *o, const struct db_r
 		if (*topic == '\0' && !f->allow_empty_topic_name)
 			topic = REALM_EMPTY_TOPIC_DISPLAY_NAME;
 	} else {
-		add_json_text(req, o, "display_recipient", db_val(res, row, 11));
+		add_json_text(uow, o, "display_recipient", db_val(res, row, 11));
 	}
 	json_object_object_add(o, "subject", json_object_new_string(topic));
 	json_object_object_add(o, "topic_links", json_object_new_array());
 	if (f->search_fields) { /* search hits: the matched fields (not highlighted) */
 		json_object_object_add(o, "match_content", json_object_new_string(db_val(res, row, 5)));
 		json_object_object_add(o, "match_subject",
-		                       json_object_new_string(html_escape(req, db_val(res, row, 3))));
+		                       json_object_new_string(html_escape(uow, db_val(res, row, 3))));
 	}
 }
 
-static json_object *object_of_row(struct request *req, const struct db_res *res, int row, int flags,
+static json_object *object_of_row(struct uow *uow, const struct db_res *res, int row, int flags,
                                   const struct message_format *f, struct senders *senders)
 {
 	json_object *o = json_object_new_object();
-	json_object *sender = sender_json(req, senders, res, row, f->client_gravatar);
+	json_object *sender = sender_json(uow, senders, res, row, f->client_gravatar);
 	const char *content = db_val(res, row, 4);
 	json_object_object_add(o, "id", json_object_new_int64(db_int(res, row, 0)));
 	json_object_object_add(o, "sender_id", json_object_new_int64(db_int(res, row, SENDER_COLUMN)));
 	json_object_object_add(o, "sender_full_name", json_object_get(json_object_object_get(sender, "full_name")));
 	json_object_object_add(o, "sender_email", json_object_get(json_object_object_get(sender, "email")));
-	json_object_object_add(o, "sender_realm_str", json_object_new_string(req->realm->subdomain));
+	json_object_object_add(o, "sender_realm_str", json_object_new_string(uow->realm->subdomain));
 	json_object_object_add(o, "avatar_url", json_object_get(json_object_object_get(sender, "avatar_url")));
 	json_object_object_add(o, "client", json_object_new_string(db_val(res, row, 7)));
 	json_object_object_add(o, "content", json_object_new_string(f->apply_markdown ? db_val(res, row, 5) : content));
@@ -1262,7 +1285,7 @@ static json_object *object_of_row(struct request *req, const struct db_res *res,
 	                       json_object_new_string(f->apply_markdown ? "text/html" : "text/x-markdown"));
 	json_object_object_add(o, "is_me_message", json_object_new_boolean(strncmp(content, "/me ", 4) == 0));
 	json_object_object_add(o, "timestamp", json_object_new_int64(db_int(res, row, 6)));
-	add_recipient(req, o, res, row, f);
+	add_recipient(uow, o, res, row, f);
 	json_object_object_add(o, "reactions", json_object_new_array());
 	json_object_object_add(o, "submessages", json_object_new_array());
 	json_object_object_add(o, "flags", message_flags_json(flags));
@@ -1271,29 +1294,29 @@ static json_object *object_of_row(struct request *req, const struct db_res *res,
 	if (!db_null(res, row, 9))
 		json_object_object_add(o, "last_moved_timestamp", json_object_new_int64(db_int(res, row, 9)));
 	if (!db_null(res, row, 8) || !db_null(res, row, 9))
-		add_json_text(req, o, "edit_history", db_val(res, row, 12));
+		add_json_text(uow, o, "edit_history", db_val(res, row, 12));
 	return o;
 }
 
-json_object *message_objects(struct request *req, const int64_t *ids, const int *flags, int n,
+json_object *message_objects(struct uow *uow, const int64_t *ids, const int *flags, int n,
                              const struct message_format *f)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_objects, db_arg_ids(req, ids, n), realm_fake_email_domain(req, req->realm));
+	    DB_EXEC(uow, &st_objects, db_arg_ids(uow, ids, n), realm_fake_email_domain(uow, uow->realm));
 	if (res == NULL)
 		return NULL;
-	int64_t *sender_ids = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*sender_ids));
+	int64_t *sender_ids = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*sender_ids));
 	for (int row = 0; row < db_rows(res); row++)
 		sender_ids[row] = db_int(res, row, SENDER_COLUMN);
-	struct senders senders = {DB_EXEC(req, &st_senders, db_arg_ids(req, sender_ids, db_rows(res))), NULL};
+	struct senders senders = {DB_EXEC(uow, &st_senders, db_arg_ids(uow, sender_ids, db_rows(res))), NULL};
 	if (senders.rows == NULL)
 		return NULL;
-	senders.users = arena_alloc(&req->arena, (size_t)(db_rows(senders.rows) + 1) * sizeof(json_object *));
+	senders.users = arena_alloc(&uow->arena, (size_t)(db_rows(senders.rows) + 1) * sizeof(json_object *));
 	json_object *list = json_object_new_array_ext(n);
 	for (int i = 0, row = 0; i < n && row < db_rows(res); i++) {
 		if (db_int(res, row, 0) != ids[i])
 			continue; /* deleted meanwhile */
-		json_object_array_add(list, object_of_row(req, res, row++, flags[i], f, &senders));
+		json_object_array_add(list, object_of_row(uow, res, row++, flags[i], f, &senders));
 	}
 	return list;
 }
@@ -1309,36 +1332,36 @@ static int cmp_recipient(const void *a, const void *b)
 }
 
 /* The Message object every recipient gets: HTML content, the topic as stored, no flags (they go beside it). */
-static json_object *event_message(struct request *req, int64_t id)
+static json_object *event_message(struct uow *uow, int64_t id)
 {
 	struct message_format f = {.apply_markdown = true, .allow_empty_topic_name = true};
 	int flags = 0;
-	json_object *list = request_own_json(req, message_objects(req, &id, &flags, 1, &f));
+	json_object *list = uow_own_json(uow, message_objects(uow, &id, &flags, 1, &f));
 	json_object *msg = list ? json_object_array_get_idx(list, 0) : NULL;
 	if (msg == NULL) {
-		if (!req->error)
-			api_error(req, ERR_INTERNAL, NULL);
+		if (!uow->error)
+			uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
 	json_object_object_del(msg, "flags");
 	return json_object_get(msg);
 }
 
-int message_events_send(struct request *req, const struct message_draft *d, const struct message_sent *sent,
+int message_events_send(struct uow *uow, const struct message_draft *d, const struct message_sent *sent,
                         const char *queue_id, const char *local_id)
 {
 	const struct channel *c = d->channel;
 	if (c != NULL && !c->is_recently_active) {
 		int n;
-		int64_t *users = channel_metadata_user_ids(req, c->id, true, &n);
+		int64_t *users = channel_metadata_user_ids(uow, c->id, true, &n);
 		if (users == NULL ||
-		    channel_events_update(req, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
+		    channel_events_update(uow, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
 			return -1;
 	}
-	json_object *msg = event_message(req, sent->id);
+	json_object *msg = event_message(uow, sent->id);
 	if (msg == NULL)
 		return -1;
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("message"));
 	json_object_object_add(event, "message", msg);
 	/* For events.c: the source for apply_markdown=false queues, and the conversation for narrows. */
@@ -1359,15 +1382,15 @@ int message_events_send(struct request *req, const struct message_draft *d, cons
 	if (local_id != NULL)
 		json_object_object_add(event, "_local_id", json_object_new_string(local_id));
 	int n = sent->n_recipients;
-	struct message_recipient *r = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*r));
-	int64_t *users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*users));
+	struct message_recipient *r = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r));
+	int64_t *users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*users));
 	memcpy(r, sent->recipients, (size_t)n * sizeof(*r));
 	qsort(r, (size_t)n, sizeof(*r), cmp_recipient);
 	for (int i = 0, k; i < n; i = k) {
 		for (k = i; k < n && r[k].flags == r[i].flags; k++)
 			users[k - i] = r[k].user_id;
 		json_object_object_add(event, "flags", message_flags_json(r[i].flags));
-		if (events_add(req, event, users, k - i, 0) < 0)
+		if (events_add(uow, event, users, k - i, 0) < 0)
 			return -1;
 	}
 	if (c == NULL || c->invite_only)
@@ -1377,7 +1400,7 @@ int message_events_send(struct request *req, const struct message_draft *d, cons
 		users[i] = sent->recipients[i].user_id;
 	json_object_object_add(event, "flags", json_object_new_array());
 	json_object_object_add(event, "_exclude_user_ids", ids_json(users, n));
-	return events_add(req, event, users, 0, EV_ALL_PUBLIC);
+	return events_add(uow, event, users, 0, EV_ALL_PUBLIC);
 }
 
 /* Who hears of a deletion: direct messages, those who received it; protected history, subscribers who received
@@ -1395,26 +1418,26 @@ static struct db_stmt st_delete_topic = DB_STMT(
     "SELECT lower(m.topic), (SELECT min(x.id) FROM messages x WHERE x.channel_id = m.channel_id AND x.id <> m.id)"
     " FROM messages m WHERE m.id = $1");
 
-int message_events_delete(struct request *req, const struct message_ref *m)
+int message_events_delete(struct uow *uow, const struct message_ref *m)
 {
 	const struct channel *c = m->channel;
 	int kind = c == NULL ? 0 : !c->history_public_to_subscribers ? 1 : c->invite_only ? 2 : 3;
-	struct db_res *res = DB_EXEC(req, &st_delete_audience, db_arg_int(req, m->id), db_arg_int(req, kind),
-	                             db_arg_int(req, c ? c->id : 0), db_arg_int(req, req->user->id));
-	struct db_res *topic = res ? DB_EXEC(req, &st_delete_topic, db_arg_int(req, m->id)) : NULL;
+	struct db_res *res = DB_EXEC(uow, &st_delete_audience, db_arg_int(uow, m->id), db_arg_int(uow, kind),
+	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, uow->user->id));
+	struct db_res *topic = res ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
 	if (topic == NULL || db_rows(topic) != 1)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 	int n = db_rows(res);
-	int64_t *users = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*users));
+	int64_t *users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*users));
 	for (int i = 0; i < n; i++)
 		users[i] = db_int(res, i, 0);
 	/* The reference moves first_message_id on when the channel's first message goes. */
 	if (c != NULL && !c->first_message_is_null && c->first_message_id == m->id &&
-	    channel_events_update(req, c, "first_message_id",
+	    channel_events_update(uow, c, "first_message_id",
 	                          db_null(topic, 0, 1) ? NULL : json_object_new_int64(db_int(topic, 0, 1)), users,
 	                          n) < 0)
 		return -1;
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("delete_message"));
 	json_object_object_add(event, "message_ids", ids_json(&m->id, 1));
 	json_object_object_add(event, "message_type", json_object_new_string(c ? "stream" : "private"));
@@ -1422,7 +1445,7 @@ int message_events_delete(struct request *req, const struct message_ref *m)
 		json_object_object_add(event, "stream_id", json_object_new_int64(c->id));
 		json_object_object_add(event, "topic", json_object_new_string(db_val(topic, 0, 0)));
 	}
-	return events_add(req, event, users, n, 0);
+	return events_add(uow, event, users, n, 0);
 }
 
 /* What a client needs to count messages marked unread (the reference's format_unread_message_details): messages
@@ -1436,9 +1459,9 @@ static struct db_stmt st_unread_details =
             " WHERE um.user_id = $1 AND um.message_id = ANY($2::bigint[]) AND (m.channel_id IS NULL OR s.active)"
             " ORDER BY um.message_id");
 
-static json_object *unread_details(struct request *req, const int64_t *ids, int n)
+static json_object *unread_details(struct uow *uow, const int64_t *ids, int n)
 {
-	struct db_res *res = DB_EXEC(req, &st_unread_details, db_arg_int(req, req->user->id), db_arg_ids(req, ids, n));
+	struct db_res *res = DB_EXEC(uow, &st_unread_details, db_arg_int(uow, uow->user->id), db_arg_ids(uow, ids, n));
 	if (res == NULL)
 		return NULL;
 	json_object *out = json_object_new_object();
@@ -1453,7 +1476,7 @@ static json_object *unread_details(struct request *req, const int64_t *ids, int 
 			json_object_object_add(d, "topic", json_object_new_string(db_val(res, i, 3)));
 			json_object_object_add(d, "unmuted_stream_msg", json_object_new_boolean(unmuted));
 		} else {
-			add_json_text(req, d, "user_ids", db_val(res, i, 5));
+			add_json_text(uow, d, "user_ids", db_val(res, i, 5));
 		}
 		if ((flags & MF_MENTIONED) ||
 		    (unmuted && (flags & (MF_STREAM_WILDCARD_MENTIONED | MF_TOPIC_WILDCARD_MENTIONED))))
@@ -1463,9 +1486,9 @@ static json_object *unread_details(struct request *req, const int64_t *ids, int 
 	return out;
 }
 
-int message_events_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n)
+int message_events_flags(struct uow *uow, const char *op, const char *flag, const int64_t *ids, int n)
 {
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("update_message_flags"));
 	json_object_object_add(event, "op", json_object_new_string(op));
 	json_object_object_add(event, "operation", json_object_new_string(op));
@@ -1473,10 +1496,10 @@ int message_events_flags(struct request *req, const char *op, const char *flag, 
 	json_object_object_add(event, "messages", ids_json(ids, n));
 	json_object_object_add(event, "all", json_object_new_boolean(false));
 	if (strcmp(flag, "read") == 0 && strcmp(op, "remove") == 0) {
-		json_object *details = unread_details(req, ids, n);
+		json_object *details = unread_details(uow, ids, n);
 		if (details == NULL)
 			return -1;
 		json_object_object_add(event, "message_details", details);
 	}
-	return events_add(req, event, &req->user->id, 1, 0);
+	return events_add(uow, event, &uow->user->id, 1, 0);
 }

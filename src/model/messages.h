@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 struct user;
 struct channel;
 struct markdown_result;
@@ -54,29 +54,29 @@ enum message_flag {
  * id, a JSON string or any non-JSON text a name; a JSON list must hold exactly one ("Expected exactly one
  * channel"), other JSON is "Invalid data type for channel". Sets *name (arena) or, when *name is NULL, *id.
  */
-int message_channel_indicator(struct request *req, const char *to, int64_t *id, const char **name);
+int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, const char **name);
 /*
  * The channel a message is sent to, by name (stripped and validated: "Channel name can't be empty.", "Channel
  * name too long (limit: 60 characters).", "Invalid character in channel name, at position N.") or by id; no
  * access check. Unknown: STREAM_DOES_NOT_EXIST "Channel 'x' does not exist" with `stream`, or "Channel with ID
  * 'N' does not exist" with `stream_id`. Returns NULL with the error recorded.
  */
-struct channel *message_channel_for_send(struct request *req, int64_t id, const char *name);
+struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name);
 
 /*
  * The reference's normalize_body: trailing white space and leading newlines removed, "Message must not be
  * empty", "Message must not contain null bytes", and content over 10000 characters truncated to end in
  * "\n[message truncated]". raw may contain NUL bytes (len bytes). Returns an arena string or NULL.
  */
-const char *message_normalize_content(struct request *req, const char *raw, size_t len);
+const char *message_normalize_content(struct uow *uow, const char *raw, size_t len);
 /*
  * A topic as given by a client: white space stripped, "(no topic)" and the empty-topic display name ("general
  * chat") read as the empty topic, "Invalid character in topic, at position N!" for control characters. Does not
  * truncate (see message_truncate_topic). raw may contain NUL bytes. Returns an arena string or NULL.
  */
-const char *message_clean_topic(struct request *req, const char *raw, size_t len);
+const char *message_clean_topic(struct uow *uow, const char *raw, size_t len);
 /* Topics over 60 characters are truncated to end in "..."; returns an arena string (or topic itself). */
-const char *message_truncate_topic(struct request *req, const char *topic);
+const char *message_truncate_topic(struct uow *uow, const char *topic);
 /*
  * A topic as PATCH /messages/{id} reads it (the reference's OptionalTopic, then
  * maybe_rename_general_chat_to_empty_topic): white space stripped, the empty-topic display name ("general chat")
@@ -84,7 +84,7 @@ const char *message_truncate_topic(struct request *req, const char *topic);
  * position of the first character the reference's check_stream_topic refuses, 0 if none (the caller reports it
  * in the reference's order). raw may contain NUL bytes. Returns an arena string.
  */
-const char *message_edit_topic(struct request *req, const char *raw, size_t len, int *bad_position);
+const char *message_edit_topic(struct uow *uow, const char *raw, size_t len, int *bad_position);
 /* Whether raw (len bytes) is empty once trailing white space is removed (Python's str.rstrip() == ""). */
 bool message_is_blank(const char *raw, size_t len);
 
@@ -94,7 +94,7 @@ bool message_is_blank(const char *raw, size_t len);
  * private without access ("Not authorized to send to channel 'x'"), can_create_topic_group for a new topic, and
  * the channel's (or the organization's) topics_policy. Returns 0 or -1.
  */
-int message_check_channel_send(struct request *req, const struct channel *c, const char *topic);
+int message_check_channel_send(struct uow *uow, const struct channel *c, const char *topic);
 
 /* A participant of a direct message. */
 struct message_user {
@@ -112,14 +112,16 @@ struct message_user {
  * emails or user IDs, but not both.", "Message must have recipients", "Invalid user ID N", "Invalid email 'x'").
  * Duplicates are removed; *out is sorted by id (arena). Returns 0 or -1.
  */
-int message_resolve_direct(struct request *req, const char *to, struct message_user **out, int *n);
+int message_resolve_direct(struct uow *uow, const char *to, struct message_user **out, int *n);
+/* The same, but a refusal is returned (1, its message in *refusal), not recorded; -1 is a failure (recorded). */
+int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal);
 /*
  * Checks that the requesting user may send a direct message to users (as resolved above): access to the users
  * ("You do not have permission to access some of the recipients."), no deactivated recipient ("'x' is no longer
  * using Zulip."), and the organization's direct_message_permission_group and direct_message_initiator_group.
  * On success *participants holds the sorted ids of everyone in the conversation, sender included. Returns 0 or -1.
  */
-int message_check_direct(struct request *req, const struct message_user *users, int n, int64_t **participants, int *np);
+int message_check_direct(struct uow *uow, const struct message_user *users, int n, int64_t **participants, int *np);
 
 /* ---- sending ------------------------------------------------------------------------------------------------- */
 
@@ -157,13 +159,13 @@ struct message_sent {
  * attachment links, and one INSERT ... SELECT of the recipients' user_messages rows with their flags (read for the
  * sender when asked, mentioned, stream/topic wildcard mentioned, is_private). Returns 0 with *out filled, or -1.
  */
-int message_send(struct request *req, const struct message_draft *d, struct message_sent *out);
+int message_send(struct uow *uow, const struct message_draft *d, struct message_sent *out);
 /*
  * The rendering and mention checks of message_send() without storing anything, for edits: renders d->content with
  * d->sender's mentions and checks the wildcard mentions against d->channel and d->topic and the group mentions
  * (unless d->skip_mention_checks). Fills *md (arena). Returns 0 or -1 with the error recorded.
  */
-int message_render(struct request *req, const struct message_draft *d, struct markdown_result *md);
+int message_render(struct uow *uow, const struct message_draft *d, struct markdown_result *md);
 
 /* ---- access -------------------------------------------------------------------------------------------------- */
 
@@ -183,20 +185,22 @@ struct message_ref {
 /*
  * The reference's access_message for the requesting user: direct messages they received; channel messages of
  * channels whose content they may read (protected history: only messages they received while subscribed).
- * modifying: messages in archived channels are refused, and the row is locked (FOR UPDATE). Returns the message
- * or NULL with "Invalid message(s)" recorded.
+ * modifying: messages in archived channels are refused, and the row is locked (FOR UPDATE). Returns the message,
+ * or NULL with nothing recorded if there is none the user may read (check uow->error for a failure).
  */
-struct message_ref *message_access(struct request *req, int64_t id, bool modifying);
+struct message_ref *message_find(struct uow *uow, int64_t id, bool modifying);
+/* message_find(), recording the reference's "Invalid message(s)" when there is none. */
+struct message_ref *message_access_or_error(struct uow *uow, int64_t id, bool modifying);
 
 /* The highest message id the user has a user_messages row for, -1 if none (0 with the error on failure: check
- * req->error). */
-int64_t message_max_id_for_user(struct request *req, int64_t user_id);
+ * uow->error). */
+int64_t message_max_id_for_user(struct uow *uow, int64_t user_id);
 
 /* Whether the organization's message_content_delete_limit_seconds has passed for m (false with the error recorded
  * on a database failure). */
-bool message_delete_time_passed(struct request *req, const struct message_ref *m);
+bool message_delete_time_passed(struct uow *uow, const struct message_ref *m);
 /* Deletes a message (its user_messages, edits and attachment links go with it). Returns 0 or -1. */
-int message_delete(struct request *req, int64_t id);
+int message_delete(struct uow *uow, int64_t id);
 
 /* ---- flags --------------------------------------------------------------------------------------------------- */
 
@@ -208,7 +212,7 @@ int message_delete(struct request *req, int64_t id);
  * "Invalid message(s)". *changed receives the ids whose flag changed, in request order (repeats kept; arena),
  * *nchanged their number. Returns the number of messages changed, or -1.
  */
-int message_update_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n,
+int message_update_flags(struct uow *uow, const char *op, const char *flag, const int64_t *ids, int n,
                          json_object **ignored, int64_t **changed, int *nchanged);
 
 /* ---- narrows and fetching ------------------------------------------------------------------------------------ */
@@ -226,7 +230,7 @@ struct narrow;
  * Errors are BAD_NARROW "Invalid narrow operator: ..." as the reference words them. Returns NULL
  * with the error recorded. Operands are looked up in the database (narrow_parse_with() in narrow.h, messages.c).
  */
-struct narrow *narrow_parse(struct request *req, json_object *narrow);
+struct narrow *narrow_parse(struct uow *uow, json_object *narrow);
 
 /* Anchors of GET /messages. */
 #define MESSAGE_ANCHOR_NEWEST       10000000000000000LL
@@ -247,7 +251,7 @@ struct message_page {
  * after, the anchor itself when include_anchor. Or, when ids is not NULL, exactly those of ids (n_ids) that match.
  * Every query is driven by an index (see the plans in message_fetch.c). Returns 0 or -1.
  */
-int message_fetch(struct request *req, struct narrow *narrow, int64_t anchor, bool include_anchor, int num_before,
+int message_fetch(struct uow *uow, struct narrow *narrow, int64_t anchor, bool include_anchor, int num_before,
                   int num_after, const int64_t *ids, int n_ids, struct message_page *out);
 
 /* Options of the Message object. */
@@ -265,7 +269,7 @@ struct message_format {
  * stream_id (channel messages), flags, last_edit_timestamp/last_moved_timestamp/edit_history once edited or moved.
  * Returns a new array, or NULL with the error recorded.
  */
-json_object *message_objects(struct request *req, const int64_t *ids, const int *flags, int n,
+json_object *message_objects(struct uow *uow, const int64_t *ids, const int *flags, int n,
                              const struct message_format *f);
 
 /* The API names of the flags set in flags, in the reference's order (plus "wildcard_mentioned"); a new array. */
@@ -285,17 +289,17 @@ json_object *message_flags_json(int flags);
  * local_message_id), _exclude_user_ids (on the all_public_streams event: the recipients, whose own event carries
  * their flags). 0 or -1.
  */
-int message_events_send(struct request *req, const struct message_draft *d, const struct message_sent *sent,
+int message_events_send(struct uow *uow, const struct message_draft *d, const struct message_sent *sent,
                         const char *queue_id, const char *local_id);
 /*
  * Records delete_message {message_ids, message_type, stream_id, topic (lowercase)} for the users who may see m
  * (the reference's event_recipient_ids_for_action_on_messages, plus the deleting user), preceded by stream update
  * first_message_id when m is its channel's first message. Call before message_delete(). 0 or -1.
  */
-int message_events_delete(struct request *req, const struct message_ref *m);
+int message_events_delete(struct uow *uow, const struct message_ref *m);
 /* Records update_message_flags {op, operation, flag, messages (ids, n), all: false} for the requesting user, with
  * message_details when marking unread. 0 or -1. */
-int message_events_flags(struct request *req, const char *op, const char *flag, const int64_t *ids, int n);
+int message_events_flags(struct uow *uow, const char *op, const char *flag, const int64_t *ids, int n);
 
 static inline int64_t message_recipient_id(int64_t channel_id, int64_t conversation_id)
 {

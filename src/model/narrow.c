@@ -12,19 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/uow.h"
 #include "db/db.h"
-#include "http/errors.h"
-#include "http/request.h"
 #include "model/channels.h"
 #include "model/messages.h"
 #include "model/realm.h"
 #include "model/user.h"
 
-static void ids_push(struct request *req, struct narrow_ids *a, int64_t id)
+static void ids_push(struct uow *uow, struct narrow_ids *a, int64_t id)
 {
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 8;
-		int64_t *nv = arena_alloc(&req->arena, (size_t)a->cap * sizeof(*nv));
+		int64_t *nv = arena_alloc(&uow->arena, (size_t)a->cap * sizeof(*nv));
 		if (a->n)
 			memcpy(nv, a->v, (size_t)a->n * sizeof(*nv));
 		a->v = nv;
@@ -32,11 +31,11 @@ static void ids_push(struct request *req, struct narrow_ids *a, int64_t id)
 	a->v[a->n++] = id;
 }
 
-static void strs_push(struct request *req, struct narrow_strs *a, const char *s)
+static void strs_push(struct uow *uow, struct narrow_strs *a, const char *s)
 {
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 8;
-		const char **nv = arena_alloc(&req->arena, (size_t)a->cap * sizeof(*nv));
+		const char **nv = arena_alloc(&uow->arena, (size_t)a->cap * sizeof(*nv));
 		if (a->n)
 			memcpy(nv, a->v, (size_t)a->n * sizeof(*nv));
 		a->v = nv;
@@ -52,24 +51,24 @@ static int cmp_id(const void *a, const void *b)
 
 /* ---- terms --------------------------------------------------------------------------------------------------- */
 
-int narrow_bad(struct request *req, const char *fmt, ...)
+int narrow_bad(struct uow *uow, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *desc = arena_vprintf(&req->arena, fmt, ap);
+	char *desc = arena_vprintf(&uow->arena, fmt, ap);
 	va_end(ap);
-	api_error(req, ERR_BAD_NARROW, "Invalid narrow operator: %s", desc);
-	api_error_field(req, "desc", json_object_new_string(desc));
+	uow_error(uow, ERR_BAD_NARROW, "Invalid narrow operator: %s", desc);
+	uow_error_field(uow, "desc", json_object_new_string(desc));
 	return -1;
 }
 
-static int mark_kind(struct request *req, struct narrow *nw, bool negated, bool dm)
+static int mark_kind(struct uow *uow, struct narrow *nw, bool negated, bool dm)
 {
 	if (negated)
 		return 0;
 	*(dm ? &nw->dm_narrow : &nw->channel_narrow) = true;
 	if (nw->dm_narrow && nw->channel_narrow)
-		return narrow_bad(req, "No message can be both a channel message and direct message");
+		return narrow_bad(uow, "No message can be both a channel message and direct message");
 	return 0;
 }
 
@@ -81,7 +80,7 @@ static void tri(struct narrow *nw, int *field, bool value)
 }
 
 /* str(operand) as the reference prints it in errors; lists as Python shows them ("[1, 2]"). */
-static const char *operand_text(struct request *req, json_object *operand)
+static const char *operand_text(struct uow *uow, json_object *operand)
 {
 	if (json_object_is_type(operand, json_type_string))
 		return json_object_get_string(operand);
@@ -91,64 +90,64 @@ static const char *operand_text(struct request *req, json_object *operand)
 	size_t n = json_object_array_length(operand), size = 3;
 	for (size_t i = 0; i < n; i++)
 		size += strlen(json_object_get_string(json_object_array_get_idx(operand, i))) + 2;
-	char *s = arena_alloc(&req->arena, size), *p = stpcpy(s, "[");
+	char *s = arena_alloc(&uow->arena, size), *p = stpcpy(s, "[");
 	for (size_t i = 0; i < n; i++)
 		p = stpcpy(i ? stpcpy(p, ", ") : p, json_object_get_string(json_object_array_get_idx(operand, i)));
 	strcpy(p, "]");
 	return s;
 }
 
-static int narrow_channel(struct request *req, struct narrow *nw, json_object *operand, bool negated)
+static int narrow_channel(struct uow *uow, struct narrow *nw, json_object *operand, bool negated)
 {
-	if (mark_kind(req, nw, negated, false) < 0)
+	if (mark_kind(uow, nw, negated, false) < 0)
 		return -1;
-	const struct channel *c = nw->lookup->channel(req, operand);
+	const struct channel *c = nw->lookup->channel(uow, operand);
 	if (c == NULL)
-		return req->error ? -1 : narrow_bad(req, "unknown channel %s", operand_text(req, operand));
-	ids_push(req, negated ? &nw->ch_neg : &nw->ch_pos, c->id);
+		return uow->error ? -1 : narrow_bad(uow, "unknown channel %s", operand_text(uow, operand));
+	ids_push(uow, negated ? &nw->ch_neg : &nw->ch_pos, c->id);
 	if (!negated) { /* the reference's can_access_stream_history; the last channel term decides */
-		nw->include_history = (!c->invite_only && !user_is_guest(req->user)) ||
+		nw->include_history = (!c->invite_only && !user_is_guest(uow->user)) ||
 		                      (c->history_public_to_subscribers && c->content_access);
 		nw->history_channel = c;
 	}
 	return 0;
 }
 
-static int narrow_dm(struct request *req, struct narrow *nw, json_object *operand, bool negated)
+static int narrow_dm(struct uow *uow, struct narrow *nw, json_object *operand, bool negated)
 {
-	if (mark_kind(req, nw, negated, true) < 0)
+	if (mark_kind(uow, nw, negated, true) < 0)
 		return -1;
 	int64_t *users = NULL;
 	int n = 0, rc = 0;
 	bool empty = json_object_is_type(operand, json_type_array) && json_object_array_length(operand) == 0;
-	if (!empty && (rc = nw->lookup->dm_users(req, operand, &users, &n)) != 0)
-		return rc < 0 ? -1 : narrow_bad(req, "unknown user in %s", operand_text(req, operand));
+	if (!empty && (rc = nw->lookup->dm_users(uow, operand, &users, &n)) != 0)
+		return rc < 0 ? -1 : narrow_bad(uow, "unknown user in %s", operand_text(uow, operand));
 	struct narrow_ids all = {0};
 	bool self = false;
 	for (int i = 0; i < n; i++) {
-		ids_push(req, &all, users[i]);
-		self = self || users[i] == req->user->id;
+		ids_push(uow, &all, users[i]);
+		self = self || users[i] == uow->user->id;
 	}
 	if (!self)
-		ids_push(req, &all, req->user->id);
+		ids_push(uow, &all, uow->user->id);
 	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
-	int64_t id = empty ? 0 : nw->lookup->conversation(req, all.v, all.n);
+	int64_t id = empty ? 0 : nw->lookup->conversation(uow, all.v, all.n);
 	if (id < 0)
 		return -1;
 	if (id == 0) /* no such conversation: matches nothing */
 		nw->impossible = nw->impossible || !negated;
 	else
-		ids_push(req, negated ? &nw->dm_neg : &nw->dm_pos, id);
+		ids_push(uow, negated ? &nw->dm_neg : &nw->dm_pos, id);
 	return 0;
 }
 
-static int narrow_is(struct request *req, struct narrow *nw, const char *operand, bool negated)
+static int narrow_is(struct uow *uow, struct narrow *nw, const char *operand, bool negated)
 {
 	int bit = strcmp(operand, "dm") == 0 || strcmp(operand, "private") == 0 ? MF_IS_PRIVATE
 	          : strcmp(operand, "starred") == 0                             ? MF_STARRED
 	          : strcmp(operand, "alerted") == 0                             ? MF_HAS_ALERT_WORD
 	                                                                        : 0;
-	if (bit == MF_IS_PRIVATE && mark_kind(req, nw, false, !negated) < 0)
+	if (bit == MF_IS_PRIVATE && mark_kind(uow, nw, false, !negated) < 0)
 		return -1;
 	if (bit)
 		*(negated ? &nw->unset : &nw->set) |= bit;
@@ -163,11 +162,11 @@ static int narrow_is(struct request *req, struct narrow *nw, const char *operand
 	else if (strcmp(operand, "followed") == 0) /* confab has no followed topics yet */
 		nw->impossible = nw->impossible || !negated;
 	else
-		return narrow_bad(req, "unknown 'is' operand %s", operand);
+		return narrow_bad(uow, "unknown 'is' operand %s", operand);
 	return 0;
 }
 
-static int narrow_has(struct request *req, struct narrow *nw, const char *operand, bool negated)
+static int narrow_has(struct uow *uow, struct narrow *nw, const char *operand, bool negated)
 {
 	if (strcmp(operand, "attachment") == 0)
 		tri(nw, &nw->has_attachment, !negated);
@@ -178,12 +177,12 @@ static int narrow_has(struct request *req, struct narrow *nw, const char *operan
 	else if (strcmp(operand, "reaction") == 0) /* confab has no reactions yet */
 		nw->impossible = nw->impossible || !negated;
 	else
-		return narrow_bad(req, "unknown 'has' operand %s", operand);
+		return narrow_bad(uow, "unknown 'has' operand %s", operand);
 	return 0;
 }
 
 /* Words of a search ("quoted phrases" stay whole) as ILIKE patterns: %word% with %, _ and \ escaped. */
-static void narrow_search(struct request *req, struct narrow *nw, const char *operand)
+static void narrow_search(struct uow *uow, struct narrow *nw, const char *operand)
 {
 	const char *p = operand;
 	nw->is_search = true;
@@ -198,7 +197,7 @@ static void narrow_search(struct request *req, struct narrow *nw, const char *op
 		else
 			for (end = p; *end && !isspace((unsigned char)*end); end++)
 				;
-		char *pat = arena_alloc(&req->arena, 2 * (size_t)(end - start) + 3), *q = pat;
+		char *pat = arena_alloc(&uow->arena, 2 * (size_t)(end - start) + 3), *q = pat;
 		*q++ = '%';
 		for (const char *c = start; c < end; c++) {
 			if (*c == '%' || *c == '_' || *c == '\\')
@@ -206,89 +205,89 @@ static void narrow_search(struct request *req, struct narrow *nw, const char *op
 			*q++ = *c;
 		}
 		strcpy(q, "%");
-		strs_push(req, &nw->search, pat);
+		strs_push(uow, &nw->search, pat);
 		p = *end == '"' ? end + 1 : end;
 	}
 }
 
 /* Operators taking a user: sender, dm-including, group-pm-with. */
-static int narrow_by_user(struct request *req, struct narrow *nw, const char *op, json_object *operand, bool negated)
+static int narrow_by_user(struct uow *uow, struct narrow *nw, const char *op, json_object *operand, bool negated)
 {
 	bool sender = strcmp(op, "sender") == 0;
-	if (!sender && mark_kind(req, nw, negated, true) < 0)
+	if (!sender && mark_kind(uow, nw, negated, true) < 0)
 		return -1;
-	int64_t id = nw->lookup->user(req, operand);
+	int64_t id = nw->lookup->user(uow, operand);
 	if (id == 0)
-		return req->error ? -1 : narrow_bad(req, "unknown user %s", operand_text(req, operand));
+		return uow->error ? -1 : narrow_bad(uow, "unknown user %s", operand_text(uow, operand));
 	if (sender)
-		ids_push(req, negated ? &nw->sender_neg : &nw->sender_pos, id);
+		ids_push(uow, negated ? &nw->sender_neg : &nw->sender_pos, id);
 	else if (strcmp(op, "dm-including") == 0)
-		ids_push(req, negated ? &nw->dmi_neg : &nw->dmi_pos, id);
+		ids_push(uow, negated ? &nw->dmi_neg : &nw->dmi_pos, id);
 	else if (!negated)
-		ids_push(req, &nw->gpm, id);
+		ids_push(uow, &nw->gpm, id);
 	return 0;
 }
 
-static int narrow_id(struct request *req, struct narrow *nw, json_object *operand, bool negated)
+static int narrow_id(struct uow *uow, struct narrow *nw, json_object *operand, bool negated)
 {
 	const char *s = json_object_get_string(operand);
 	bool digits = *s != '\0';
 	for (const char *c = s; *c; c++)
 		digits = digits && isdigit((unsigned char)*c);
 	if (!digits || strlen(s) > 10 || strtoll(s, NULL, 10) > 2147483647LL)
-		return narrow_bad(req, "Invalid message ID");
-	ids_push(req, negated ? &nw->id_neg : &nw->id_pos, strtoll(s, NULL, 10));
+		return narrow_bad(uow, "Invalid message ID");
+	ids_push(uow, negated ? &nw->id_neg : &nw->id_pos, strtoll(s, NULL, 10));
 	return 0;
 }
 
-static int narrow_channels(struct request *req, struct narrow *nw, const char *operand, bool negated)
+static int narrow_channels(struct uow *uow, struct narrow *nw, const char *operand, bool negated)
 {
-	if (mark_kind(req, nw, negated, false) < 0)
+	if (mark_kind(uow, nw, negated, false) < 0)
 		return -1;
 	bool pub = strcmp(operand, "public") == 0;
 	if (!pub && strcmp(operand, "web-public") != 0)
-		return narrow_bad(req, "unknown channels operand %s", operand);
+		return narrow_bad(uow, "unknown channels operand %s", operand);
 	tri(nw, pub ? &nw->public_only : &nw->web_public_only, !negated);
-	nw->public_history = nw->public_history || (pub && !negated && !user_is_guest(req->user));
+	nw->public_history = nw->public_history || (pub && !negated && !user_is_guest(uow->user));
 	return 0;
 }
 
-static int narrow_simple(struct request *req, struct narrow *nw, const char *op, const char *operand, bool negated)
+static int narrow_simple(struct uow *uow, struct narrow *nw, const char *op, const char *operand, bool negated)
 {
 	if (strcmp(op, "is") == 0)
-		return narrow_is(req, nw, operand, negated);
+		return narrow_is(uow, nw, operand, negated);
 	if (strcmp(op, "has") == 0)
-		return narrow_has(req, nw, operand, negated);
+		return narrow_has(uow, nw, operand, negated);
 	if (strcmp(op, "in") == 0) {
 		if (strcmp(operand, "home") == 0)
 			tri(nw, &nw->in_home, !negated);
 		else if (strcmp(operand, "all") != 0)
-			return narrow_bad(req, "unknown 'in' operand %s", operand);
+			return narrow_bad(uow, "unknown 'in' operand %s", operand);
 		return 0;
 	}
 	if (strcmp(op, "topic") == 0) {
-		if (mark_kind(req, nw, negated, false) < 0)
+		if (mark_kind(uow, nw, negated, false) < 0)
 			return -1;
 		if (!nw->topic_renamed && strcmp(operand, REALM_EMPTY_TOPIC_DISPLAY_NAME) == 0)
 			operand = "";
 		nw->topic_renamed = true;
-		strs_push(req, negated ? &nw->topic_neg : &nw->topic_pos, operand);
+		strs_push(uow, negated ? &nw->topic_neg : &nw->topic_pos, operand);
 		return 0;
 	}
 	if (strcmp(op, "channels") == 0 || strcmp(op, "streams") == 0)
-		return narrow_channels(req, nw, operand, negated);
+		return narrow_channels(uow, nw, operand, negated);
 	if (strcmp(op, "search") == 0) {
-		narrow_search(req, nw, operand);
+		narrow_search(uow, nw, operand);
 		/* Each word is one more ILIKE on every row the search scans. */
 		if (nw->search.n > MESSAGE_MAX_SEARCH_WORDS)
-			return narrow_bad(req, "search has too many words (limit: %d)", MESSAGE_MAX_SEARCH_WORDS);
+			return narrow_bad(uow, "search has too many words (limit: %d)", MESSAGE_MAX_SEARCH_WORDS);
 	} else if (strcmp(op, "near") != 0)
-		return narrow_bad(req, "unknown operator %s", op);
+		return narrow_bad(uow, "unknown operator %s", op);
 	return 0;
 }
 
 /* The reference's NarrowParameter validation: the element's shape, then the operand's type for its operator. */
-static int term_parts(struct request *req, json_object *e, const char **op, json_object **operand, bool *negated)
+static int term_parts(struct uow *uow, json_object *e, const char **op, json_object **operand, bool *negated)
 {
 	json_object *o = NULL, *neg = NULL;
 	*negated = false;
@@ -296,59 +295,59 @@ static int term_parts(struct request *req, json_object *e, const char **op, json
 		if (json_object_array_length(e) != 2 ||
 		    !json_object_is_type(json_object_array_get_idx(e, 0), json_type_string) ||
 		    !json_object_is_type(json_object_array_get_idx(e, 1), json_type_string))
-			return api_error(req, ERR_BAD_REQUEST, "element is not a string pair");
+			return uow_error(uow, ERR_BAD_REQUEST, "element is not a string pair");
 		o = json_object_array_get_idx(e, 0);
 		*operand = json_object_array_get_idx(e, 1);
 	} else if (json_object_is_type(e, json_type_object)) {
 		if (!json_object_object_get_ex(e, "operand", operand) || *operand == NULL)
-			return api_error(req, ERR_BAD_REQUEST, "operand is missing");
+			return uow_error(uow, ERR_BAD_REQUEST, "operand is missing");
 		if (!json_object_object_get_ex(e, "operator", &o) || o == NULL)
-			return api_error(req, ERR_BAD_REQUEST, "operator is missing");
+			return uow_error(uow, ERR_BAD_REQUEST, "operator is missing");
 		if (json_object_object_get_ex(e, "negated", &neg) && neg != NULL &&
 		    !json_object_is_type(neg, json_type_boolean))
-			return api_error(req, ERR_BAD_REQUEST, "negated is not a boolean");
+			return uow_error(uow, ERR_BAD_REQUEST, "negated is not a boolean");
 		*negated = neg != NULL && json_object_get_boolean(neg);
 	} else {
-		return api_error(req, ERR_BAD_REQUEST, "dict or list required");
+		return uow_error(uow, ERR_BAD_REQUEST, "dict or list required");
 	}
 	if (!json_object_is_type(o, json_type_string))
-		return api_error(req, ERR_BAD_REQUEST, "operator is not a string");
+		return uow_error(uow, ERR_BAD_REQUEST, "operator is not a string");
 	*op = json_object_get_string(o);
 	return 0;
 }
 
-static int check_operand(struct request *req, const char *op, json_object *operand)
+static int check_operand(struct uow *uow, const char *op, json_object *operand)
 {
 	static const char *const by_id[] = {"channel",       "stream",       "id",   "sender",
 	                                    "group-pm-with", "dm-including", "with", NULL};
 	bool str = json_object_is_type(operand, json_type_string), num = json_object_is_type(operand, json_type_int);
 	for (int i = 0; by_id[i]; i++)
 		if (strcmp(op, by_id[i]) == 0)
-			return str || num ? 0 : api_error(req, ERR_BAD_REQUEST, "operand is not a string or integer");
+			return str || num ? 0 : uow_error(uow, ERR_BAD_REQUEST, "operand is not a string or integer");
 	if (strcmp(op, "dm") == 0 || strcmp(op, "pm-with") == 0) {
 		bool ok = str || json_object_is_type(operand, json_type_array);
 		for (size_t i = 0; ok && !str && i < json_object_array_length(operand); i++)
 			ok = json_object_is_type(json_object_array_get_idx(operand, i), json_type_int);
-		return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "operand is not a string or an integer list");
+		return ok ? 0 : uow_error(uow, ERR_BAD_REQUEST, "operand is not a string or an integer list");
 	}
 	if (!str)
-		return api_error(req, ERR_BAD_REQUEST, "operand is not a string");
-	if (strcmp(op, "search") == 0 && *arena_strip(&req->arena, json_object_get_string(operand)) == '\0')
-		return api_error(req, ERR_BAD_REQUEST, "operand cannot be blank.");
+		return uow_error(uow, ERR_BAD_REQUEST, "operand is not a string");
+	if (strcmp(op, "search") == 0 && *arena_strip(&uow->arena, json_object_get_string(operand)) == '\0')
+		return uow_error(uow, ERR_BAD_REQUEST, "operand cannot be blank.");
 	return 0;
 }
 
-static int add_term(struct request *req, struct narrow *nw, const char *op, json_object *operand, bool negated)
+static int add_term(struct uow *uow, struct narrow *nw, const char *op, json_object *operand, bool negated)
 {
 	if (strcmp(op, "channel") == 0 || strcmp(op, "stream") == 0)
-		return narrow_channel(req, nw, operand, negated);
+		return narrow_channel(uow, nw, operand, negated);
 	if (strcmp(op, "dm") == 0 || strcmp(op, "pm-with") == 0)
-		return narrow_dm(req, nw, operand, negated);
+		return narrow_dm(uow, nw, operand, negated);
 	if (strcmp(op, "sender") == 0 || strcmp(op, "dm-including") == 0 || strcmp(op, "group-pm-with") == 0)
-		return narrow_by_user(req, nw, op, operand, negated);
+		return narrow_by_user(uow, nw, op, operand, negated);
 	if (strcmp(op, "id") == 0)
-		return narrow_id(req, nw, operand, negated);
-	return narrow_simple(req, nw, op, json_object_get_string(operand), negated);
+		return narrow_id(uow, nw, operand, negated);
+	return narrow_simple(uow, nw, op, json_object_get_string(operand), negated);
 }
 
 struct term {
@@ -381,16 +380,16 @@ static int64_t with_id(json_object *operand)
 }
 
 /* Sets *at to the index of the only `with` term (-1: none); two are an error. Returns 0 or -1. */
-static int find_with(struct request *req, const struct term *t, int n, int *at)
+static int find_with(struct uow *uow, const struct term *t, int n, int *at)
 {
 	*at = -1;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(t[i].op, "with") != 0)
 			continue;
 		if (*at >= 0) {
-			api_error(req, ERR_BAD_NARROW,
+			uow_error(uow, ERR_BAD_NARROW,
 			          "Invalid narrow operator combination: Duplicate 'with' operators.");
-			api_error_field(req, "desc", json_object_new_string("Duplicate 'with' operators."));
+			uow_error_field(uow, "desc", json_object_new_string("Duplicate 'with' operators."));
 			return -1;
 		}
 		*at = i;
@@ -399,15 +398,15 @@ static int find_with(struct request *req, const struct term *t, int n, int *at)
 }
 
 /* The conversation c followed by the terms of rest that name no conversation. */
-static void conversation_terms(struct request *req, const struct narrow_conversation *c, const struct term *rest, int k,
+static void conversation_terms(struct uow *uow, const struct narrow_conversation *c, const struct term *rest, int k,
                                struct term **t, int *n)
 {
 	static const char *const conversation_ops[] = {"stream", "channel", "topic", "dm", "pm-with", NULL};
-	struct term *out = arena_alloc(&req->arena, (size_t)(k + 2) * sizeof(*out));
+	struct term *out = arena_alloc(&uow->arena, (size_t)(k + 2) * sizeof(*out));
 	int o = 0;
 	if (c->channel_id) {
-		out[o++] = (struct term){"channel", request_own_json(req, json_object_new_int64(c->channel_id)), false};
-		out[o++] = (struct term){"topic", request_own_json(req, json_object_new_string(c->topic)), false};
+		out[o++] = (struct term){"channel", uow_own_json(uow, json_object_new_int64(c->channel_id)), false};
+		out[o++] = (struct term){"topic", uow_own_json(uow, json_object_new_string(c->topic)), false};
 	} else {
 		out[o++] = (struct term){"dm", c->dm_user_ids, false};
 	}
@@ -426,58 +425,58 @@ static void conversation_terms(struct request *req, const struct narrow_conversa
  * The reference's `with` operator: the terms naming a conversation are replaced by the conversation of the
  * message it names, when the user can read that message. *t and *n are updated. Returns 0 or -1.
  */
-static int apply_with(struct request *req, const struct narrow_lookup *lookup, struct term **t, int *n)
+static int apply_with(struct uow *uow, const struct narrow_lookup *lookup, struct term **t, int *n)
 {
 	int at;
-	if (find_with(req, *t, *n, &at) < 0)
+	if (find_with(uow, *t, *n, &at) < 0)
 		return -1;
 	if (at < 0)
 		return 0;
 	int64_t id = with_id((*t)[at].operand);
-	struct term *rest = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*rest));
+	struct term *rest = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*rest));
 	int k = 0;
 	for (int i = 0; i < *n; i++)
 		if (i != at)
 			rest[k++] = (*t)[i];
 	struct narrow_conversation c = {0};
-	int found = id > 0 ? lookup->with_target(req, id, &c) : 0;
+	int found = id > 0 ? lookup->with_target(uow, id, &c) : 0;
 	if (found < 0)
 		return -1;
 	if (found) {
-		conversation_terms(req, &c, rest, k, t, n);
+		conversation_terms(uow, &c, rest, k, t, n);
 		return 0;
 	}
 	if (id <= 0 || !defines_conversation(rest, k))
-		return narrow_bad(req, "Invalid 'with' operator");
+		return narrow_bad(uow, "Invalid 'with' operator");
 	*t = rest;
 	*n = k;
 	return 0;
 }
 
-struct narrow *narrow_parse_with(struct request *req, json_object *narrow, const struct narrow_lookup *lookup)
+struct narrow *narrow_parse_with(struct uow *uow, json_object *narrow, const struct narrow_lookup *lookup)
 {
-	struct narrow *nw = arena_alloc(&req->arena, sizeof(*nw));
+	struct narrow *nw = arena_alloc(&uow->arena, sizeof(*nw));
 	nw->lookup = lookup;
 	nw->resolved = nw->has_attachment = nw->has_image = nw->has_link = -1;
 	nw->in_home = nw->public_only = nw->web_public_only = -1;
 	if (narrow == NULL)
 		return nw;
 	if (!json_object_is_type(narrow, json_type_array)) {
-		api_error(req, ERR_BAD_REQUEST, "narrow is not a list");
+		uow_error(uow, ERR_BAD_REQUEST, "narrow is not a list");
 		return NULL;
 	}
 	int n = (int)json_object_array_length(narrow);
-	struct term *t = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*t));
+	struct term *t = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*t));
 	for (int i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(narrow, i);
-		if (term_parts(req, e, &t[i].op, &t[i].operand, &t[i].negated) < 0 ||
-		    check_operand(req, t[i].op, t[i].operand) < 0)
+		if (term_parts(uow, e, &t[i].op, &t[i].operand, &t[i].negated) < 0 ||
+		    check_operand(uow, t[i].op, t[i].operand) < 0)
 			return NULL;
 	}
-	if (apply_with(req, lookup, &t, &n) < 0)
+	if (apply_with(uow, lookup, &t, &n) < 0)
 		return NULL;
 	for (int i = 0; i < n; i++)
-		if (add_term(req, nw, t[i].op, t[i].operand, t[i].negated) < 0)
+		if (add_term(uow, nw, t[i].op, t[i].operand, t[i].negated) < 0)
 			return NULL;
 	/* The reference's ok_to_include_history: an `is` term (but is:resolved) searches only the user's copies. */
 	for (int i = 0; i < n; i++)
@@ -489,12 +488,12 @@ struct narrow *narrow_parse_with(struct request *req, json_object *narrow, const
 /* ---- SQL parameters ------------------------------------------------------------------------------------------ */
 
 /* A PostgreSQL array literal of strings for a text[] parameter: every element quoted, '"' and '\' escaped. */
-static const char *pg_texts(struct request *req, const char *const *v, int n)
+static const char *pg_texts(struct uow *uow, const char *const *v, int n)
 {
 	size_t size = 3;
 	for (int i = 0; i < n; i++)
 		size += 2 * strlen(v[i]) + 3;
-	char *s = arena_alloc(&req->arena, size), *p = s;
+	char *s = arena_alloc(&uow->arena, size), *p = s;
 	*p++ = '{';
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -511,42 +510,42 @@ static const char *pg_texts(struct request *req, const char *const *v, int n)
 	return s;
 }
 
-void narrow_sql_filter(struct request *req, const struct narrow *nw, const int64_t *only_ids, int n_only,
+void narrow_sql_filter(struct uow *uow, const struct narrow *nw, const int64_t *only_ids, int n_only,
                        struct narrow_sql *out)
 {
-	out->user_id = db_arg_int(req, req->user->id);
-	out->realm_id = db_arg_int(req, req->realm->id);
-	out->channels = db_arg_ids(req, nw->ch_pos.v, nw->ch_pos.n);
-	out->not_channels = db_arg_ids(req, nw->ch_neg.v, nw->ch_neg.n);
-	out->topics = pg_texts(req, nw->topic_pos.v, nw->topic_pos.n);
-	out->not_topics = pg_texts(req, nw->topic_neg.v, nw->topic_neg.n);
-	out->senders = db_arg_ids(req, nw->sender_pos.v, nw->sender_pos.n);
-	out->not_senders = db_arg_ids(req, nw->sender_neg.v, nw->sender_neg.n);
-	out->ids = db_arg_ids(req, nw->id_pos.v, nw->id_pos.n);
-	out->not_ids = db_arg_ids(req, nw->id_neg.v, nw->id_neg.n);
-	out->dms = db_arg_ids(req, nw->dm_pos.v, nw->dm_pos.n);
-	out->not_dms = db_arg_ids(req, nw->dm_neg.v, nw->dm_neg.n);
-	out->dm_including = db_arg_ids(req, nw->dmi_pos.v, nw->dmi_pos.n);
-	out->not_dm_including = db_arg_ids(req, nw->dmi_neg.v, nw->dmi_neg.n);
-	out->group_dm_with = db_arg_ids(req, nw->gpm.v, nw->gpm.n);
-	out->flags_set = db_arg_int(req, nw->set);
-	out->flags_unset = db_arg_int(req, nw->unset);
-	out->flags_any = db_arg_int(req, nw->any);
-	out->resolved = db_arg_int(req, nw->resolved);
-	out->has_attachment = db_arg_int(req, nw->has_attachment);
-	out->has_image = db_arg_int(req, nw->has_image);
-	out->has_link = db_arg_int(req, nw->has_link);
-	out->in_home = db_arg_int(req, nw->in_home);
-	out->public_only = db_arg_int(req, nw->public_only);
-	out->web_public_only = db_arg_int(req, nw->web_public_only);
-	out->search = pg_texts(req, nw->search.v, nw->search.n);
+	out->user_id = db_arg_int(uow, uow->user->id);
+	out->realm_id = db_arg_int(uow, uow->realm->id);
+	out->channels = db_arg_ids(uow, nw->ch_pos.v, nw->ch_pos.n);
+	out->not_channels = db_arg_ids(uow, nw->ch_neg.v, nw->ch_neg.n);
+	out->topics = pg_texts(uow, nw->topic_pos.v, nw->topic_pos.n);
+	out->not_topics = pg_texts(uow, nw->topic_neg.v, nw->topic_neg.n);
+	out->senders = db_arg_ids(uow, nw->sender_pos.v, nw->sender_pos.n);
+	out->not_senders = db_arg_ids(uow, nw->sender_neg.v, nw->sender_neg.n);
+	out->ids = db_arg_ids(uow, nw->id_pos.v, nw->id_pos.n);
+	out->not_ids = db_arg_ids(uow, nw->id_neg.v, nw->id_neg.n);
+	out->dms = db_arg_ids(uow, nw->dm_pos.v, nw->dm_pos.n);
+	out->not_dms = db_arg_ids(uow, nw->dm_neg.v, nw->dm_neg.n);
+	out->dm_including = db_arg_ids(uow, nw->dmi_pos.v, nw->dmi_pos.n);
+	out->not_dm_including = db_arg_ids(uow, nw->dmi_neg.v, nw->dmi_neg.n);
+	out->group_dm_with = db_arg_ids(uow, nw->gpm.v, nw->gpm.n);
+	out->flags_set = db_arg_int(uow, nw->set);
+	out->flags_unset = db_arg_int(uow, nw->unset);
+	out->flags_any = db_arg_int(uow, nw->any);
+	out->resolved = db_arg_int(uow, nw->resolved);
+	out->has_attachment = db_arg_int(uow, nw->has_attachment);
+	out->has_image = db_arg_int(uow, nw->has_image);
+	out->has_link = db_arg_int(uow, nw->has_link);
+	out->in_home = db_arg_int(uow, nw->in_home);
+	out->public_only = db_arg_int(uow, nw->public_only);
+	out->web_public_only = db_arg_int(uow, nw->web_public_only);
+	out->search = pg_texts(uow, nw->search.v, nw->search.n);
 	out->impossible = nw->impossible ? "true" : "false";
-	out->only_ids = only_ids ? db_arg_ids(req, only_ids, n_only) : NULL;
-	out->history_channel = nw->history_channel ? db_arg_int(req, nw->history_channel->id) : NULL;
+	out->only_ids = only_ids ? db_arg_ids(uow, only_ids, n_only) : NULL;
+	out->history_channel = nw->history_channel ? db_arg_int(uow, nw->history_channel->id) : NULL;
 	out->history_topic = nw->topic_pos.n ? nw->topic_pos.v[0] : NULL;
 }
 
-void narrow_sql_range(struct request *req, int64_t anchor, bool include_anchor, int before, int after,
+void narrow_sql_range(struct uow *uow, int64_t anchor, bool include_anchor, int before, int after,
                       struct narrow_sql *out)
 {
 	bool left = anchor == 0, right = anchor >= MESSAGE_ANCHOR_NEWEST, include = include_anchor;
@@ -564,11 +563,11 @@ void narrow_sql_range(struct request *req, int64_t anchor, bool include_anchor, 
 	} else {
 		after_anchor = after_max = anchor, after_limit = 1;
 	}
-	out->before_anchor = db_arg_int(req, before_anchor);
-	out->before_limit = db_arg_int(req, before_limit);
-	out->after_anchor = db_arg_int(req, after_anchor);
-	out->after_max = db_arg_int(req, after_max);
-	out->after_limit = db_arg_int(req, after_limit);
+	out->before_anchor = db_arg_int(uow, before_anchor);
+	out->before_limit = db_arg_int(uow, before_limit);
+	out->after_anchor = db_arg_int(uow, after_anchor);
+	out->after_max = db_arg_int(uow, after_max);
+	out->after_limit = db_arg_int(uow, after_limit);
 }
 
 void narrow_sql_positional(const struct narrow_sql *s, const char *p[NARROW_SQL_PARAMS])

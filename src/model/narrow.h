@@ -11,11 +11,11 @@
 
 #include <json-c/json.h>
 
-struct request;
+struct uow;
 struct channel;
 struct narrow_lookup;
 
-/* A growable array of ids or of strings in the request's arena. */
+/* A growable array of ids or of strings in the unit of work's arena. */
 struct narrow_ids {
 	int64_t *v;
 	int n, cap;
@@ -52,34 +52,34 @@ struct narrow_conversation {
 
 /*
  * What a narrow needs to know of the organization. Each lookup tells "not found" (nothing recorded) from
- * "failed" (the error recorded) as its comment says; every result lives in the request's arena.
+ * "failed" (the error recorded) as its comment says; every result lives in the unit of work's arena.
  */
 struct narrow_lookup {
 	/* The channel an operand names (an id or a name) as the user sees it; NULL: none, or failed (recorded). */
-	const struct channel *(*channel)(struct request *req, json_object *operand);
+	const struct channel *(*channel)(struct uow *uow, json_object *operand);
 	/* The id of the realm's user an operand names (API e-mail address or id); 0: none, or failed (recorded). */
-	int64_t (*user)(struct request *req, json_object *operand);
+	int64_t (*user)(struct uow *uow, json_object *operand);
 	/* The users a dm operand names (an id list or e-mail addresses, as a message's `to`): 0 and *ids / *n
 	 * (arena), 1 when it names an unknown user (nothing recorded), -1 failed. */
-	int (*dm_users)(struct request *req, json_object *operand, int64_t **ids, int *n);
+	int (*dm_users)(struct uow *uow, json_object *operand, int64_t **ids, int *n);
 	/* The direct conversation of exactly the ascending user ids: its id, 0 if there is none, -1 failed. */
-	int64_t (*conversation)(struct request *req, const int64_t *ids, int n);
+	int64_t (*conversation)(struct uow *uow, const int64_t *ids, int n);
 	/* The conversation of message id if the user may read the message: 1 and *out, 0 if not (nothing
 	 * recorded), -1 failed. */
-	int (*with_target)(struct request *req, int64_t id, struct narrow_conversation *out);
+	int (*with_target)(struct uow *uow, int64_t id, struct narrow_conversation *out);
 };
 
 /*
  * Parses narrow (a JSON array of {operator, operand, negated} objects or [operator, operand] pairs; NULL: no
- * narrow) for req->user of req->realm, resolving operands through lookup. See narrow_parse() in messages.h for
+ * narrow) for uow->user of uow->realm, resolving operands through lookup. See narrow_parse() in messages.h for
  * the operators. Validation errors are BAD_REQUEST ("element is not a string pair", "operand is not a string",
  * ...); unknown operators and operands BAD_NARROW "Invalid narrow operator: ..." with a desc field, as the
  * reference words them. Returns the narrow (arena), or NULL with the error recorded.
  */
-struct narrow *narrow_parse_with(struct request *req, json_object *narrow, const struct narrow_lookup *lookup);
+struct narrow *narrow_parse_with(struct uow *uow, json_object *narrow, const struct narrow_lookup *lookup);
 
 /* Records BAD_NARROW "Invalid narrow operator: <desc>" with the desc field; returns -1. */
-int narrow_bad(struct request *req, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int narrow_bad(struct uow *uow, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * The SQL parameters of the fetch statements, one field per $n, as db_exec takes them (text; NULL is SQL NULL).
@@ -125,11 +125,11 @@ struct narrow_sql {
 #define NARROW_SQL_FILTER_PARAMS 28 /* $1..$28: the filter alone */
 #define NARROW_SQL_PARAMS        35
 
-/* Fills $1..$28 and $34..$35 of out from nw for req's user: only_ids (n_only) or NULL for every message. */
-void narrow_sql_filter(struct request *req, const struct narrow *nw, const int64_t *only_ids, int n_only,
+/* Fills $1..$28 and $34..$35 of out from nw for uow's user: only_ids (n_only) or NULL for every message. */
+void narrow_sql_filter(struct uow *uow, const struct narrow *nw, const int64_t *only_ids, int n_only,
                        struct narrow_sql *out);
 /* Fills $29..$33: the ids and counts of the two halves around anchor (the reference's limit_query_to_range). */
-void narrow_sql_range(struct request *req, int64_t anchor, bool include_anchor, int before, int after,
+void narrow_sql_range(struct uow *uow, int64_t anchor, bool include_anchor, int before, int after,
                       struct narrow_sql *out);
 /* The parameters in $n order, as db_exec takes them: p[n - 1] is $n. */
 void narrow_sql_positional(const struct narrow_sql *s, const char *p[NARROW_SQL_PARAMS]);

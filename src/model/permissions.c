@@ -2,7 +2,7 @@
 #include "model/permissions.h"
 
 #include "db/db.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/channels.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -80,134 +80,134 @@ static bool guests_may_hold(enum realm_setting s)
 	}
 }
 
-bool perm_realm(struct request *req, enum realm_setting s)
+bool perm_realm(struct uow *uow, enum realm_setting s)
 {
-	if (user_is_guest(req->user) && !guests_may_hold(s))
+	if (user_is_guest(uow->user) && !guests_may_hold(s))
 		return false;
-	if (req->realm_perms == NULL) {
+	if (uow->realm_perms == NULL) {
 		struct db_res *res =
-		    DB_EXEC(req, &st_realm_perms, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id));
+		    DB_EXEC(uow, &st_realm_perms, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id));
 		if (res == NULL || db_rows(res) == 0)
 			return false;
-		bool *perms = arena_alloc(&req->arena, RS_COUNT * sizeof(*perms));
+		bool *perms = arena_alloc(&uow->arena, RS_COUNT * sizeof(*perms));
 		for (int i = 0; i < RS_COUNT; i++)
 			perms[i] = db_bool(res, 0, i);
-		req->realm_perms = perms;
+		uow->realm_perms = perms;
 	}
-	return req->realm_perms[s];
+	return uow->realm_perms[s];
 }
 
-bool perm_channel_administer(struct request *req, const struct channel *c)
+bool perm_channel_administer(struct uow *uow, const struct channel *c)
 {
-	return user_is_admin(req->user) || c->in_setting[CS_ADMINISTER];
+	return user_is_admin(uow->user) || c->in_setting[CS_ADMINISTER];
 }
 
-bool perm_channel_send(struct request *req, const struct channel *c)
+bool perm_channel_send(struct uow *uow, const struct channel *c)
 {
-	(void)req;
+	(void)uow;
 	return c->in_setting[CS_SEND_MESSAGE];
 }
 
-bool perm_channel_create_topic(struct request *req, const struct channel *c)
+bool perm_channel_create_topic(struct uow *uow, const struct channel *c)
 {
-	return perm_channel_send(req, c) && c->in_setting[CS_CREATE_TOPIC];
+	return perm_channel_send(uow, c) && c->in_setting[CS_CREATE_TOPIC];
 }
 
-bool perm_channel_add_subscribers(struct request *req, const struct channel *c)
+bool perm_channel_add_subscribers(struct uow *uow, const struct channel *c)
 {
 	if (c->is_archived)
 		return false;
-	if (c->in_setting[CS_ADD_SUBSCRIBERS] || perm_channel_administer(req, c))
+	if (c->in_setting[CS_ADD_SUBSCRIBERS] || perm_channel_administer(uow, c))
 		return true;
 	/* The organization setting covers public channels, and private ones one is subscribed to. */
-	return (!c->invite_only || c->is_subscribed) && !user_is_guest(req->user) &&
-	       perm_realm(req, RS_ADD_SUBSCRIBERS);
+	return (!c->invite_only || c->is_subscribed) && !user_is_guest(uow->user) &&
+	       perm_realm(uow, RS_ADD_SUBSCRIBERS);
 }
 
-bool perm_channel_remove_subscribers(struct request *req, const struct channel *c)
+bool perm_channel_remove_subscribers(struct uow *uow, const struct channel *c)
 {
 	if (!c->metadata_access)
 		return false;
-	return user_is_admin(req->user) || c->in_setting[CS_REMOVE_SUBSCRIBERS];
+	return user_is_admin(uow->user) || c->in_setting[CS_REMOVE_SUBSCRIBERS];
 }
 
-bool perm_channel_subscribe_self(struct request *req, const struct channel *c)
+bool perm_channel_subscribe_self(struct uow *uow, const struct channel *c)
 {
 	if (c->is_archived)
 		return false;
-	if (c->is_subscribed || c->is_web_public || (!c->invite_only && !user_is_guest(req->user)))
+	if (c->is_subscribed || c->is_web_public || (!c->invite_only && !user_is_guest(uow->user)))
 		return true;
 	return c->in_setting[CS_SUBSCRIBE] || c->in_setting[CS_ADD_SUBSCRIBERS];
 }
 
-bool perm_channel_see_subscribers(struct request *req, const struct channel *c)
+bool perm_channel_see_subscribers(struct uow *uow, const struct channel *c)
 {
-	return !c->invite_only || c->is_subscribed || user_is_admin(req->user) || c->content_access;
+	return !c->invite_only || c->is_subscribed || user_is_admin(uow->user) || c->content_access;
 }
 
-bool perm_delete_any_message(struct request *req, const struct channel *c)
+bool perm_delete_any_message(struct uow *uow, const struct channel *c)
 {
-	return perm_realm(req, RS_DELETE_ANY_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_ANY]);
+	return perm_realm(uow, RS_DELETE_ANY_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_ANY]);
 }
 
-bool perm_delete_own_message(struct request *req, const struct channel *c)
+bool perm_delete_own_message(struct uow *uow, const struct channel *c)
 {
-	return perm_realm(req, RS_DELETE_OWN_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_OWN]) ||
-	       perm_delete_any_message(req, c);
+	return perm_realm(uow, RS_DELETE_OWN_MESSAGE) || (c != NULL && c->in_setting[CS_DELETE_OWN]) ||
+	       perm_delete_any_message(uow, c);
 }
 
-bool perm_create_channel(struct request *req, bool invite_only, bool web_public)
+bool perm_create_channel(struct uow *uow, bool invite_only, bool web_public)
 {
 	if (web_public)
-		return perm_realm(req, RS_CREATE_WEB_PUBLIC_CHANNEL);
-	return perm_realm(req, invite_only ? RS_CREATE_PRIVATE_CHANNEL : RS_CREATE_PUBLIC_CHANNEL);
+		return perm_realm(uow, RS_CREATE_WEB_PUBLIC_CHANNEL);
+	return perm_realm(uow, invite_only ? RS_CREATE_PRIVATE_CHANNEL : RS_CREATE_PUBLIC_CHANNEL);
 }
 
-enum perm_edit perm_edit_content(struct request *req, bool editing_allowed, int64_t sender_id, bool limit_passed)
+enum perm_edit perm_edit_content(struct uow *uow, bool editing_allowed, int64_t sender_id, bool limit_passed)
 {
 	if (!editing_allowed)
 		return PERM_EDIT_DISABLED;
-	if (sender_id != req->user->id)
+	if (sender_id != uow->user->id)
 		return PERM_EDIT_NOT_SENDER;
 	return limit_passed ? PERM_EDIT_TOO_LATE : PERM_EDIT_OK;
 }
 
-bool perm_move_within(struct request *req, const struct channel *c)
+bool perm_move_within(struct uow *uow, const struct channel *c)
 {
-	return perm_channel_administer(req, c) || c->in_setting[CS_MOVE_WITHIN];
+	return perm_channel_administer(uow, c) || c->in_setting[CS_MOVE_WITHIN];
 }
 
-bool perm_edit_topic(struct request *req, const struct channel *orig, const struct channel *target)
+bool perm_edit_topic(struct uow *uow, const struct channel *orig, const struct channel *target)
 {
-	return perm_realm(req, RS_MOVE_BETWEEN_TOPICS) || perm_move_within(req, orig) ||
-	       (orig->id != target->id && perm_move_within(req, target));
+	return perm_realm(uow, RS_MOVE_BETWEEN_TOPICS) || perm_move_within(uow, orig) ||
+	       (orig->id != target->id && perm_move_within(uow, target));
 }
 
-bool perm_move_out(struct request *req, const struct channel *c)
+bool perm_move_out(struct uow *uow, const struct channel *c)
 {
-	return user_is_admin(req->user) || perm_realm(req, RS_MOVE_BETWEEN_CHANNELS) ||
-	       perm_channel_administer(req, c) || c->in_setting[CS_MOVE_OUT];
+	return user_is_admin(uow->user) || perm_realm(uow, RS_MOVE_BETWEEN_CHANNELS) ||
+	       perm_channel_administer(uow, c) || c->in_setting[CS_MOVE_OUT];
 }
 
-bool perm_resolve(struct request *req, const struct channel *orig, const struct channel *target)
+bool perm_resolve(struct uow *uow, const struct channel *orig, const struct channel *target)
 {
-	return perm_realm(req, RS_RESOLVE_TOPICS) || orig->in_setting[CS_RESOLVE_TOPICS] ||
+	return perm_realm(uow, RS_RESOLVE_TOPICS) || orig->in_setting[CS_RESOLVE_TOPICS] ||
 	       (orig->id != target->id && target->in_setting[CS_RESOLVE_TOPICS]);
 }
 
-bool perm_move_time_limited(struct request *req)
+bool perm_move_time_limited(struct uow *uow)
 {
-	return !user_is_moderator(req->user);
+	return !user_is_moderator(uow->user);
 }
 
-bool perm_create_topic(struct request *req, const struct channel *c)
+bool perm_create_topic(struct uow *uow, const struct channel *c)
 {
-	(void)req;
+	(void)uow;
 	return c->in_setting[CS_CREATE_TOPIC];
 }
 
-bool perm_channel_history(struct request *req, const struct channel *c)
+bool perm_channel_history(struct uow *uow, const struct channel *c)
 {
-	(void)req;
+	(void)uow;
 	return c->history_public_to_subscribers && c->content_access;
 }

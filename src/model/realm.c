@@ -6,29 +6,28 @@
 
 #include "core/config.h"
 #include "db/db.h"
-#include "http/request.h"
+#include "core/uow.h"
 
 /* The configured external host without its port, lowercased as nginx passes Host. */
-static const char *root_host(struct request *req)
+static const char *root_host(struct uow *uow)
 {
-	const char *ext = req->worker->cfg->external_host;
+	const char *ext = uow->worker->cfg->external_host;
 	const char *colon = strrchr(ext, ':');
 	size_t len = colon && !strchr(colon, ']') ? (size_t)(colon - ext) : strlen(ext);
-	char *host = arena_strndup(&req->arena, ext, len);
+	char *host = arena_strndup(&uow->arena, ext, len);
 	for (char *p = host; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
 	return host;
 }
 
-const char *realm_subdomain_for_host(struct request *req)
+const char *realm_subdomain_for_host(struct uow *uow, const char *host)
 {
-	const char *host = req->host;
-	const char *root = root_host(req);
+	const char *root = root_host(uow);
 	size_t hlen = strlen(host), rlen = strlen(root);
 	/* "sub.<root>" selects "sub"; anything else (the root itself, an IP address, localhost) the root realm. */
 	if (hlen > rlen + 1 && host[hlen - rlen - 1] == '.' && strcasecmp(host + hlen - rlen, root) == 0) {
-		char *sub = arena_strndup(&req->arena, host, hlen - rlen - 1);
+		char *sub = arena_strndup(&uow->arena, host, hlen - rlen - 1);
 		for (char *p = sub; *p; p++) {
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
@@ -41,9 +40,9 @@ const char *realm_subdomain_for_host(struct request *req)
 	return "";
 }
 
-struct realm *realm_from_row(struct request *req, const struct db_res *res, int row, int col)
+struct realm *realm_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
-	struct realm *r = arena_alloc(&req->arena, sizeof(*r));
+	struct realm *r = arena_alloc(&uow->arena, sizeof(*r));
 	r->id = db_int(res, row, col);
 	r->subdomain = db_val(res, row, col + 1);
 	r->name = db_val(res, row, col + 2);
@@ -59,32 +58,32 @@ struct realm *realm_from_row(struct request *req, const struct db_res *res, int 
 
 static struct db_stmt st_realm = DB_STMT("SELECT " REALM_COLUMNS " FROM realms r WHERE r.subdomain = $1");
 
-struct realm *realm_by_subdomain(struct request *req, const char *subdomain)
+struct realm *realm_by_subdomain(struct uow *uow, const char *subdomain)
 {
-	struct db_res *res = DB_EXEC(req, &st_realm, subdomain);
+	struct db_res *res = DB_EXEC(uow, &st_realm, subdomain);
 	if (res == NULL || db_rows(res) == 0)
 		return NULL;
-	return realm_from_row(req, res, 0, 0);
+	return realm_from_row(uow, res, 0, 0);
 }
 
-const struct realm *realm_for_request(struct request *req)
+const struct realm *realm_for_host(struct uow *uow, const char *host)
 {
-	if (req->realm == NULL)
-		req->realm = realm_by_subdomain(req, realm_subdomain_for_host(req));
-	return req->realm;
+	if (uow->realm == NULL)
+		uow->realm = realm_by_subdomain(uow, realm_subdomain_for_host(uow, host));
+	return uow->realm;
 }
 
-const char *realm_url(struct request *req, const struct realm *realm)
+const char *realm_url(struct uow *uow, const struct realm *realm)
 {
-	const struct config *cfg = req->worker->cfg;
+	const struct config *cfg = uow->worker->cfg;
 	if (*realm->subdomain == '\0')
-		return arena_printf(&req->arena, "%s://%s", cfg->external_scheme, cfg->external_host);
-	return arena_printf(&req->arena, "%s://%s.%s", cfg->external_scheme, realm->subdomain, cfg->external_host);
+		return arena_printf(&uow->arena, "%s://%s", cfg->external_scheme, cfg->external_host);
+	return arena_printf(&uow->arena, "%s://%s.%s", cfg->external_scheme, realm->subdomain, cfg->external_host);
 }
 
-const char *realm_fake_email_domain(struct request *req, const struct realm *realm)
+const char *realm_fake_email_domain(struct uow *uow, const struct realm *realm)
 {
 	if (*realm->subdomain == '\0')
-		return root_host(req);
-	return arena_printf(&req->arena, "%s.%s", realm->subdomain, root_host(req));
+		return root_host(uow);
+	return arena_printf(&uow->arena, "%s.%s", realm->subdomain, root_host(uow));
 }

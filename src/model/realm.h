@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 
 /* How the empty topic is shown to clients that do not declare the empty_topic_name capability. */
 #define REALM_EMPTY_TOPIC_DISPLAY_NAME "general chat"
@@ -34,16 +34,16 @@ struct db_res;
 #define REALM_NCOLUMNS 10
 
 /* Builds a realm (in the arena) from REALM_COLUMNS starting at column col of row. */
-struct realm *realm_from_row(struct request *req, const struct db_res *res, int row, int col);
-/* The realm subdomain the request's Host header names ("" for the root domain); an arena string. */
-const char *realm_subdomain_for_host(struct request *req);
-/* Loads the realm with that subdomain; NULL if there is none (check req->error for a database failure). */
-struct realm *realm_by_subdomain(struct request *req, const char *subdomain);
-/* Loads the realm of the request's host into req->realm; NULL if there is none. */
-const struct realm *realm_for_request(struct request *req);
+struct realm *realm_from_row(struct uow *uow, const struct db_res *res, int row, int col);
+/* The realm subdomain a Host header names ("" for the root domain); an arena string. */
+const char *realm_subdomain_for_host(struct uow *uow, const char *host);
+/* Loads the realm with that subdomain; NULL if there is none (check uow->error for a database failure). */
+struct realm *realm_by_subdomain(struct uow *uow, const char *subdomain);
+/* Loads the realm a Host header names into uow->realm (unless one is set); NULL if there is none. */
+const struct realm *realm_for_host(struct uow *uow, const char *host);
 /* The organization's URL, e.g. http://sub.example.com:9991; an arena string. */
-const char *realm_url(struct request *req, const struct realm *realm);
+const char *realm_url(struct uow *uow, const struct realm *realm);
 /* The host part used for placeholder e-mail addresses (user123@<host>); an arena string. */
-const char *realm_fake_email_domain(struct request *req, const struct realm *realm);
+const char *realm_fake_email_domain(struct uow *uow, const struct realm *realm);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "core/jsonx.h"
 #include "db/db.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/channels.h"
 #include "model/groups.h"
 #include "model/messages.h"
@@ -51,9 +51,9 @@ static void merge_json_text(json_object *out, const char *text)
 	json_object_put(obj);
 }
 
-static int64_t user_id_or_zero(const struct request *req)
+static int64_t user_id_or_zero(const struct uow *uow)
 {
-	return req->user ? req->user->id : 0;
+	return uow->user ? uow->user->id : 0;
 }
 
 /* ---- types whose features do not exist yet: their empty values ---------------------------------------------- */
@@ -90,7 +90,7 @@ static const struct {
     {"video_calls", "has_webex_token", "false"},
 };
 
-static void add_empty_state(struct request *req, const struct state_options *o, json_object *out)
+static void add_empty_state(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	for (size_t i = 0; i < sizeof(empty_state) / sizeof(empty_state[0]); i++)
 		if (want(o, empty_state[i].type))
@@ -104,7 +104,7 @@ static void add_empty_state(struct request *req, const struct state_options *o, 
 		clock_gettime(CLOCK_REALTIME, &now);
 		json_object_object_add(out, "server_timestamp",
 		                       json_object_new_double((double)now.tv_sec + (double)now.tv_nsec / 1e9));
-		if (req->user != NULL)
+		if (uow->user != NULL)
 			json_object_object_add(out, "presence_last_update_id", json_object_new_int(-1));
 	}
 }
@@ -250,10 +250,10 @@ static const struct {
      "{\"key\":\"norms\",\"name\":\"Violates community norms\"},{\"key\":\"other\",\"name\":\"Other reason\"}]"},
 };
 
-static int add_realm(struct request *req, json_object *out)
+static int add_realm(struct uow *uow, json_object *out)
 {
-	const struct realm *realm = req->realm;
-	struct db_res *res = DB_EXEC(req, &st_realm, db_arg_int(req, realm->id));
+	const struct realm *realm = uow->realm;
+	struct db_res *res = DB_EXEC(uow, &st_realm, db_arg_int(uow, realm->id));
 	if (res == NULL)
 		return -1;
 	merge_json_text(out, db_val(res, 0, 0));
@@ -261,17 +261,17 @@ static int add_realm(struct request *req, json_object *out)
 	for (size_t i = 0; i < sizeof(realm_constants) / sizeof(realm_constants[0]); i++)
 		add_json_text(out, realm_constants[i].key, realm_constants[i].value);
 	/* Spectators cannot edit, and see no presence. */
-	if (req->user == NULL)
+	if (uow->user == NULL)
 		json_object_object_add(out, "realm_allow_message_editing", json_object_new_boolean(false));
-	json_object_object_add(out, "realm_presence_disabled", json_object_new_boolean(req->user == NULL));
-	const char *url = realm_url(req, realm);
+	json_object_object_add(out, "realm_presence_disabled", json_object_new_boolean(uow->user == NULL));
+	const char *url = realm_url(uow, realm);
 	json_object_object_add(out, "realm_url", json_object_new_string(url));
 	json_object_object_add(out, "realm_uri", json_object_new_string(url));
-	json_object_object_add(out, "realm_bot_domain", json_object_new_string(realm_fake_email_domain(req, realm)));
+	json_object_object_add(out, "realm_bot_domain", json_object_new_string(realm_fake_email_domain(uow, realm)));
 	json_object_object_add(
 	    out, "realm_icon_url",
 	    json_object_new_string(
-	        arena_printf(&req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon", realm->subdomain_md5)));
+	        arena_printf(&uow->arena, "https://secure.gravatar.com/avatar/%s?d=identicon", realm->subdomain_md5)));
 	return 0;
 }
 
@@ -281,10 +281,10 @@ static struct db_stmt st_users =
     DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND NOT u.is_system_bot ORDER BY u.id");
 
 /* Guests may be limited to some users (can_access_all_users_group), as in GET /users; spectators see everyone. */
-static bool can_access_user(struct request *req, const struct user *target)
+static bool can_access_user(struct uow *uow, const struct user *target)
 {
-	const struct user *me = req->user;
-	return me == NULL || req->realm->everyone_can_access_all_users || !user_is_guest(me) || target->is_bot ||
+	const struct user *me = uow->user;
+	return me == NULL || uow->realm->everyone_can_access_all_users || !user_is_guest(me) || target->is_bot ||
 	       target->id == me->id;
 }
 
@@ -318,18 +318,18 @@ static void add_spectator_fields(json_object *out)
 }
 
 /* The requesting user's own fields (avatar URLs never left to the client's Gravatar). */
-static void add_own_fields(struct request *req, json_object *out)
+static void add_own_fields(struct uow *uow, json_object *out)
 {
-	const struct user *me = req->user;
-	json_object *o = request_own_json(req, user_to_json(req, me, me, false, NULL));
+	const struct user *me = uow->user;
+	json_object *o = uow_own_json(uow, user_to_json(uow, me, me, false, NULL));
 	static const char *const copied[] = {"user_id", "email", "delivery_email", "full_name", "avatar_url"};
 	for (size_t i = 0; i < sizeof(copied) / sizeof(copied[0]); i++)
 		json_object_object_add(out, copied[i], json_object_get(json_object_object_get(o, copied[i])));
 	const char *medium =
 	    me->avatar_source == 'G'
-	        ? arena_printf(&req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d&s=500",
+	        ? arena_printf(&uow->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d&s=500",
 	                       me->email_md5, me->avatar_version)
-	        : arena_printf(&req->arena, "/user_avatars/%lld/%lld-medium.png?version=%d", (long long)me->realm_id,
+	        : arena_printf(&uow->arena, "/user_avatars/%lld/%lld-medium.png?version=%d", (long long)me->realm_id,
 	                       (long long)me->id, me->avatar_version);
 	json_object_object_add(out, "avatar_source", json_object_new_string_len(&me->avatar_source, 1));
 	json_object_object_add(out, "avatar_url_medium", json_object_new_string(medium));
@@ -337,44 +337,44 @@ static void add_own_fields(struct request *req, json_object *out)
 	json_object_object_add(out, "is_owner", json_object_new_boolean(user_is_owner(me)));
 	json_object_object_add(out, "is_moderator", json_object_new_boolean(user_is_moderator(me)));
 	json_object_object_add(out, "is_guest", json_object_new_boolean(user_is_guest(me)));
-	bool public = perm_create_channel(req, false, false), private = perm_create_channel(req, true, false),
-	     web_public = perm_create_channel(req, false, true);
+	bool public = perm_create_channel(uow, false, false), private = perm_create_channel(uow, true, false),
+	     web_public = perm_create_channel(uow, false, true);
 	json_object_object_add(out, "can_create_public_streams", json_object_new_boolean(public));
 	json_object_object_add(out, "can_create_private_streams", json_object_new_boolean(private));
 	json_object_object_add(out, "can_create_web_public_streams", json_object_new_boolean(web_public));
 	json_object_object_add(out, "can_create_streams", json_object_new_boolean(public || private || web_public));
 	json_object_object_add(out, "can_invite_others_to_realm",
-	                       json_object_new_boolean(perm_realm(req, RS_INVITE_USERS)));
+	                       json_object_new_boolean(perm_realm(uow, RS_INVITE_USERS)));
 }
 
-static int add_realm_user(struct request *req, const struct state_options *o, json_object *out)
+static int add_realm_user(struct uow *uow, const struct state_options *o, json_object *out)
 {
-	struct db_res *res = DB_EXEC(req, &st_users, db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, &st_users, db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return -1;
 	/* Spectators get no custom profile fields. */
 	json_object *profiles = NULL;
-	if (req->user != NULL && (profiles = user_profile_data_all(req, req->realm->id)) == NULL)
+	if (uow->user != NULL && (profiles = user_profile_data_all(uow, uow->realm->id)) == NULL)
 		return -1;
 	json_object *active = json_object_new_array(), *inactive = json_object_new_array();
 	json_object_object_add(out, "realm_users", active);
 	json_object_object_add(out, "realm_non_active_users", inactive);
 	json_object_object_add(out, "cross_realm_bots", json_object_new_array());
 	for (int i = 0; i < db_rows(res); i++) {
-		struct user *u = user_from_row(req, res, i, 0);
-		if (!can_access_user(req, u))
+		struct user *u = user_from_row(uow, res, i, 0);
+		if (!can_access_user(uow, u))
 			continue;
 		json_object *profile = NULL;
 		if (profiles != NULL && !json_object_object_get_ex(profiles, db_val(res, i, 0), &profile))
-			profile = request_own_json(req, json_object_new_object());
+			profile = uow_own_json(uow, json_object_new_object());
 		/* avatar_url stays even with user_avatar_url_field_optional: the reference leaves it out only for
 		 * long-idle users, which confab does not track. */
-		json_object *person = user_to_json(req, u, req->user, o->client_gravatar, profile);
+		json_object *person = user_to_json(uow, u, uow->user, o->client_gravatar, profile);
 		json_object_object_del(person, "is_active");
 		json_object_array_add(u->is_active ? active : inactive, person);
 	}
-	if (req->user != NULL)
-		add_own_fields(req, out);
+	if (uow->user != NULL)
+		add_own_fields(uow, out);
 	else
 		add_spectator_fields(out);
 	return 0;
@@ -404,9 +404,9 @@ static const char *const palette[] = {"#76ce90", "#fae589", "#a6c7e5", "#e79ab5"
                                       "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462"};
 
 /* A spectator is shown every web-public channel as subscribed, with a new subscription's settings. */
-static int add_spectator_subscriptions(struct request *req, json_object *out)
+static int add_spectator_subscriptions(struct uow *uow, json_object *out)
 {
-	struct db_res *res = DB_EXEC(req, &st_web_public_channels, db_arg_int(req, req->realm->id), "0");
+	struct db_res *res = DB_EXEC(uow, &st_web_public_channels, db_arg_int(uow, uow->realm->id), "0");
 	if (res == NULL)
 		return -1;
 	json_object *subs = json_object_new_array();
@@ -416,7 +416,7 @@ static int add_spectator_subscriptions(struct request *req, json_object *out)
 	static const char *const on[] = {"audible_notifications", "desktop_notifications",    "email_notifications",
 	                                 "push_notifications",    "wildcard_mentions_notify", "in_home_view"};
 	for (int i = 0; i < db_rows(res); i++) {
-		json_object *s = channel_to_json(req, channel_from_row(req, res, i, 0));
+		json_object *s = channel_to_json(uow, channel_from_row(uow, res, i, 0));
 		json_object_object_add(s, "color",
 		                       json_object_new_string(palette[i % (sizeof(palette) / sizeof(*palette))]));
 		for (size_t k = 0; k < sizeof(on) / sizeof(on[0]); k++)
@@ -456,12 +456,12 @@ static bool in_channel_groups(const struct channel *c)
 }
 
 /* The subscriber list of c for the subscription objects: [] where the user may not see it. */
-static void add_subscribers(struct request *req, const struct state_options *o, json_object *map,
-                            const struct channel *c, json_object *sub)
+static void add_subscribers(struct uow *uow, const struct state_options *o, json_object *map, const struct channel *c,
+                            json_object *sub)
 {
 	json_object *ids = NULL;
-	if (perm_channel_see_subscribers(req, c))
-		json_object_object_get_ex(map, db_arg_int(req, c->id), &ids);
+	if (perm_channel_see_subscribers(uow, c))
+		json_object_object_get_ex(map, db_arg_int(uow, c->id), &ids);
 	bool partial = o->subscribers == SUBSCRIBERS_PARTIAL && c->subscriber_count >= STATE_PARTIAL_SUBSCRIBERS_MIN;
 	/* Partial lists hold bots and recently active users; confab does not track activity, so that is everyone. */
 	json_object_object_add(sub, partial ? "partial_subscribers" : "subscribers",
@@ -469,21 +469,21 @@ static void add_subscribers(struct request *req, const struct state_options *o, 
 }
 
 /* Channel id -> its active subscribers (active users), for the whole organization. */
-static json_object *subscriber_map(struct request *req)
+static json_object *subscriber_map(struct uow *uow)
 {
-	struct db_res *res = DB_EXEC(req, &st_all_subscribers, db_arg_int(req, req->realm->id));
+	struct db_res *res = DB_EXEC(uow, &st_all_subscribers, db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return NULL;
-	json_object *map = request_own_json(req, json_object_new_object());
+	json_object *map = uow_own_json(uow, json_object_new_object());
 	for (int i = 0; i < db_rows(res); i++)
 		add_json_text(map, db_val(res, i, 0), db_val(res, i, 1));
 	return map;
 }
 
 /* Channel id -> row of st_left. */
-static json_object *left_map(struct request *req, const struct db_res *left)
+static json_object *left_map(struct uow *uow, const struct db_res *left)
 {
-	json_object *map = request_own_json(req, json_object_new_object());
+	json_object *map = uow_own_json(uow, json_object_new_object());
 	for (int i = 0; i < db_rows(left); i++)
 		json_object_object_add(map, db_val(left, i, 0), json_object_new_int(i));
 	return map;
@@ -493,22 +493,22 @@ static json_object *left_map(struct request *req, const struct db_res *left)
  * subscriptions, unsubscribed (left channels the user can still see) and never_subscribed (channels the user can
  * see and never joined), each sorted by name; archived channels only for clients with archived_channels.
  */
-static int add_subscriptions(struct request *req, const struct state_options *o, const struct db_res *rows,
+static int add_subscriptions(struct uow *uow, const struct state_options *o, const struct db_res *rows,
                              json_object *out)
 {
-	const struct user *me = req->user;
-	struct db_res *left = DB_EXEC(req, &st_left, db_arg_int(req, me->id));
-	json_object *subscribers = o->subscribers != SUBSCRIBERS_NONE ? subscriber_map(req) : NULL;
+	const struct user *me = uow->user;
+	struct db_res *left = DB_EXEC(uow, &st_left, db_arg_int(uow, me->id));
+	json_object *subscribers = o->subscribers != SUBSCRIBERS_NONE ? subscriber_map(uow) : NULL;
 	if (left == NULL || (o->subscribers != SUBSCRIBERS_NONE && subscribers == NULL))
 		return -1;
-	json_object *left_rows = left_map(req, left), *row_index;
+	json_object *left_rows = left_map(uow, left), *row_index;
 	json_object *subs = json_object_new_array(), *unsubs = json_object_new_array(),
 	            *never = json_object_new_array();
 	json_object_object_add(out, "subscriptions", subs);
 	json_object_object_add(out, "unsubscribed", unsubs);
 	json_object_object_add(out, "never_subscribed", never);
 	for (int i = 0; i < db_rows(rows); i++) {
-		struct channel *c = channel_from_row(req, rows, i, 0);
+		struct channel *c = channel_from_row(uow, rows, i, 0);
 		if (c->is_archived && !o->archived_channels)
 			continue;
 		json_object *obj;
@@ -516,52 +516,52 @@ static int add_subscriptions(struct request *req, const struct state_options *o,
 		bool may_see = c->is_web_public ||
 		               (!user_is_guest(me) && (!c->invite_only || user_is_admin(me) || in_channel_groups(c)));
 		if (c->is_subscribed) {
-			json_object_array_add(subs, obj = channel_subscription_json(req, c, false));
-		} else if (json_object_object_get_ex(left_rows, db_arg_int(req, c->id), &row_index)) {
+			json_object_array_add(subs, obj = channel_subscription_json(uow, c, false));
+		} else if (json_object_object_get_ex(left_rows, db_arg_int(uow, c->id), &row_index)) {
 			if (!may_see)
 				continue;
 			apply_left_settings(c, left, json_object_get_int(row_index));
-			json_object_array_add(unsubs, obj = channel_subscription_json(req, c, false));
+			json_object_array_add(unsubs, obj = channel_subscription_json(uow, c, false));
 		} else {
 			if (!may_see)
 				continue;
-			json_object_array_add(never, obj = channel_to_json(req, c));
+			json_object_array_add(never, obj = channel_to_json(uow, c));
 			subscription = false;
 		}
 		if (subscription && !o->notification_settings_null)
 			notification_defaults(obj);
 		if (subscribers != NULL)
-			add_subscribers(req, o, subscribers, c, obj);
+			add_subscribers(uow, o, subscribers, c, obj);
 	}
 	return 0;
 }
 
 /* streams: every channel the user can see, as GET /streams?include_all=true lists them. */
-static void add_streams(struct request *req, const struct state_options *o, const struct db_res *rows, json_object *out)
+static void add_streams(struct uow *uow, const struct state_options *o, const struct db_res *rows, json_object *out)
 {
 	json_object *streams = json_object_new_array();
 	json_object_object_add(out, "streams", streams);
 	for (int i = 0; i < db_rows(rows); i++) {
-		struct channel *c = channel_from_row(req, rows, i, 0);
+		struct channel *c = channel_from_row(uow, rows, i, 0);
 		if ((c->is_archived && !o->archived_channels) || !(c->metadata_access || c->is_web_public))
 			continue;
-		json_object_array_add(streams, channel_to_json(req, c));
+		json_object_array_add(streams, channel_to_json(uow, c));
 	}
 }
 
-static int add_channels(struct request *req, const struct state_options *o, json_object *out)
+static int add_channels(struct uow *uow, const struct state_options *o, json_object *out)
 {
-	bool subscription = want(o, "subscription"), stream = want(o, "stream") && req->user != NULL;
-	if (subscription && req->user == NULL && add_spectator_subscriptions(req, out) < 0)
+	bool subscription = want(o, "subscription"), stream = want(o, "stream") && uow->user != NULL;
+	if (subscription && uow->user == NULL && add_spectator_subscriptions(uow, out) < 0)
 		return -1;
-	if (req->user == NULL || !(subscription || stream))
+	if (uow->user == NULL || !(subscription || stream))
 		return 0;
 	struct db_res *rows =
-	    DB_EXEC(req, &st_channels, db_arg_int(req, req->realm->id), db_arg_int(req, req->user->id));
-	if (rows == NULL || (subscription && add_subscriptions(req, o, rows, out) < 0))
+	    DB_EXEC(uow, &st_channels, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id));
+	if (rows == NULL || (subscription && add_subscriptions(uow, o, rows, out) < 0))
 		return -1;
 	if (stream)
-		add_streams(req, o, rows, out);
+		add_streams(uow, o, rows, out);
 	return 0;
 }
 
@@ -574,10 +574,10 @@ static struct db_stmt st_folders = DB_STMT(
     "                                                          AND NOT c.is_archived AND c.folder_id IS NOT NULL))"
     " ORDER BY f.\"order\", f.id");
 
-static int add_channel_folders(struct request *req, json_object *out)
+static int add_channel_folders(struct uow *uow, json_object *out)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_folders, db_arg_int(req, req->realm->id), req->user != NULL ? "true" : "false");
+	    DB_EXEC(uow, &st_folders, db_arg_int(uow, uow->realm->id), uow->user != NULL ? "true" : "false");
 	if (res == NULL)
 		return -1;
 	json_object *folders = json_object_new_array();
@@ -599,13 +599,13 @@ static struct db_stmt st_recent_dms = DB_STMT(
     "  JOIN direct_conversations dc ON dc.id = t.direct_conversation_id"
     " GROUP BY dc.id ORDER BY 2 DESC");
 
-static int add_recent_private_conversations(struct request *req, json_object *out)
+static int add_recent_private_conversations(struct uow *uow, json_object *out)
 {
 	json_object *list = json_object_new_array();
 	json_object_object_add(out, "recent_private_conversations", list);
-	if (req->user == NULL)
+	if (uow->user == NULL)
 		return 0;
-	struct db_res *res = DB_EXEC(req, &st_recent_dms, db_arg_int(req, req->user->id));
+	struct db_res *res = DB_EXEC(uow, &st_recent_dms, db_arg_int(uow, uow->user->id));
 	if (res == NULL)
 		return -1;
 	for (int i = 0; i < db_rows(res); i++) {
@@ -690,7 +690,7 @@ static json_object *make_huddle_bucket(void *arg)
 }
 
 /* Files unread message row i (see st_unread) into u. */
-static void file_unread(struct request *req, const struct state_options *o, const struct db_res *res, int i,
+static void file_unread(struct uow *uow, const struct state_options *o, const struct db_res *res, int i,
                         struct unread *u)
 {
 	int64_t id = db_int(res, i, 0), channel_id = db_int(res, i, 2);
@@ -702,17 +702,17 @@ static void file_unread(struct request *req, const struct state_options *o, cons
 		bool fallback = *topic == '\0' && !o->empty_topic_name;
 		struct stream_key k = {channel_id, fallback ? REALM_EMPTY_TOPIC_DISPLAY_NAME : topic,
 		                       fallback ? REALM_EMPTY_TOPIC_DISPLAY_NAME : db_val(res, i, 4)};
-		b = bucket(u->streams, arena_printf(&req->arena, "%lld\x1f%s", (long long)channel_id, k.lower),
+		b = bucket(u->streams, arena_printf(&uow->arena, "%lld\x1f%s", (long long)channel_id, k.lower),
 		           make_stream_bucket, &k);
 		muted = db_bool(res, i, 7);
 		u->count += !muted;
 	} else if (db_int(res, i, 6) <= 2) {
 		/* One-on-one (or with oneself): keyed by the other participant. */
-		int64_t other = req->user->id;
+		int64_t other = uow->user->id;
 		long long a, c;
 		if (db_int(res, i, 6) == 2 && sscanf(db_val(res, i, 5), "%lld,%lld", &a, &c) == 2)
-			other = a == req->user->id ? c : a;
-		b = bucket(u->pms, db_arg_int(req, other), make_pm_bucket, &other);
+			other = a == uow->user->id ? c : a;
+		b = bucket(u->pms, db_arg_int(uow, other), make_pm_bucket, &other);
 		u->count++;
 	} else {
 		b = bucket(u->huddles, db_val(res, i, 5), make_huddle_bucket, (void *)db_val(res, i, 5));
@@ -769,24 +769,24 @@ static json_object *sorted_buckets(json_object *map, int (*cmp)(const void *, co
 	return list;
 }
 
-static int add_unread_msgs(struct request *req, const struct state_options *o, json_object *out)
+static int add_unread_msgs(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	struct unread u = {
-	    .pms = request_own_json(req, json_object_new_object()),
-	    .streams = request_own_json(req, json_object_new_object()),
-	    .huddles = request_own_json(req, json_object_new_object()),
+	    .pms = uow_own_json(uow, json_object_new_object()),
+	    .streams = uow_own_json(uow, json_object_new_object()),
+	    .huddles = uow_own_json(uow, json_object_new_object()),
 	    .mentions = json_object_new_array(),
 	};
 	int n = 0;
-	if (req->user != NULL) {
-		struct db_res *res = DB_EXEC(req, &st_unread, db_arg_int(req, req->user->id));
+	if (uow->user != NULL) {
+		struct db_res *res = DB_EXEC(uow, &st_unread, db_arg_int(uow, uow->user->id));
 		if (res == NULL) {
 			json_object_put(u.mentions);
 			return -1;
 		}
 		n = db_rows(res);
 		for (int i = n - 1; i >= 0; i--) /* oldest first, as the reference files them */
-			file_unread(req, o, res, i, &u);
+			file_unread(uow, o, res, i, &u);
 	}
 	json_object_array_sort(u.mentions, cmp_ints);
 	json_object *unread = json_object_new_object();
@@ -809,57 +809,57 @@ static struct db_stmt st_default_channels =
             " WHERE realm_id = $1 AND is_default AND NOT is_archived");
 
 /* A list the query st computes for the user (for spectators and, with guests_empty, guests: []). */
-static int add_list(struct request *req, struct db_stmt *st, const char *arg, bool guests_empty, const char *key,
+static int add_list(struct uow *uow, struct db_stmt *st, const char *arg, bool guests_empty, const char *key,
                     json_object *out)
 {
-	if (req->user == NULL || (guests_empty && user_is_guest(req->user))) {
+	if (uow->user == NULL || (guests_empty && user_is_guest(uow->user))) {
 		json_object_object_add(out, key, json_object_new_array());
 		return 0;
 	}
-	struct db_res *res = DB_EXEC(req, st, arg);
+	struct db_res *res = DB_EXEC(uow, st, arg);
 	if (res == NULL)
 		return -1;
 	add_json_text(out, key, db_val(res, 0, 0));
 	return 0;
 }
 
-static int add_messages(struct request *req, const struct state_options *o, json_object *out)
+static int add_messages(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	if (want(o, "message")) {
-		int64_t max_id = req->user ? message_max_id_for_user(req, req->user->id) : -1;
-		if (req->error != ERR_NONE)
+		int64_t max_id = uow->user ? message_max_id_for_user(uow, uow->user->id) : -1;
+		if (uow->error != ERR_NONE)
 			return -1;
 		json_object_object_add(out, "max_message_id", json_object_new_int64(max_id));
 	}
-	if (want(o, "message") && want(o, "update_message_flags") && add_unread_msgs(req, o, out) < 0)
+	if (want(o, "message") && want(o, "update_message_flags") && add_unread_msgs(uow, o, out) < 0)
 		return -1;
 	if (want(o, "starred_messages") &&
-	    add_list(req, &st_starred, db_arg_int(req, user_id_or_zero(req)), false, "starred_messages", out) < 0)
+	    add_list(uow, &st_starred, db_arg_int(uow, user_id_or_zero(uow)), false, "starred_messages", out) < 0)
 		return -1;
 	return 0;
 }
 
-int state_fetch(struct request *req, const struct state_options *o, json_object *out)
+int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
-	add_empty_state(req, o, out);
-	if (want(o, "realm") && add_realm(req, out) < 0)
+	add_empty_state(uow, o, out);
+	if (want(o, "realm") && add_realm(uow, out) < 0)
 		return -1;
-	if (want(o, "realm_user") && add_realm_user(req, o, out) < 0)
+	if (want(o, "realm_user") && add_realm_user(uow, o, out) < 0)
 		return -1;
 	if (want(o, "realm_user_groups")) {
-		json_object *groups = group_list_json(req, o->include_deactivated_groups);
+		json_object *groups = group_list_json(uow, o->include_deactivated_groups);
 		if (groups == NULL)
 			return -1;
 		json_object_object_add(out, "realm_user_groups", groups);
 	}
-	if (add_channels(req, o, out) < 0)
+	if (add_channels(uow, o, out) < 0)
 		return -1;
-	if (want(o, "channel_folders") && add_channel_folders(req, out) < 0)
+	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
 		return -1;
-	if (want(o, "recent_private_conversations") && add_recent_private_conversations(req, out) < 0)
+	if (want(o, "recent_private_conversations") && add_recent_private_conversations(uow, out) < 0)
 		return -1;
-	if (want(o, "default_streams") && add_list(req, &st_default_channels, db_arg_int(req, req->realm->id), true,
+	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)
 		return -1;
-	return add_messages(req, o, out);
+	return add_messages(uow, o, out);
 }

@@ -1,7 +1,7 @@
 /*
  * The initial state of POST /register: for each fetch type a client asks for, the keys the reference's
  * fetch_initial_state_data and post_process_state produce, as the requesting user (or a spectator, when
- * req->user is NULL) sees them. Every query runs in the calling request's transaction, so a caller that opened a
+ * uow->user is NULL) sees them. Every query runs in the calling request's transaction, so a caller that opened a
  * REPEATABLE READ transaction gets one consistent snapshot.
  */
 #ifndef CONFAB_STATE_H
@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
-struct request;
+struct uow;
 
 /* include_subscribers of POST /register. */
 enum state_subscribers { SUBSCRIBERS_NONE, SUBSCRIBERS_ALL, SUBSCRIBERS_PARTIAL };
@@ -38,6 +38,6 @@ struct state_options {
  * recent_private_conversations, realm_linkifiers, realm_filters, navigation_views, saved_snippets, and the types
  * whose features do not exist yet with their empty values. Returns 0, or -1 with the error recorded.
  */
-int state_fetch(struct request *req, const struct state_options *o, json_object *out);
+int state_fetch(struct uow *uow, const struct state_options *o, json_object *out);
 
 #endif

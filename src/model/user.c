@@ -9,15 +9,15 @@
 
 #include "core/crypto.h"
 #include "db/db.h"
-#include "http/params.h"
+#include "core/utf8.h"
 #include "events/events.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/groups.h"
 #include "model/realm.h"
 
-struct user *user_from_row(struct request *req, const struct db_res *res, int row, int col)
+struct user *user_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
-	struct user *u = arena_alloc(&req->arena, sizeof(*u));
+	struct user *u = arena_alloc(&uow->arena, sizeof(*u));
 	u->id = db_int(res, row, col);
 	u->realm_id = db_int(res, row, col + 1);
 	u->delivery_email = db_val(res, row, col + 2);
@@ -44,16 +44,34 @@ static struct db_stmt st_by_id = DB_STMT("SELECT " USER_COLUMNS " FROM users u W
 static struct db_stmt st_by_email =
     DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND lower(u.delivery_email) = lower($2)");
 
-struct user *user_by_id(struct request *req, int64_t realm_id, int64_t id)
+struct user *user_by_id(struct uow *uow, int64_t realm_id, int64_t id)
 {
-	struct db_res *res = DB_EXEC(req, &st_by_id, db_arg_int(req, realm_id), db_arg_int(req, id));
-	return res && db_rows(res) ? user_from_row(req, res, 0, 0) : NULL;
+	struct db_res *res = DB_EXEC(uow, &st_by_id, db_arg_int(uow, realm_id), db_arg_int(uow, id));
+	return res && db_rows(res) ? user_from_row(uow, res, 0, 0) : NULL;
 }
 
-struct user *user_by_email(struct request *req, int64_t realm_id, const char *email)
+struct user *user_by_email(struct uow *uow, int64_t realm_id, const char *email)
 {
-	struct db_res *res = DB_EXEC(req, &st_by_email, db_arg_int(req, realm_id), email);
-	return res && db_rows(res) ? user_from_row(req, res, 0, 0) : NULL;
+	struct db_res *res = DB_EXEC(uow, &st_by_email, db_arg_int(uow, realm_id), email);
+	return res && db_rows(res) ? user_from_row(uow, res, 0, 0) : NULL;
+}
+
+/* u, or NULL with "No such user" recorded when the lookup found none (a failure recorded first wins). */
+static struct user *or_no_such_user(struct uow *uow, struct user *u)
+{
+	if (u == NULL)
+		uow_error(uow, ERR_BAD_REQUEST, "No such user");
+	return u;
+}
+
+struct user *user_by_id_or_error(struct uow *uow, int64_t realm_id, int64_t id)
+{
+	return or_no_such_user(uow, user_by_id(uow, realm_id, id));
+}
+
+struct user *user_by_email_or_error(struct uow *uow, int64_t realm_id, const char *email)
+{
+	return or_no_such_user(uow, user_by_email(uow, realm_id, email));
 }
 
 static bool has_api_key_format(const char *key)
@@ -69,33 +87,41 @@ static struct db_stmt st_by_key =
     DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS "  FROM api_keys k JOIN users u ON u.id = k.user_id"
             "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
 
-int user_authenticate_key(struct request *req, const char *email, const char *key)
+/* A refused credential: its 401 message, for the caller to record (or replace by a rate limit). */
+static int refuse(const char **refusal, const char *msg)
 {
-	key = arena_strip(&req->arena, key);
-	email = arena_strip(&req->arena, email);
+	*refusal = msg;
+	return 1;
+}
+
+int user_authenticate_key(struct uow *uow, const char *subdomain, const char *email, const char *key,
+                          const char **refusal)
+{
+	key = arena_strip(&uow->arena, key);
+	email = arena_strip(&uow->arena, email);
 	if (!has_api_key_format(key))
-		return api_error(req, ERR_UNAUTHORIZED, "Malformed API key");
+		return refuse(refusal, "Malformed API key");
 	char hash[65];
 	crypto_key_hash(key, hash);
-	struct db_res *res = DB_EXEC(req, &st_by_key, hash);
+	struct db_res *res = DB_EXEC(uow, &st_by_key, hash);
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) == 0)
-		return api_error(req, ERR_UNAUTHORIZED, "Invalid API key");
-	struct user *u = user_from_row(req, res, 0, 0);
-	struct realm *realm = realm_from_row(req, res, 0, USER_NCOLUMNS);
+		return refuse(refusal, "Invalid API key");
+	struct user *u = user_from_row(uow, res, 0, 0);
+	struct realm *realm = realm_from_row(uow, res, 0, USER_NCOLUMNS);
 	if (strcasecmp(u->delivery_email, email) != 0)
-		return api_error(req, ERR_UNAUTHORIZED, "Invalid API key");
+		return refuse(refusal, "Invalid API key");
 	if (realm->deactivated)
-		return api_error(req, ERR_UNAUTHORIZED, "This organization has been deactivated");
+		return refuse(refusal, "This organization has been deactivated");
 	if (!u->is_active)
-		return api_error(req, ERR_UNAUTHORIZED, "Account is deactivated");
-	if (strcmp(realm->subdomain, realm_subdomain_for_host(req)) != 0)
-		return api_error(req, ERR_UNAUTHORIZED, "Account is not associated with this subdomain");
+		return refuse(refusal, "Account is deactivated");
+	if (strcmp(realm->subdomain, subdomain) != 0)
+		return refuse(refusal, "Account is not associated with this subdomain");
 	if (u->bot_type == BOT_INCOMING_WEBHOOK)
-		return api_error(req, ERR_UNAUTHORIZED, "This API is not available to incoming webhook bots.");
-	req->user = u;
-	req->realm = realm;
+		return refuse(refusal, "This API is not available to incoming webhook bots.");
+	uow->user = u;
+	uow->realm = realm;
 	return 0;
 }
 
@@ -127,59 +153,59 @@ static bool password_matches(const char *stored, const char *password)
 }
 
 /* A password check takes ~90 ms of CPU: outside a transaction the connection goes back to the pool meanwhile. */
-static void release_for_hashing(struct request *req)
+static void release_for_hashing(struct uow *uow)
 {
-	if (!req->in_txn)
-		db_release(req);
+	if (!uow->in_txn)
+		db_release(uow);
 }
 
-struct user *user_authenticate_password(struct request *req, const struct realm *realm, const char *email,
+struct user *user_authenticate_password(struct uow *uow, const struct realm *realm, const char *email,
                                         const char *password)
 {
 	/* The reference looks the account up first: a deactivated one fails whatever the password. */
-	struct user *u = user_by_email(req, realm->id, email);
+	struct user *u = user_by_email(uow, realm->id, email);
 	if (u == NULL) {
-		if (req->error != ERR_NONE)
+		if (uow->error != ERR_NONE)
 			return NULL;
-		release_for_hashing(req);
+		release_for_hashing(uow);
 		password_matches(NULL, password);
-		api_error(req, ERR_AUTH_FAILED, NULL);
+		uow_error(uow, ERR_AUTH_FAILED, NULL);
 		return NULL;
 	}
 	if (!u->is_active) {
-		api_error(req, ERR_USER_DEACTIVATED, NULL);
+		uow_error(uow, ERR_USER_DEACTIVATED, NULL);
 		return NULL;
 	}
 	if (realm->deactivated) {
-		api_error(req, ERR_REALM_DEACTIVATED, NULL);
+		uow_error(uow, ERR_REALM_DEACTIVATED, NULL);
 		return NULL;
 	}
-	struct db_res *res = DB_EXEC(req, &st_password, db_arg_int(req, u->id));
+	struct db_res *res = DB_EXEC(uow, &st_password, db_arg_int(uow, u->id));
 	if (res == NULL)
 		return NULL;
-	release_for_hashing(req);
+	release_for_hashing(uow);
 	if (!password_matches(db_null(res, 0, 0) ? NULL : db_val(res, 0, 0), password)) {
-		api_error(req, ERR_AUTH_FAILED, NULL);
+		uow_error(uow, ERR_AUTH_FAILED, NULL);
 		return NULL;
 	}
 	return u;
 }
 
-int user_check_full_name(struct request *req, const char *name)
+int user_check_full_name(struct uow *uow, const char *name)
 {
 	size_t len = utf8_length(name);
 	if (len > 100)
-		return api_error(req, ERR_BAD_REQUEST, "Name too long!");
+		return uow_error(uow, ERR_BAD_REQUEST, "Name too long!");
 	if (len < 2)
-		return api_error(req, ERR_BAD_REQUEST, "Name too short!");
+		return uow_error(uow, ERR_BAD_REQUEST, "Name too short!");
 	/* Control characters (Unicode category C: the ASCII part and DEL) and the reference's list. */
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || strchr("*`\\>\"@", *p) != NULL)
-			return api_error(req, ERR_BAD_REQUEST, "Invalid characters in name!");
+			return uow_error(uow, ERR_BAD_REQUEST, "Invalid characters in name!");
 	/* "Name|15" would be ambiguous in the mention syntax @**Name|15**. */
 	const char *bar = strrchr(name, '|');
 	if (bar != NULL && bar[1] != '\0' && strspn(bar + 1, "0123456789") == strlen(bar + 1))
-		return api_error(req, ERR_BAD_REQUEST, "Invalid format!");
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid format!");
 	return 0;
 }
 
@@ -242,22 +268,22 @@ static struct db_stmt st_insert = DB_STMT(
     "  WHERE NOT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND lower(delivery_email) = lower($2))"
     " RETURNING id");
 
-int64_t user_create(struct request *req, int64_t realm_id, const struct user_new *spec)
+int64_t user_create(struct uow *uow, int64_t realm_id, const struct user_new *spec)
 {
 	char *hash = NULL;
 	if (spec->password != NULL && (hash = crypto_password_hash(spec->password)) == NULL) {
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return 0;
 	}
-	arena_defer(&req->arena, free, hash);
+	arena_defer(&uow->arena, free, hash);
 	struct db_res *res =
-	    DB_EXEC(req, &st_insert, db_arg_int(req, realm_id), spec->email, spec->full_name,
-	            db_arg_int(req, spec->role), spec->bot_type ? db_arg_int(req, spec->bot_type) : NULL,
-	            spec->bot_owner_id ? db_arg_int(req, spec->bot_owner_id) : NULL, hash);
+	    DB_EXEC(uow, &st_insert, db_arg_int(uow, realm_id), spec->email, spec->full_name,
+	            db_arg_int(uow, spec->role), spec->bot_type ? db_arg_int(uow, spec->bot_type) : NULL,
+	            spec->bot_owner_id ? db_arg_int(uow, spec->bot_owner_id) : NULL, hash);
 	if (res == NULL)
 		return 0;
 	if (db_rows(res) == 0) {
-		api_error(req, ERR_BAD_REQUEST, "Email '%s' already in use", spec->email);
+		uow_error(uow, ERR_BAD_REQUEST, "Email '%s' already in use", spec->email);
 		return 0;
 	}
 	return db_int(res, 0, 0);
@@ -266,30 +292,30 @@ int64_t user_create(struct request *req, int64_t realm_id, const struct user_new
 static struct db_stmt st_add_key = DB_STMT("INSERT INTO api_keys (key_hash, user_id) VALUES ($1, $2)");
 static struct db_stmt st_drop_keys = DB_STMT("DELETE FROM api_keys WHERE user_id = $1");
 
-const char *user_issue_api_key(struct request *req, int64_t user_id)
+const char *user_issue_api_key(struct uow *uow, int64_t user_id)
 {
 	char key[API_KEY_LEN + 1], hash[65];
 	crypto_new_api_key(key);
 	crypto_key_hash(key, hash);
-	if (DB_EXEC(req, &st_add_key, hash, db_arg_int(req, user_id)) == NULL)
+	if (DB_EXEC(uow, &st_add_key, hash, db_arg_int(uow, user_id)) == NULL)
 		return NULL;
-	return arena_strdup(&req->arena, key);
+	return arena_strdup(&uow->arena, key);
 }
 
-const char *user_reset_api_key(struct request *req, int64_t user_id)
+const char *user_reset_api_key(struct uow *uow, int64_t user_id)
 {
-	if (DB_EXEC(req, &st_drop_keys, db_arg_int(req, user_id)) == NULL)
+	if (DB_EXEC(uow, &st_drop_keys, db_arg_int(uow, user_id)) == NULL)
 		return NULL;
-	return user_issue_api_key(req, user_id);
+	return user_issue_api_key(uow, user_id);
 }
 
-int64_t user_placeholder_email_id(struct request *req, const char *email)
+int64_t user_placeholder_email_id(struct uow *uow, const char *email)
 {
 	if (strncasecmp(email, "user", 4) != 0 || !isdigit((unsigned char)email[4]))
 		return 0;
 	char *end;
 	long long id = strtoll(email + 4, &end, 10);
-	if (*end != '@' || strcasecmp(end + 1, realm_fake_email_domain(req, req->realm)) != 0)
+	if (*end != '@' || strcasecmp(end + 1, realm_fake_email_domain(uow, uow->realm)) != 0)
 		return 0;
 	return id;
 }
@@ -308,15 +334,15 @@ bool user_can_see_email(const struct user *acting, const struct user *target)
 	}
 }
 
-json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
-                          bool client_gravatar, json_object *profile_data)
+json_object *user_to_json(struct uow *uow, const struct user *target, const struct user *acting, bool client_gravatar,
+                          json_object *profile_data)
 {
 	bool email_visible = user_can_see_email(acting, target);
 	json_object *o = json_object_new_object();
 	const char *email = target->delivery_email;
 	if (target->email_address_visibility != 1 && !target->is_bot)
-		email = arena_printf(&req->arena, "user%lld@%s", (long long)target->id,
-		                     realm_fake_email_domain(req, req->realm));
+		email = arena_printf(&uow->arena, "user%lld@%s", (long long)target->id,
+		                     realm_fake_email_domain(uow, uow->realm));
 	json_object_object_add(o, "email", json_object_new_string(email));
 	json_object_object_add(o, "user_id", json_object_new_int64(target->id));
 	json_object_object_add(o, "avatar_version", json_object_new_int(target->avatar_version));
@@ -339,12 +365,12 @@ json_object *user_to_json(struct request *req, const struct user *target, const 
 	else if (target->avatar_source == 'G')
 		json_object_object_add(o, "avatar_url",
 		                       json_object_new_string(arena_printf(
-		                           &req->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d",
+		                           &uow->arena, "https://secure.gravatar.com/avatar/%s?d=identicon&version=%d",
 		                           target->email_md5, target->avatar_version)));
 	else
 		json_object_object_add(
 		    o, "avatar_url",
-		    json_object_new_string(arena_printf(&req->arena, "/user_avatars/%lld/%lld.png?version=%d",
+		    json_object_new_string(arena_printf(&uow->arena, "/user_avatars/%lld/%lld.png?version=%d",
 		                                        (long long)target->realm_id, (long long)target->id,
 		                                        target->avatar_version)));
 	json_object_object_add(o, "bot_type", target->is_bot ? json_object_new_int(target->bot_type) : NULL);
@@ -384,25 +410,25 @@ static void add_profile_rows(const struct db_res *res, json_object *by_user, jso
 	}
 }
 
-json_object *user_profile_data(struct request *req, int64_t user_id, int64_t *max_message_id)
+json_object *user_profile_data(struct uow *uow, int64_t user_id, int64_t *max_message_id)
 {
 	struct db_res *res =
-	    DB_EXEC(req, &st_profile_one, db_arg_int(req, user_id), max_message_id != NULL ? "true" : "false");
+	    DB_EXEC(uow, &st_profile_one, db_arg_int(uow, user_id), max_message_id != NULL ? "true" : "false");
 	if (res == NULL)
 		return NULL;
 	if (max_message_id != NULL)
 		*max_message_id = db_int(res, 0, 4);
-	json_object *out = request_own_json(req, json_object_new_object());
+	json_object *out = uow_own_json(uow, json_object_new_object());
 	add_profile_rows(res, NULL, out);
 	return out;
 }
 
-json_object *user_profile_data_all(struct request *req, int64_t realm_id)
+json_object *user_profile_data_all(struct uow *uow, int64_t realm_id)
 {
-	struct db_res *res = DB_EXEC(req, &st_profile_all, db_arg_int(req, realm_id));
+	struct db_res *res = DB_EXEC(uow, &st_profile_all, db_arg_int(uow, realm_id));
 	if (res == NULL)
 		return NULL;
-	json_object *out = request_own_json(req, json_object_new_object());
+	json_object *out = uow_own_json(uow, json_object_new_object());
 	add_profile_rows(res, out, NULL);
 	return out;
 }
@@ -411,13 +437,13 @@ json_object *user_profile_data_all(struct request *req, int64_t realm_id)
 
 static struct db_stmt st_active_ids = DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND is_active ORDER BY id");
 
-int64_t *user_active_ids(struct request *req, int64_t realm_id, int *n)
+int64_t *user_active_ids(struct uow *uow, int64_t realm_id, int *n)
 {
-	struct db_res *res = DB_EXEC(req, &st_active_ids, db_arg_int(req, realm_id));
+	struct db_res *res = DB_EXEC(uow, &st_active_ids, db_arg_int(uow, realm_id));
 	if (res == NULL)
 		return NULL;
 	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&req->arena, (size_t)(*n + 1) * sizeof(*ids));
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
 	for (int i = 0; i < *n; i++)
 		ids[i] = db_int(res, i, 0);
 	return ids;
@@ -431,12 +457,12 @@ static struct db_stmt st_system_groups_of =
             " WHERE m.user_id = $1 AND g.is_system_group ORDER BY g.name = 'role:fullmembers', g.id");
 
 /* The reference's get_data_for_inaccessible_user: what a guest who may not see the user learns of it. */
-static json_object *inaccessible_person(struct request *req, int64_t id)
+static json_object *inaccessible_person(struct uow *uow, int64_t id)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "email",
-	                       json_object_new_string(arena_printf(&req->arena, "user%lld@%s", (long long)id,
-	                                                           realm_fake_email_domain(req, req->realm))));
+	                       json_object_new_string(arena_printf(&uow->arena, "user%lld@%s", (long long)id,
+	                                                           realm_fake_email_domain(uow, uow->realm))));
 	json_object_object_add(o, "user_id", json_object_new_int64(id));
 	json_object_object_add(o, "avatar_version", json_object_new_int(1));
 	json_object_object_add(o, "is_admin", json_object_new_boolean(false));
@@ -455,31 +481,31 @@ static json_object *inaccessible_person(struct request *req, int64_t id)
 }
 
 /* One realm_user add event with person to users (n of them); nothing when n is 0. */
-static int add_person_event(struct request *req, json_object *person, const int64_t *users, int n, bool inaccessible)
+static int add_person_event(struct uow *uow, json_object *person, const int64_t *users, int n, bool inaccessible)
 {
-	json_object *event = request_own_json(req, json_object_new_object());
+	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("realm_user"));
 	json_object_object_add(event, "op", json_object_new_string("add"));
 	json_object_object_add(event, "person", person);
 	/* For events.c: not for clients declaring user_list_incomplete (the reference's inaccessible_user). */
 	if (inaccessible)
 		json_object_object_add(event, "_inaccessible_user", json_object_new_boolean(true));
-	return n > 0 ? events_add(req, event, users, n, 0) : 0;
+	return n > 0 ? events_add(uow, event, users, n, 0) : 0;
 }
 
-int user_events_created(struct request *req, int64_t user_id)
+int user_events_created(struct uow *uow, int64_t user_id)
 {
-	struct user *target = user_by_id(req, req->realm->id, user_id);
-	struct db_res *res = target ? DB_EXEC(req, &st_active_users, db_arg_int(req, req->realm->id)) : NULL;
+	struct user *target = user_by_id(uow, uow->realm->id, user_id);
+	struct db_res *res = target ? DB_EXEC(uow, &st_active_users, db_arg_int(uow, uow->realm->id)) : NULL;
 	if (res == NULL)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
 	int n = db_rows(res), nsee = 0, nhidden = 0, nnone = 0;
-	int64_t *see = arena_alloc(&req->arena, (size_t)(3 * n + 3) * sizeof(*see)), *hidden = see + n + 1,
+	int64_t *see = arena_alloc(&uow->arena, (size_t)(3 * n + 3) * sizeof(*see)), *hidden = see + n + 1,
 	        *none = hidden + n + 1;
 	const struct user *see_as = NULL, *hidden_as = NULL;
 	for (int i = 0; i < n; i++) {
-		struct user *u = user_from_row(req, res, i, 0);
-		if (!req->realm->everyone_can_access_all_users && user_is_guest(u) && u->id != user_id)
+		struct user *u = user_from_row(uow, res, i, 0);
+		if (!uow->realm->everyone_can_access_all_users && user_is_guest(u) && u->id != user_id)
 			none[nnone++] = u->id;
 		else if (user_can_see_email(u, target))
 			see_as = see_as ? see_as : u, see[nsee++] = u->id;
@@ -487,19 +513,19 @@ int user_events_created(struct request *req, int64_t user_id)
 			hidden_as = hidden_as ? hidden_as : u, hidden[nhidden++] = u->id;
 	}
 	/* The person as the first recipient of each kind sees it: no Gravatar shortcut, empty custom fields. */
-	json_object *empty = request_own_json(req, json_object_new_object());
-	if ((see_as && add_person_event(req, user_to_json(req, target, see_as, false, empty), see, nsee, false) < 0) ||
+	json_object *empty = uow_own_json(uow, json_object_new_object());
+	if ((see_as && add_person_event(uow, user_to_json(uow, target, see_as, false, empty), see, nsee, false) < 0) ||
 	    (hidden_as &&
-	     add_person_event(req, user_to_json(req, target, hidden_as, false, empty), hidden, nhidden, false) < 0) ||
-	    (nnone && add_person_event(req, inaccessible_person(req, user_id), none, nnone, true) < 0))
+	     add_person_event(uow, user_to_json(uow, target, hidden_as, false, empty), hidden, nhidden, false) < 0) ||
+	    (nnone && add_person_event(uow, inaccessible_person(uow, user_id), none, nnone, true) < 0))
 		return -1;
-	struct db_res *groups = DB_EXEC(req, &st_system_groups_of, db_arg_int(req, user_id));
+	struct db_res *groups = DB_EXEC(uow, &st_system_groups_of, db_arg_int(uow, user_id));
 	if (groups == NULL)
 		return -1;
-	json_object *ids = request_own_json(req, json_object_new_array());
+	json_object *ids = uow_own_json(uow, json_object_new_array());
 	json_object_array_add(ids, json_object_new_int64(user_id));
 	for (int i = 0; i < db_rows(groups); i++)
-		if (group_events_members(req, db_int(groups, i, 0), "add_members", ids, NULL) < 0)
+		if (group_events_members(uow, db_int(groups, i, 0), "add_members", ids, NULL) < 0)
 			return -1;
 	return 0;
 }

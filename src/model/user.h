@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request;
+struct uow;
 struct db_res;
 struct realm;
 struct realm;
@@ -72,21 +72,27 @@ static inline bool user_is_guest(const struct user *u)
 }
 
 /* Builds a user (in the arena) from USER_COLUMNS starting at column col of row. */
-struct user *user_from_row(struct request *req, const struct db_res *res, int row, int col);
+struct user *user_from_row(struct uow *uow, const struct db_res *res, int row, int col);
 /* Looks a user of the realm up by id, or by delivery e-mail (case-insensitively). NULL if there is none. */
-struct user *user_by_id(struct request *req, int64_t realm_id, int64_t id);
-struct user *user_by_email(struct request *req, int64_t realm_id, const char *email);
+struct user *user_by_id(struct uow *uow, int64_t realm_id, int64_t id);
+struct user *user_by_email(struct uow *uow, int64_t realm_id, const char *email);
+/* The same, recording the reference's "No such user" when there is none. */
+struct user *user_by_id_or_error(struct uow *uow, int64_t realm_id, int64_t id);
+struct user *user_by_email_or_error(struct uow *uow, int64_t realm_id, const char *email);
 
 /*
- * Authenticates an API key: sets req->user and req->realm, or records the reference's 401 error and returns
- * -1. email is the Basic-auth user name and must match the key's user.
+ * Authenticates an API key: sets uow->user and uow->realm and returns 0; returns 1 with *refusal set to the
+ * reference's 401 message (nothing recorded) when the key is refused, or -1 on failure (error recorded). email is the
+ * Basic-auth user name and must match the key's user; subdomain is the one the request's host names
+ * (realm_subdomain_for_host()), which must be the user's organization.
  */
-int user_authenticate_key(struct request *req, const char *email, const char *key);
+int user_authenticate_key(struct uow *uow, const char *subdomain, const char *email, const char *key,
+                          const char **refusal);
 /*
  * Checks a password in realm; returns the user, or NULL with AUTHENTICATION_FAILED, USER_DEACTIVATED or
  * REALM_DEACTIVATED recorded (in the reference's order).
  */
-struct user *user_authenticate_password(struct request *req, const struct realm *realm, const char *email,
+struct user *user_authenticate_password(struct uow *uow, const struct realm *realm, const char *email,
                                         const char *password);
 
 struct user_new {
@@ -99,7 +105,7 @@ struct user_new {
 };
 
 /* Checks a full name as the reference does; returns 0 or -1 with "Name too long!" and kin recorded. */
-int user_check_full_name(struct request *req, const char *name);
+int user_check_full_name(struct uow *uow, const char *name);
 /*
  * The reference asks for 6 characters and 10,000 guesses by zxcvbn. Without zxcvbn this refuses what it
  * would rate lowest: the most common passwords, one repeated character, and straight keyboard or alphabet runs.
@@ -111,14 +117,14 @@ bool user_email_is_valid(const char *email);
  * Creates a user in realm_id (system group membership follows from the role). Returns the new id, or 0 with
  * the error recorded ("Email 'x' already in use" when the address is taken).
  */
-int64_t user_create(struct request *req, int64_t realm_id, const struct user_new *spec);
+int64_t user_create(struct uow *uow, int64_t realm_id, const struct user_new *spec);
 /* Issues an additional API key for the user and returns it (arena string), or NULL on error. */
-const char *user_issue_api_key(struct request *req, int64_t user_id);
+const char *user_issue_api_key(struct uow *uow, int64_t user_id);
 /* Revokes all API keys of the user and issues a new one. */
-const char *user_reset_api_key(struct request *req, int64_t user_id);
+const char *user_reset_api_key(struct uow *uow, int64_t user_id);
 
 /* The id in a placeholder address user<ID>@<the organization's placeholder domain>, or 0. */
-int64_t user_placeholder_email_id(struct request *req, const char *email);
+int64_t user_placeholder_email_id(struct uow *uow, const char *email);
 /* The reference's can_access_delivery_email: may acting (NULL: a spectator) see target's real address? */
 bool user_can_see_email(const struct user *acting, const struct user *target);
 /*
@@ -126,24 +132,24 @@ bool user_can_see_email(const struct user *acting, const struct user *target);
  * address acting can see. profile_data: the target's custom profile values (NULL: the key is left out;
  * ignored for bots). Returns a new object owned by the caller's tree.
  */
-json_object *user_to_json(struct request *req, const struct user *target, const struct user *acting,
-                          bool client_gravatar, json_object *profile_data);
+json_object *user_to_json(struct uow *uow, const struct user *target, const struct user *acting, bool client_gravatar,
+                          json_object *profile_data);
 /* Custom profile values of one user ({"<field id>": {"value", "rendered_value"?}}), or of every user of the
  * realm keyed by user id (then each value is such an object). Owned by the request (take a reference to keep one); NULL
  * on error. With max_message_id, the same query also gives the user's highest message id (-1 if none). */
-json_object *user_profile_data(struct request *req, int64_t user_id, int64_t *max_message_id);
-json_object *user_profile_data_all(struct request *req, int64_t realm_id);
+json_object *user_profile_data(struct uow *uow, int64_t user_id, int64_t *max_message_id);
+json_object *user_profile_data_all(struct uow *uow, int64_t realm_id);
 
 /* ---- events ------------------------------------------------------------------------------------------------- */
 
 /* The ids of the organization's active users (bots included), ascending, in the arena; NULL on error. */
-int64_t *user_active_ids(struct request *req, int64_t realm_id, int *n);
+int64_t *user_active_ids(struct uow *uow, int64_t realm_id, int *n);
 /*
  * Records the events of an account just created (the reference's notify_created_user and the system group
  * events of do_create_user): realm_user add to every active user, with the User object as the first of those
  * who may (or may not) see the real address sees it; in an organization limiting guests' access, guests get the
  * placeholder person instead. Then user_group add_members for each system group the account joined. 0 or -1.
  */
-int user_events_created(struct request *req, int64_t user_id);
+int user_events_created(struct uow *uow, int64_t user_id);
 
 #endif

@@ -13,7 +13,7 @@
 #include "core/log.h"
 #include "core/slots.h"
 #include "core/xalloc.h"
-#include "http/request.h"
+#include "core/uow.h"
 
 struct redis_conn {
 	redisContext *ctx;
@@ -83,29 +83,39 @@ static int conn_open(struct redis_pool *pool, struct redis_conn *c)
 	return 0;
 }
 
-static struct redis_conn *acquire(struct request *req)
+static void release_cleanup(void *uow)
 {
-	if (req->redis != NULL)
-		return req->redis;
-	struct redis_pool *pool = req->worker->redis;
+	redis_release(uow);
+}
+
+static struct redis_conn *acquire(struct uow *uow)
+{
+	if (uow->redis != NULL)
+		return uow->redis;
+	/* Given back with the unit of work's memory: its arena runs the cleanup (once, however often it is taken). */
+	if (!uow->redis_cleanup) {
+		arena_defer(&uow->arena, release_cleanup, uow);
+		uow->redis_cleanup = true;
+	}
+	struct redis_pool *pool = uow->worker->redis;
 	struct redis_conn *c = &pool->conns[slots_take(&pool->slots)];
-	req->redis = c;
+	uow->redis = c;
 	return c;
 }
 
-void redis_release(struct request *req)
+void redis_release(struct uow *uow)
 {
-	struct redis_conn *c = req->redis;
+	struct redis_conn *c = uow->redis;
 	if (c == NULL)
 		return;
-	struct redis_pool *pool = req->worker->redis;
+	struct redis_pool *pool = uow->worker->redis;
 	slots_give(&pool->slots, (int)(c - pool->conns));
-	req->redis = NULL;
+	uow->redis = NULL;
 }
 
-static struct rreply *copy_reply(struct request *req, const redisReply *r)
+static struct rreply *copy_reply(struct uow *uow, const redisReply *r)
 {
-	struct rreply *out = arena_alloc(&req->arena, sizeof(*out));
+	struct rreply *out = arena_alloc(&uow->arena, sizeof(*out));
 	switch (r->type) {
 	case REDIS_REPLY_INTEGER:
 		out->type = RR_INT;
@@ -117,15 +127,15 @@ static struct rreply *copy_reply(struct request *req, const redisReply *r)
 		out->type = r->type == REDIS_REPLY_STRING   ? RR_STR
 		            : r->type == REDIS_REPLY_STATUS ? RR_STATUS
 		                                            : RR_ERROR;
-		out->str = arena_strndup(&req->arena, r->str, r->len);
+		out->str = arena_strndup(&uow->arena, r->str, r->len);
 		out->len = r->len;
 		break;
 	case REDIS_REPLY_ARRAY:
 		out->type = RR_ARRAY;
 		out->n = r->elements;
-		out->elem = arena_alloc(&req->arena, (r->elements + 1) * sizeof(*out->elem));
+		out->elem = arena_alloc(&uow->arena, (r->elements + 1) * sizeof(*out->elem));
 		for (size_t i = 0; i < r->elements; i++)
-			out->elem[i] = copy_reply(req, r->element[i]);
+			out->elem[i] = copy_reply(uow, r->element[i]);
 		break;
 	default: out->type = RR_NIL;
 	}
@@ -133,8 +143,8 @@ static struct rreply *copy_reply(struct request *req, const redisReply *r)
 }
 
 /* Appends the commands and reads their replies on c. Returns 0, or -1 if the connection failed. */
-static int exchange(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
-                    const char *const *const *cmds, const size_t *const *lens, struct rreply **replies)
+static int exchange(struct uow *uow, struct redis_conn *c, int ncmds, const int *argcs, const char *const *const *cmds,
+                    const size_t *const *lens, struct rreply **replies)
 {
 	for (int i = 0; i < ncmds; i++)
 		redisAppendCommandArgv(c->ctx, argcs[i], (const char **)cmds[i], lens ? lens[i] : NULL);
@@ -142,7 +152,7 @@ static int exchange(struct request *req, struct redis_conn *c, int ncmds, const 
 		void *raw = NULL;
 		if (redisGetReply(c->ctx, &raw) != REDIS_OK || raw == NULL)
 			return -1;
-		replies[i] = copy_reply(req, raw);
+		replies[i] = copy_reply(uow, raw);
 		freeReplyObject(raw);
 	}
 	return 0;
@@ -193,7 +203,7 @@ static const char *script_sha(struct redis_conn *c, const char *text)
 }
 
 /* cmds with every EVAL turned into EVALSHA (a copy in the arena; cmds itself if there is none). */
-static const char *const *const *as_evalsha(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
+static const char *const *const *as_evalsha(struct uow *uow, struct redis_conn *c, int ncmds, const int *argcs,
                                             const char *const *const *cmds)
 {
 	const char *const **out = NULL;
@@ -202,10 +212,10 @@ static const char *const *const *as_evalsha(struct request *req, struct redis_co
 		if (strcmp(cmds[i][0], "EVAL") != 0 || argcs[i] < 2 || (sha = script_sha(c, cmds[i][1])) == NULL)
 			continue;
 		if (out == NULL) {
-			out = arena_alloc(&req->arena, (size_t)ncmds * sizeof(*out));
+			out = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*out));
 			memcpy(out, cmds, (size_t)ncmds * sizeof(*out));
 		}
-		const char **argv = arena_alloc(&req->arena, (size_t)argcs[i] * sizeof(*argv));
+		const char **argv = arena_alloc(&uow->arena, (size_t)argcs[i] * sizeof(*argv));
 		memcpy(argv, cmds[i], (size_t)argcs[i] * sizeof(*argv));
 		argv[0] = "EVALSHA";
 		argv[1] = sha;
@@ -215,52 +225,64 @@ static const char *const *const *as_evalsha(struct request *req, struct redis_co
 }
 
 /* Sends the commands that got NOSCRIPT again as they were given (EVAL). Returns 0, or -1 on a lost connection. */
-static int retry_noscript(struct request *req, struct redis_conn *c, int ncmds, const int *argcs,
+static int retry_noscript(struct uow *uow, struct redis_conn *c, int ncmds, const int *argcs,
                           const char *const *const *cmds, struct rreply **replies)
 {
 	for (int i = 0; i < ncmds; i++) {
 		if (replies[i]->type == RR_ERROR && strncmp(replies[i]->str, "NOSCRIPT", 8) == 0 &&
-		    exchange(req, c, 1, &argcs[i], &cmds[i], NULL, &replies[i]) < 0)
+		    exchange(uow, c, 1, &argcs[i], &cmds[i], NULL, &replies[i]) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int run(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
-               const size_t *const *lens, struct rreply **replies)
+/* Runs the commands; returns ERR_NONE, or the error they amount to, logged and not recorded (the callers decide). */
+static enum err run(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
+                    const size_t *const *lens, struct rreply **replies)
 {
-	struct redis_conn *c = acquire(req);
-	struct redis_pool *pool = req->worker->redis;
+	struct redis_conn *c = acquire(uow);
+	struct redis_pool *pool = uow->worker->redis;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (conn_open(pool, c) < 0)
-			return api_error(req, ERR_UNAVAILABLE, NULL);
-		const char *const *const *sent = lens ? cmds : as_evalsha(req, c, ncmds, argcs, cmds);
-		if (exchange(req, c, ncmds, argcs, sent, lens, replies) == 0 &&
-		    (sent == cmds || retry_noscript(req, c, ncmds, argcs, cmds, replies) == 0))
+			return ERR_UNAVAILABLE;
+		const char *const *const *sent = lens ? cmds : as_evalsha(uow, c, ncmds, argcs, cmds);
+		if (exchange(uow, c, ncmds, argcs, sent, lens, replies) == 0 &&
+		    (sent == cmds || retry_noscript(uow, c, ncmds, argcs, cmds, replies) == 0))
 			break;
-		log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", req->id, c->ctx->errstr);
+		log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", uow->id, c->ctx->errstr);
 		redisFree(c->ctx);
 		c->ctx = NULL;
 		if (attempt == 1)
-			return api_error(req, ERR_UNAVAILABLE, NULL);
+			return ERR_UNAVAILABLE;
 	}
 	for (int i = 0; i < ncmds; i++) {
 		if (replies[i]->type == RR_ERROR) {
-			log_msg(LOG_ERROR, "request %llu: redis %s failed: %s", req->id, cmds[i][0], replies[i]->str);
-			return api_error(req, ERR_INTERNAL, NULL);
+			log_msg(LOG_ERROR, "request %llu: redis %s failed: %s", uow->id, cmds[i][0], replies[i]->str);
+			return ERR_INTERNAL;
 		}
 	}
-	return 0;
+	return ERR_NONE;
 }
 
-struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const size_t *argvlen)
+struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const size_t *argvlen)
 {
 	struct rreply *reply = NULL;
 	const char *const *cmds[1] = {argv};
 	const size_t *lens[1] = {argvlen};
-	if (run(req, 1, &argc, cmds, lens, &reply) < 0)
+	enum err e = run(uow, 1, &argc, cmds, lens, &reply);
+	if (e != ERR_NONE) {
+		uow_error(uow, e, NULL);
 		return NULL;
+	}
 	return reply;
+}
+
+struct rreply *redis_try_cmd(struct uow *uow, int argc, const char **argv)
+{
+	struct rreply *reply = NULL;
+	const char *const *cmds[1] = {argv};
+	const size_t *lens[1] = {NULL};
+	return run(uow, 1, &argc, cmds, lens, &reply) == ERR_NONE ? reply : NULL;
 }
 
 /*
@@ -280,9 +302,9 @@ static void blocking_init(void)
 	pthread_key_create(&blocking_key, blocking_free);
 }
 
-const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
+const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs)
 {
-	struct redis_pool *pool = req->worker->redis;
+	struct redis_pool *pool = uow->worker->redis;
 	char secs[16];
 	snprintf(secs, sizeof(secs), "%d", timeout_secs);
 	const char *argv[] = {"BLPOP", key, secs};
@@ -295,7 +317,7 @@ const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
 			blocking_ctx = c.ctx;
 			pthread_setspecific(blocking_key, blocking_ctx);
 			if (rc < 0) {
-				api_error(req, ERR_UNAVAILABLE, NULL);
+				uow_error(uow, ERR_UNAVAILABLE, NULL);
 				return NULL;
 			}
 		}
@@ -304,7 +326,7 @@ const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
 		redisReply *r = redisCommandArgv(blocking_ctx, 3, argv, NULL);
 		redisSetTimeout(blocking_ctx, (struct timeval){5, 0});
 		if (r == NULL) {
-			log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", req->id, blocking_ctx->errstr);
+			log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", uow->id, blocking_ctx->errstr);
 			redisFree(blocking_ctx);
 			blocking_ctx = NULL;
 			pthread_setspecific(blocking_key, NULL);
@@ -312,16 +334,23 @@ const char *redis_blpop(struct request *req, const char *key, int timeout_secs)
 		}
 		const char *out = "";
 		if (r->type == REDIS_REPLY_ARRAY && r->elements == 2)
-			out = arena_strndup(&req->arena, r->element[1]->str, r->element[1]->len);
+			out = arena_strndup(&uow->arena, r->element[1]->str, r->element[1]->len);
 		freeReplyObject(r);
 		return out;
 	}
-	api_error(req, ERR_UNAVAILABLE, NULL);
+	uow_error(uow, ERR_UNAVAILABLE, NULL);
 	return NULL;
 }
 
-int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
+int redis_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
                    struct rreply **replies)
 {
-	return run(req, ncmds, argcs, cmds, NULL, replies);
+	enum err e = run(uow, ncmds, argcs, cmds, NULL, replies);
+	return e == ERR_NONE ? 0 : uow_error(uow, e, NULL);
+}
+
+int redis_try_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
+                       struct rreply **replies)
+{
+	return run(uow, ncmds, argcs, cmds, NULL, replies) == ERR_NONE ? 0 : -1;
 }

@@ -1,7 +1,8 @@
 /*
  * Redis access. The only module that includes hiredis. Like the database, a process holds one pool of
- * connections sized independently of its thread count; a request takes one on its first command and gives it
- * back in request_finish(). Replies are copied into the request's arena as struct rreply trees.
+ * connections sized independently of its thread count; a unit of work takes one on its first command and gives
+ * it back when its arena is freed (a cleanup registered then). Replies are copied into the request's arena as struct
+ * rreply trees.
  *
  * A lost connection is reconnected and the command retried once; if Redis stays unreachable the request gets
  * ERR_UNAVAILABLE (503).
@@ -12,7 +13,7 @@
 #include <stddef.h>
 
 struct config;
-struct request;
+struct uow;
 struct redis_pool;
 
 enum rreply_type { RR_NIL, RR_INT, RR_STR, RR_STATUS, RR_ARRAY, RR_ERROR };
@@ -34,25 +35,33 @@ void redis_pool_free(struct redis_pool *pool);
  * Runs one command given as argc arguments (argvlen may be NULL for C strings). Returns the reply (owned by
  * the request; an RR_ERROR reply is logged and recorded as ERR_INTERNAL) or NULL with the error recorded.
  */
-struct rreply *redis_cmd(struct request *req, int argc, const char **argv, const size_t *argvlen);
+struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const size_t *argvlen);
 #define REDIS_NARGS(...)    ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
-#define REDIS_CMD(req, ...) redis_cmd((req), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__}, NULL)
+#define REDIS_CMD(uow, ...) redis_cmd((uow), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__}, NULL)
+/*
+ * The same as an attempt whose failure is an answer, not an error of the unit of work: NULL (or -1) with nothing
+ * recorded, the failure logged. For what fails open (rate limits, publishing after COMMIT) and probes (/health).
+ */
+struct rreply *redis_try_cmd(struct uow *uow, int argc, const char **argv);
+#define REDIS_TRY_CMD(uow, ...) redis_try_cmd((uow), REDIS_NARGS(__VA_ARGS__), (const char *[]){__VA_ARGS__})
 
 /*
  * Sends ncmds commands in one round trip (cmds[i] has argcs[i] C-string arguments). Fills replies[i].
  * Returns 0 or -1 (error recorded).
  */
-int redis_pipeline(struct request *req, int ncmds, const int *argcs, const char *const *const *cmds,
+int redis_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
                    struct rreply **replies);
+int redis_try_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,
+                       struct rreply **replies);
 
 /*
  * BLPOP key with a timeout in seconds, on a connection of the calling thread's own (not the pool's: a waiting
  * long-poll must not hold a pooled connection). Returns the popped value (arena string), "" on timeout, or NULL
  * with the error recorded.
  */
-const char *redis_blpop(struct request *req, const char *key, int timeout_secs);
+const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs);
 
-/* Gives the request's connection back to the pool; called by request_finish(). */
-void redis_release(struct request *req);
+/* Gives the connection back to the pool early; the arena cleanup that acquiring registered does it otherwise. */
+void redis_release(struct uow *uow);
 
 #endif

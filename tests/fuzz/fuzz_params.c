@@ -18,7 +18,7 @@
 #include "http/form.h"
 #include "http/params.h"
 #include "http/request.h"
-#include "http/router.h"
+#include "pipeline/router.h"
 
 /* Splits the next line off *in (*len bytes left) into an arena string. */
 static char *next_line(struct request *req, const char **in, size_t *len)

@@ -831,6 +831,37 @@ static void test_spectator(void)
 	EXPECT_ERROR(reg_anon(o->realm, NULL), 401, "UNAUTHORIZED", msg);
 }
 
+/*
+ * The pipeline's order for a route open to spectators (R_AUTH_OPTIONAL), as the reference's rest_dispatch: sent
+ * credentials are checked before any parameter; without them, a spectator of an organization that lets them in
+ * gets the parameter errors of an anonymous request, and a registration without a queue.
+ */
+static void test_spectator_pipeline(void)
+{
+	struct user *o = new_realm();
+	psql_ok("UPDATE realms SET enable_spectator_access = true WHERE subdomain = '%s'", o->realm);
+	make_channel(o, letter('a', true), NULL, "is_web_public=true");
+	EXPECT_ERROR(reg_anon(o->realm, "client_gravatar=true"), 400, "BAD_REQUEST",
+	             "Invalid 'client_gravatar' parameter for anonymous request");
+	EXPECT_ERROR(reg_anon(o->realm, "include_subscribers=true"), 400, "BAD_REQUEST",
+	             "Invalid 'include_subscribers' parameter for anonymous request");
+	struct resp *r = reg_anon(o->realm, fetch("[\"realm\"]"));
+	EXPECT_SUCCESS(r);
+	EXPECT_NULL(r->json, "queue_id");
+	/* A wrong key is refused before a parameter is looked at. */
+	r = http(&(struct request){.method = "POST",
+	                           .path = "/api/v1/register",
+	                           .host = realm_host(o->realm),
+	                           .form = "apply_markdown=maybe",
+	                           .auth_email = o->email,
+	                           .auth_key = "0123456789abcdef0123456789abcdef"});
+	EXPECT_ERROR(r, 401, "UNAUTHORIZED", "Invalid API key");
+	/* A right one registers a queue as usual. */
+	r = api_post(o, "/register", fetch("[\"realm\"]"));
+	EXPECT_SUCCESS(r);
+	CHECK(jstr(r->json, "queue_id") != NULL, "%s", r->body);
+}
+
 void register_register_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -852,6 +883,7 @@ void register_register_tests(void)
 	    {"unread_msgs", test_unread_msgs},
 	    {"recent_private_conversations", test_recent_private_conversations},
 	    {"spectator", test_spectator},
+	    {"spectator_pipeline", test_spectator_pipeline},
 	    {NULL, NULL},
 	};
 	itest_add_suite("register", cases);

@@ -3,7 +3,7 @@
 #include <strings.h>
 
 #include "core/arena.h"
-#include "http/header.h"
+#include "core/header.h"
 #include "model/attachments.h"
 #include "unit.h"
 

@@ -1,17 +1,17 @@
 /* Channel names: the reference's check_stream_name, shared by channel creation and sending to a channel by name. */
 #include <string.h>
 
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/channels.h"
 #include "unit.h"
 
-static struct request req;
+static struct uow req;
 
 /* Checks name; returns the recorded message ("" when the name is accepted). */
 static const char *check(const char *name)
 {
-	request_finish(&req);
-	request_init(&req, NULL, 1);
+	uow_finish(&req);
+	uow_init(&req, NULL, 1);
 	return channel_check_name(&req, name) == 0 ? "" : req.error_msg;
 }
 
@@ -57,7 +57,7 @@ static void test_channels_name_unprintable(void)
 
 int main(void)
 {
-	request_init(&req, NULL, 1);
+	uow_init(&req, NULL, 1);
 	static const struct unit_test tests[] = {
 		{"test_channels_name_accepted", test_channels_name_accepted},
 		{"test_channels_name_empty", test_channels_name_empty},
@@ -65,6 +65,6 @@ int main(void)
 		{NULL, NULL},
 	};
 	int rc = unit_run("channels", tests);
-	request_finish(&req);
+	uow_finish(&req);
 	return rc;
 }

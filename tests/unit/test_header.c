@@ -1,7 +1,7 @@
 /* HTTP header grammar, and the response-header writer that refuses what breaks it (issue 10, item 1). */
 #include <string.h>
 
-#include "http/header.h"
+#include "core/header.h"
 #include "http/request.h"
 #include "unit.h"
 

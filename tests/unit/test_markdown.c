@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/markdown.h"
 #include "unit.h"
 
@@ -88,7 +88,7 @@ static bool fake_channel(void *ctx, const char *name, int64_t *out_id, const cha
 static const struct markdown_lookup realm = {&lookups, fake_user, fake_group, fake_channel};
 static const struct markdown_lookup realm_uncounted = {NULL, fake_user, fake_group, fake_channel};
 
-static struct request req;
+static struct uow req;
 static struct markdown_result res;
 
 static const char *render(const char *content)
@@ -539,15 +539,15 @@ static const char *const thread_output =
 static void *render_many(void *arg)
 {
 	int *failures = arg;
-	struct request r;
-	request_init(&r, NULL, 2);
+	struct uow r;
+	uow_init(&r, NULL, 2);
 	for (int i = 0; i < 2000; i++) {
 		struct markdown_result out;
 		markdown_render(&r, thread_input, &realm_uncounted, &out);
 		*failures += strcmp(out.html, thread_output) != 0;
 		arena_reset(&r.arena);
 	}
-	request_finish(&r);
+	uow_finish(&r);
 	return NULL;
 }
 
@@ -587,8 +587,8 @@ int main(void)
 	    {"test_markdown_threads", test_markdown_threads},
 	    {NULL, NULL},
 	};
-	request_init(&req, NULL, 1);
+	uow_init(&req, NULL, 1);
 	int rc = unit_run("markdown", tests);
-	request_finish(&req);
+	uow_finish(&req);
 	return rc;
 }

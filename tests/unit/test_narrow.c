@@ -6,8 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/errors.h"
-#include "http/request.h"
+#include "core/uow.h"
 #include "model/channels.h"
 #include "model/messages.h"
 #include "model/narrow.h"
@@ -30,11 +29,11 @@ static struct channel channels[] = {
 };
 static const char *const emails[] = {"me@x", "iago@x", "hamlet@x"}; /* users 10, 11, 12 */
 
-static const struct channel *fake_channel(struct request *req, json_object *operand)
+static const struct channel *fake_channel(struct uow *uow, json_object *operand)
 {
 	bool by_id = json_object_is_type(operand, json_type_int);
 	if (!by_id && strcmp(json_object_get_string(operand), "FAIL") == 0) {
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
 	for (size_t i = 0; i < sizeof(channels) / sizeof(*channels); i++)
@@ -52,29 +51,29 @@ static int64_t fake_user_by_email(const char *email)
 	return 0;
 }
 
-static int64_t fake_user(struct request *req, json_object *operand)
+static int64_t fake_user(struct uow *uow, json_object *operand)
 {
 	if (json_object_is_type(operand, json_type_int)) {
 		int64_t id = json_object_get_int64(operand);
 		return id >= 10 && id <= 12 ? id : 0;
 	}
 	if (strcmp(json_object_get_string(operand), "fail@x") == 0) {
-		api_error(req, ERR_INTERNAL, NULL);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return 0;
 	}
 	return fake_user_by_email(json_object_get_string(operand));
 }
 
 /* An id list, or e-mail addresses separated by commas; ascending, as message_resolve_direct gives them. */
-static int fake_dm_users(struct request *req, json_object *operand, int64_t **ids, int *n)
+static int fake_dm_users(struct uow *uow, json_object *operand, int64_t **ids, int *n)
 {
-	*ids = arena_alloc(&req->arena, 16 * sizeof(**ids));
+	*ids = arena_alloc(&uow->arena, 16 * sizeof(**ids));
 	*n = 0;
 	if (json_object_is_type(operand, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(operand) && *n < 16; i++)
 			(*ids)[(*n)++] = json_object_get_int64(json_object_array_get_idx(operand, i));
 	} else {
-		char *s = arena_strdup(&req->arena, json_object_get_string(operand)), *save = NULL;
+		char *s = arena_strdup(&uow->arena, json_object_get_string(operand)), *save = NULL;
 		for (char *e = strtok_r(s, ",", &save); e && *n < 16; e = strtok_r(NULL, ",", &save))
 			(*ids)[(*n)++] = fake_user_by_email(e);
 	}
@@ -90,9 +89,9 @@ static int fake_dm_users(struct request *req, json_object *operand, int64_t **id
 	return 0;
 }
 
-static int64_t fake_conversation(struct request *req, const int64_t *ids, int n)
+static int64_t fake_conversation(struct uow *uow, const int64_t *ids, int n)
 {
-	(void)req;
+	(void)uow;
 	if (n == 1 && ids[0] == 10)
 		return 102;
 	if (n == 2 && ids[0] == 10 && ids[1] == 11)
@@ -102,17 +101,17 @@ static int64_t fake_conversation(struct request *req, const int64_t *ids, int n)
 	return 0;
 }
 
-static int fake_with_target(struct request *req, int64_t id, struct narrow_conversation *out)
+static int fake_with_target(struct uow *uow, int64_t id, struct narrow_conversation *out)
 {
 	if (id == 666)
-		return api_error(req, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	if (id == 500) {
 		*out = (struct narrow_conversation){.channel_id = 5, .topic = "lunch"};
 		return 1;
 	}
 	if (id == 501) {
 		out->channel_id = 0;
-		out->dm_user_ids = request_own_json(req, json_tokener_parse("[10, 11]"));
+		out->dm_user_ids = uow_own_json(uow, json_tokener_parse("[10, 11]"));
 		return 1;
 	}
 	return 0;
@@ -123,7 +122,7 @@ static const struct narrow_lookup lookup = {fake_channel, fake_user, fake_dm_use
 
 /* ---- harness ------------------------------------------------------------------------------------------------ */
 
-static struct request req;
+static struct uow work;
 static struct narrow *nw;
 static struct narrow_sql sql;
 static const char *p[NARROW_SQL_PARAMS];
@@ -131,24 +130,24 @@ static const char *p[NARROW_SQL_PARAMS];
 /* Parses the narrow json (NULL: no narrow); returns "" and fills nw, sql and p, or the recorded message. */
 static const char *parse(const char *json)
 {
-	request_finish(&req);
-	request_init(&req, NULL, 1);
-	req.realm = &realm;
-	req.user = &me;
+	uow_finish(&work);
+	uow_init(&work, NULL, 1);
+	work.realm = &realm;
+	work.user = &me;
 	json_object *narrow = NULL;
 	if (json != NULL) {
-		narrow = request_own_json(&req, json_tokener_parse(json));
+		narrow = uow_own_json(&work, json_tokener_parse(json));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(narrow);
 	}
 	memset(&sql, 0, sizeof(sql));
 	memset(p, 0, sizeof(p));
-	nw = narrow_parse_with(&req, narrow, &lookup);
+	nw = narrow_parse_with(&work, narrow, &lookup);
 	if (nw == NULL) {
-		CU_ASSERT_NOT_EQUAL(req.error, ERR_NONE);
-		return req.error_msg ? req.error_msg : "(no message)";
+		CU_ASSERT_NOT_EQUAL(work.error, ERR_NONE);
+		return work.error_msg ? work.error_msg : "(no message)";
 	}
-	CU_ASSERT_EQUAL(req.error, ERR_NONE);
-	narrow_sql_filter(&req, nw, NULL, 0, &sql);
+	CU_ASSERT_EQUAL(work.error, ERR_NONE);
+	narrow_sql_filter(&work, nw, NULL, 0, &sql);
 	narrow_sql_positional(&sql, p);
 	return "";
 }
@@ -165,16 +164,16 @@ static void assert_bad_narrow(const char *json, const char *desc)
 	char msg[512];
 	snprintf(msg, sizeof(msg), "Invalid narrow operator: %s", desc);
 	CU_ASSERT_STRING_EQUAL(parse(json), msg);
-	CU_ASSERT_EQUAL(req.error, ERR_BAD_NARROW);
+	CU_ASSERT_EQUAL(work.error, ERR_BAD_NARROW);
 	json_object *d = NULL;
-	CU_ASSERT_TRUE(json_object_object_get_ex(req.error_fields, "desc", &d));
+	CU_ASSERT_TRUE(json_object_object_get_ex(work.error_fields, "desc", &d));
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(d), desc);
 }
 
 static void assert_bad_request(const char *json, const char *msg)
 {
 	CU_ASSERT_STRING_EQUAL(parse(json), msg);
-	CU_ASSERT_EQUAL(req.error, ERR_BAD_REQUEST);
+	CU_ASSERT_EQUAL(work.error, ERR_BAD_REQUEST);
 }
 
 /* ---- tests -------------------------------------------------------------------------------------------------- */
@@ -230,7 +229,7 @@ static void test_narrow_channel_by_id_and_name(void)
 	assert_bad_narrow("[{\"operator\": \"stream\", \"operand\": 99}]", "unknown channel 99");
 	/* a failed lookup keeps its own error */
 	CU_ASSERT_STRING_EQUAL(parse("[[\"channel\", \"FAIL\"]]"), "Internal server error");
-	CU_ASSERT_EQUAL(req.error, ERR_INTERNAL);
+	CU_ASSERT_EQUAL(work.error, ERR_INTERNAL);
 }
 
 static void test_narrow_negation(void)
@@ -332,7 +331,7 @@ static void test_narrow_users(void)
 	                  "No message can be both a channel message and direct message");
 	assert_bad_request("[{\"operator\": \"sender\", \"operand\": [11]}]", "operand is not a string or integer");
 	CU_ASSERT_STRING_EQUAL(parse("[[\"sender\", \"fail@x\"]]"), "Internal server error");
-	CU_ASSERT_EQUAL(req.error, ERR_INTERNAL);
+	CU_ASSERT_EQUAL(work.error, ERR_INTERNAL);
 }
 
 static void test_narrow_is(void)
@@ -482,12 +481,12 @@ static void test_narrow_with(void)
 	                  "Invalid 'with' operator");
 	CU_ASSERT_STRING_EQUAL(parse("[[\"with\", \"500\"], [\"with\", \"501\"]]"),
 	                       "Invalid narrow operator combination: Duplicate 'with' operators.");
-	CU_ASSERT_EQUAL(req.error, ERR_BAD_NARROW);
+	CU_ASSERT_EQUAL(work.error, ERR_BAD_NARROW);
 	json_object *d = NULL;
-	CU_ASSERT_TRUE(json_object_object_get_ex(req.error_fields, "desc", &d));
+	CU_ASSERT_TRUE(json_object_object_get_ex(work.error_fields, "desc", &d));
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(d), "Duplicate 'with' operators.");
 	CU_ASSERT_STRING_EQUAL(parse("[[\"with\", \"666\"]]"), "Internal server error");
-	CU_ASSERT_EQUAL(req.error, ERR_INTERNAL);
+	CU_ASSERT_EQUAL(work.error, ERR_INTERNAL);
 }
 
 static void test_narrow_shape_errors(void)
@@ -508,8 +507,8 @@ static void test_narrow_sql_only_ids_and_range(void)
 {
 	CU_ASSERT_STRING_EQUAL(parse("[[\"is\", \"starred\"]]"), "");
 	const int64_t ids[] = {3, 1, 2};
-	narrow_sql_filter(&req, nw, ids, 3, &sql);
-	narrow_sql_range(&req, 0, false, 0, 3, &sql); /* as message_fetch() does for message_ids */
+	narrow_sql_filter(&work, nw, ids, 3, &sql);
+	narrow_sql_range(&work, 0, false, 0, 3, &sql); /* as message_fetch() does for message_ids */
 	narrow_sql_positional(&sql, p);
 	CU_ASSERT_STRING_EQUAL(param(28), "{3,1,2}");
 	CU_ASSERT_STRING_EQUAL(param(29), "9223372036854775807");
@@ -518,24 +517,24 @@ static void test_narrow_sql_only_ids_and_range(void)
 	CU_ASSERT_STRING_EQUAL(param(32), "9223372036854775807");
 	CU_ASSERT_STRING_EQUAL(param(33), "3");
 	/* both sides of anchor 100: up to 99 before, from 100 on (the anchor and after) */
-	narrow_sql_range(&req, 100, true, 5, 7, &sql);
+	narrow_sql_range(&work, 100, true, 5, 7, &sql);
 	narrow_sql_positional(&sql, p);
 	CU_ASSERT_STRING_EQUAL(param(29), "99");
 	CU_ASSERT_STRING_EQUAL(param(30), "5");
 	CU_ASSERT_STRING_EQUAL(param(31), "100");
 	CU_ASSERT_STRING_EQUAL(param(33), "8");
 	/* newest, before only; anchor excluded, before only */
-	narrow_sql_range(&req, MESSAGE_ANCHOR_NEWEST, true, 50, 0, &sql);
+	narrow_sql_range(&work, MESSAGE_ANCHOR_NEWEST, true, 50, 0, &sql);
 	narrow_sql_positional(&sql, p);
 	CU_ASSERT_STRING_EQUAL(param(29), "9223372036854775807");
 	CU_ASSERT_STRING_EQUAL(param(30), "50");
 	CU_ASSERT_STRING_EQUAL(param(33), "0");
-	narrow_sql_range(&req, 100, false, 50, 0, &sql);
+	narrow_sql_range(&work, 100, false, 50, 0, &sql);
 	narrow_sql_positional(&sql, p);
 	CU_ASSERT_STRING_EQUAL(param(29), "99");
 	CU_ASSERT_STRING_EQUAL(param(30), "50");
 	/* neither side: the anchor alone */
-	narrow_sql_range(&req, 100, true, 0, 0, &sql);
+	narrow_sql_range(&work, 100, true, 0, 0, &sql);
 	narrow_sql_positional(&sql, p);
 	CU_ASSERT_STRING_EQUAL(param(31), "100");
 	CU_ASSERT_STRING_EQUAL(param(32), "100");
@@ -563,7 +562,7 @@ static void test_narrow_sql_positional_order(void)
 
 int main(void)
 {
-	request_init(&req, NULL, 1);
+	uow_init(&work, NULL, 1);
 	static const struct unit_test tests[] = {
 	    {"test_narrow_none", test_narrow_none},
 	    {"test_narrow_legacy_pairs", test_narrow_legacy_pairs},
@@ -584,6 +583,6 @@ int main(void)
 	    {NULL, NULL},
 	};
 	int rc = unit_run("narrow", tests);
-	request_finish(&req);
+	uow_finish(&work);
 	return rc;
 }

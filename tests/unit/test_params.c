@@ -5,7 +5,7 @@
 #include "http/form.h"
 #include "http/params.h"
 #include "http/request.h"
-#include "http/router.h"
+#include "pipeline/router.h"
 #include "unit.h"
 
 static const struct param_spec specs[] = {

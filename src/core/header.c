@@ -1,5 +1,5 @@
 /* HTTP header field grammar; see header.h. */
-#include "http/header.h"
+#include "core/header.h"
 
 #include <string.h>
 

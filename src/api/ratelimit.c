@@ -5,7 +5,7 @@
  * a counter can never be left without one). Any worker sees the same counters, so the limits hold across
  * processes.
  */
-#include "http/ratelimit.h"
+#include "api/ratelimit.h"
 
 #include <ctype.h>
 #include <stdatomic.h>
@@ -46,36 +46,23 @@ static long long monotonic_seconds(void)
 	return (long long)ts.tv_sec;
 }
 
-static void clear_error(struct request *req)
-{
-	req->error = ERR_NONE;
-	req->error_msg = NULL;
-	req->error_fields = NULL;
-}
-
 /*
- * redis_pipeline() that fails open: returns 0, or -1 when Redis failed, with the request's error state as it
- * was before (the request goes on unthrottled).
+ * redis_pipeline() that fails open: returns 0, or -1 when Redis failed, with nothing recorded (the request goes
+ * on unthrottled).
  */
 static int try_pipeline(struct request *req, int n, const int *argcs, const char *const *const *cmds,
                         struct rreply **replies)
 {
 	if (monotonic_seconds() < atomic_load(&retry_at))
 		return -1;
-	enum err saved = req->error;
-	const char *saved_msg = req->error_msg;
-	json_object *saved_fields = req->error_fields;
-	int rc = redis_pipeline(req, n, argcs, cmds, replies);
+	int rc = redis_try_pipeline(&req->uow, n, argcs, cmds, replies);
 	/* The connection goes back to the pool now: a login keeps its request for a password check after this. */
-	redis_release(req);
+	redis_release(&req->uow);
 	if (rc == 0) {
 		if (atomic_exchange(&outage_logged, false))
 			log_msg(LOG_INFO, "request %llu: redis answers again, rate limits apply", req->id);
 		return 0;
 	}
-	req->error = saved;
-	req->error_msg = saved_msg;
-	req->error_fields = saved_fields;
 	atomic_store(&retry_at, monotonic_seconds() + OUTAGE_RETRY_SECONDS);
 	if (!atomic_exchange(&outage_logged, true))
 		log_msg(LOG_WARNING, "request %llu: redis unavailable, rate limits not applied until it answers again",
@@ -181,17 +168,14 @@ int ratelimit_key_failed(struct request *req)
 {
 	const struct config *cfg = req->worker->cfg;
 	if (!has_address(req, cfg->api_key_fail_limit_address))
-		return -1;
+		return 0;
 	const char *const *cmds[1] = {count_cmd(req, address_key(req, "key"), cfg->api_key_fail_window)};
 	const int argcs[1] = {5};
 	struct rreply *reply;
 	if (try_pipeline(req, 1, argcs, cmds, &reply) < 0)
-		return -1;
+		return 0;
 	long long retry = over_limit(reply, cfg->api_key_fail_limit_address);
-	if (retry == 0)
-		return -1;
-	clear_error(req);
-	return limited(req, (double)retry);
+	return retry == 0 ? 0 : limited(req, (double)retry);
 }
 
 /* Refuses a request from an address over its budget of failed API keys (replies: GET and TTL of its counter). */

@@ -1,19 +1,21 @@
 /* Route matching and the request pipeline; see router.h. */
-#include "http/router.h"
+#include "pipeline/router.h"
 
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "api/ratelimit.h"
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
-#include "http/auth.h"
 #include "http/form.h"
-#include "http/ratelimit.h"
 #include "http/request.h"
 #include "model/realm.h"
 #include "model/user.h"
+#include "pipeline/auth.h"
+
+#define API_PREFIX "/api/v1"
 
 /* The spec of the n-th path parameter of route r, or NULL. */
 static const struct param_spec *path_spec(const struct route *r, int n)
@@ -27,12 +29,16 @@ static const struct param_spec *path_spec(const struct route *r, int n)
 /* Matches path against r's pattern, filling req->path_args. */
 static bool match(struct request *req, const struct route *r, const char *path)
 {
+	if (((r->flags & R_ROOT) != 0) != req->root_path)
+		return false;
 	const char *pat = r->pattern;
 	int nargs = 0;
 	while (*pat && *path) {
 		if (*pat != '/' || *path != '/')
 			return false;
 		pat++, path++;
+		if (strcmp(pat, "*") == 0)
+			return *path != '\0';
 		const char *pend = strchrnul(pat, '/');
 		const char *send = strchrnul(path, '/');
 		if (*pat == '{') {
@@ -53,12 +59,12 @@ static bool match(struct request *req, const struct route *r, const char *path)
 }
 
 /* The methods the routes of pattern serve, in table order, with HEAD wherever GET is served (as the reference). */
-static json_object *allowed_methods(const char *pattern)
+static json_object *allowed_methods(const char *pattern, unsigned root)
 {
 	json_object *allowed = json_object_new_array();
 	bool get = false;
 	for (size_t i = 0; i < nroutes; i++) {
-		if (strcmp(routes[i].pattern, pattern) == 0) {
+		if (strcmp(routes[i].pattern, pattern) == 0 && (routes[i].flags & R_ROOT) == root) {
 			json_object_array_add(allowed, json_object_new_string(routes[i].method));
 			get = get || strcmp(routes[i].method, "GET") == 0;
 		}
@@ -95,6 +101,7 @@ static const char *allow_header(struct request *req, json_object *list, bool sor
 const struct route *router_find(struct request *req)
 {
 	const char *pattern = NULL;
+	unsigned root = req->root_path ? R_ROOT : 0;
 	for (size_t i = 0; i < nroutes && pattern == NULL; i++)
 		if (match(req, &routes[i], req->path))
 			pattern = routes[i].pattern;
@@ -107,7 +114,7 @@ const struct route *router_find(struct request *req)
 		if (strcmp(routes[i].pattern, pattern) == 0 && strcmp(routes[i].method, method) == 0 &&
 		    match(req, &routes[i], req->path))
 			return &routes[i];
-	json_object *allowed = request_own_json(req, allowed_methods(pattern));
+	json_object *allowed = request_own_json(req, allowed_methods(pattern, root));
 	if (strcmp(req->method, "OPTIONS") == 0) {
 		req->status = 204;
 		request_add_header(req, "Allow", allow_header(req, allowed, true));
@@ -129,6 +136,21 @@ static int check_role(struct request *req, unsigned flags)
 	if ((flags & R_ADMIN) && !user_is_admin(u))
 		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization administrator");
 	return 0;
+}
+
+/* Who the request acts as, by the route's flags (route.h); records the reference's error if it may not. */
+static int authenticate(struct request *req, unsigned flags)
+{
+	bool spectator = (flags & R_AUTH_OPTIONAL) && req->authorization == NULL;
+	if ((flags & R_PUBLIC) || spectator) {
+		if (flags & R_NO_REALM)
+			return 0;
+		/* Public routes and spectators still answer for the organization of the host, where there is one. */
+		return realm_for_host(&req->uow, req->host) == NULL && req->error != ERR_NONE ? -1 : 0;
+	}
+	if (auth_request(req) < 0 || ratelimit_check(req) < 0)
+		return -1;
+	return check_role(req, flags);
 }
 
 #ifdef CONFAB_FAULT_POINTS
@@ -154,32 +176,31 @@ static int run(struct request *req)
 	if (r == NULL)
 		return -1;
 	req->route = r;
-	if (form_parse_body(req) < 0)
+	if (form_parse_body(req) < 0 || authenticate(req, r->flags) < 0)
 		return -1;
-	if (r->flags & R_PUBLIC) {
-		/* Public routes still answer for the organization of the host, where there is one. */
-		if (realm_for_request(req) == NULL && req->error != ERR_NONE)
-			return -1;
-	} else if (auth_request(req) < 0 || ratelimit_check(req) < 0 || check_role(req, r->flags) < 0) {
-		return -1;
-	}
 	if (param_validate(req, r->params) < 0)
 		return -1;
-	if ((r->flags & R_TXN) && db_begin(req) < 0)
+	if ((r->flags & R_TXN) && db_begin(&req->uow) < 0)
 		return -1;
 	/* The transactional outbox: the events commit with the change; after COMMIT they are published, then their
 	 * rows deleted. A worker that dies in between leaves the rows to the reaper (events.h). */
-	if (r->handler(req) < 0 || events_outbox_write(req) < 0 || db_commit(req) < 0)
+	if (r->handler(req) < 0 || events_outbox_write(&req->uow) < 0 || db_commit(&req->uow) < 0)
 		return -1;
 	fault_point(req, "exit-after-commit");
-	events_publish(req);
+	events_publish(&req->uow);
 	fault_point(req, "exit-after-publish");
-	events_outbox_clear(req);
+	events_outbox_clear(&req->uow);
 	return 0;
 }
 
 void router_handle(struct request *req)
 {
+	/* API routes are written without their common prefix; every other path is an R_ROOT route's. */
+	size_t plen = strlen(API_PREFIX);
+	if (strncmp(req->path, API_PREFIX, plen) == 0 && (req->path[plen] == '/' || req->path[plen] == '\0'))
+		req->path += plen;
+	else
+		req->root_path = true;
 	form_parse_urlencoded(req, req->query, strlen(req->query));
 	run(req);
 	/* On error, request_finish() rolls the transaction back. */

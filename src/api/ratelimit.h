@@ -36,9 +36,9 @@ int ratelimit_login_begin(struct request *req, long long realm_id, const char *e
 void ratelimit_login_end(struct request *req, long long realm_id, const char *email, bool checked);
 
 /*
- * After an API key failed (the 401 already recorded): counts the failure for the client address and, past
- * api_key_fail_limit_address failures in api_key_fail_window seconds, replaces the 401 with RATE_LIMIT_HIT.
- * Always returns -1.
+ * After an API key was refused (its 401 not yet recorded): counts the failure for the client address. Returns -1
+ * with RATE_LIMIT_HIT recorded past api_key_fail_limit_address failures in api_key_fail_window seconds (instead
+ * of the 401), else 0 (the caller records the 401).
  */
 int ratelimit_key_failed(struct request *req);
 
