@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/ids.h"
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "http/params.h"
@@ -75,22 +76,16 @@ static int parse_wanted(struct request *req, json_object *list, struct wanted **
 	return 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Removes the repeats of ids[0..*n), keeping the first of each in place: sorted copy and binary search. */
 static void unique_in_order(struct request *req, int64_t *ids, size_t *n)
 {
 	int64_t *sorted = arena_alloc(&req->arena, (*n + 1) * sizeof(*sorted));
 	memcpy(sorted, ids, *n * sizeof(*sorted));
-	qsort(sorted, *n, sizeof(*sorted), cmp_id);
+	qsort(sorted, *n, sizeof(*sorted), ids_cmp);
 	bool *taken = arena_alloc(&req->arena, *n + 1);
 	size_t kept = 0;
 	for (size_t i = 0; i < *n; i++) {
-		size_t at = (size_t)((int64_t *)bsearch(&ids[i], sorted, *n, sizeof(*sorted), cmp_id) - sorted);
+		size_t at = (size_t)((int64_t *)bsearch(&ids[i], sorted, *n, sizeof(*sorted), ids_cmp) - sorted);
 		while (at > 0 && sorted[at - 1] == ids[i]) /* bsearch may land on any of the equal ones */
 			at--;
 		if (!taken[at])

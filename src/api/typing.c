@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/ids.h"
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -189,12 +190,6 @@ static struct db_stmt st_recipients =
     DB_STMT("SELECT u.id, " TYPING_API_EMAIL ", u.is_active AND u.receives_typing_notifications FROM users u"
             " WHERE u.realm_id = $1 AND u.id = ANY($3::bigint[]) ORDER BY u.id");
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The row of user id among the rows of res (ascending ids, in *ids), or -1: a binary search, as the list may hold
  * a thousand users. */
 static int recipient_row(struct request *req, const struct db_res *res, int64_t **ids, int64_t id)
@@ -205,7 +200,7 @@ static int recipient_row(struct request *req, const struct db_res *res, int64_t 
 		for (int r = 0; r < rows; r++)
 			(*ids)[r] = db_int(res, r, 0);
 	}
-	int64_t *at = rows ? bsearch(&id, *ids, (size_t)rows, sizeof(id), cmp_id) : NULL;
+	int64_t *at = rows ? bsearch(&id, *ids, (size_t)rows, sizeof(id), ids_cmp) : NULL;
 	return at ? (int)(at - *ids) : -1;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "core/jsonx.h"
 #include "core/utf8.h"
 #include "db/db.h"
@@ -334,21 +335,15 @@ int64_t *ids_minus(struct uow *uow, const int64_t *a, int n, const int64_t *b, i
 	return r;
 }
 
-static int cmp_int64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static bool sorted_ids_contain(const int64_t *a, int n, int64_t id)
 {
-	return n > 0 && bsearch(&id, a, (size_t)n, sizeof(*a), cmp_int64) != NULL;
+	return n > 0 && bsearch(&id, a, (size_t)n, sizeof(*a), ids_cmp) != NULL;
 }
 
 static int cmp_pair(const void *a, const void *b)
 {
 	const struct id_pair *x = a, *y = b;
-	return x->user != y->user ? cmp_int64(&x->user, &y->user) : cmp_int64(&x->channel, &y->channel);
+	return x->user != y->user ? ids_cmp(&x->user, &y->user) : ids_cmp(&x->channel, &y->channel);
 }
 
 void id_pairs_sort(struct id_pair *p, int n)
@@ -372,7 +367,7 @@ struct keyed {
 static int cmp_key_at(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
-	return x->key != y->key ? cmp_int64(&x->key, &y->key) : (x->at > y->at) - (x->at < y->at);
+	return x->key != y->key ? ids_cmp(&x->key, &y->key) : (x->at > y->at) - (x->at < y->at);
 }
 
 static int cmp_first_at(const void *a, const void *b)
@@ -507,7 +502,7 @@ static struct altered *by_channel(struct uow *uow, const struct channel_sub *sub
 		x->users = arena_alloc(&uow->arena, (size_t)(j - i + 1) * sizeof(int64_t));
 		for (int k = i; k < j; k++)
 			x->users[k - i] = subs[order[k]].user_id;
-		qsort(x->users, (size_t)(j - i), sizeof(int64_t), cmp_int64);
+		qsort(x->users, (size_t)(j - i), sizeof(int64_t), ids_cmp);
 		for (int k = 0; k < j - i; k++)
 			if (k == 0 || x->users[k] != x->users[k - 1])
 				x->users[x->n++] = x->users[k];
@@ -521,7 +516,7 @@ static int64_t *channel_ids(struct uow *uow, const struct altered *a, int na)
 	int64_t *ids = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*ids));
 	for (int i = 0; i < na; i++)
 		ids[i] = a[i].c->id;
-	qsort(ids, (size_t)na, sizeof(*ids), cmp_int64);
+	qsort(ids, (size_t)na, sizeof(*ids), ids_cmp);
 	return ids;
 }
 
@@ -616,7 +611,7 @@ static int load_viewers(struct uow *uow, const int64_t *ids, int n, struct viewe
 /* The peers of a channel: who sees it now, except the users whose subscription changed. */
 static int64_t *peers(struct uow *uow, const struct viewers *v, const struct altered *a, int *n)
 {
-	const int64_t *at = bsearch(&a->c->id, v->channels, (size_t)v->n, sizeof(int64_t), cmp_int64);
+	const int64_t *at = bsearch(&a->c->id, v->channels, (size_t)v->n, sizeof(int64_t), ids_cmp);
 	if (at == NULL) {
 		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
@@ -643,7 +638,7 @@ static int peer_batch(struct uow *uow, const char *op, const struct viewers *v, 
 	int64_t *p = peers(uow, v, first, &np);
 	int64_t *sorted = arena_alloc(&uow->arena, (size_t)n * sizeof(*sorted));
 	memcpy(sorted, ids, (size_t)n * sizeof(*sorted));
-	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_int64);
+	qsort(sorted, (size_t)n, sizeof(*sorted), ids_cmp);
 	return p ? peer_event(uow, op, sorted, n, first->users, first->n, p, np) : -1;
 }
 
@@ -654,7 +649,7 @@ static int cmp_altered_users(const void *x, const void *y)
 		return (a->n > b->n) - (a->n < b->n);
 	for (int i = 0; i < a->n; i++)
 		if (a->users[i] != b->users[i])
-			return cmp_int64(&a->users[i], &b->users[i]);
+			return ids_cmp(&a->users[i], &b->users[i]);
 	return 0;
 }
 
@@ -729,7 +724,7 @@ static int plan_peers(struct uow *uow, struct altered *a, int na, struct peer_pl
 				p->need[p->nneed++] = c->id;
 		}
 	}
-	qsort(p->need, (size_t)p->nneed, sizeof(int64_t), cmp_int64);
+	qsort(p->need, (size_t)p->nneed, sizeof(int64_t), ids_cmp);
 	return 0;
 }
 
@@ -821,7 +816,7 @@ static int load_sub_state(struct uow *uow, const struct channel_sub *subs, int n
 	st->subscribers = arena_alloc(&uow->arena, (size_t)(na + 1) * sizeof(*st->subscribers));
 	for (int r = 0; r < db_rows(res); r++) {
 		int64_t id = db_int(res, r, 0);
-		int64_t *at = bsearch(&id, st->channels, (size_t)na, sizeof(id), cmp_int64);
+		int64_t *at = bsearch(&id, st->channels, (size_t)na, sizeof(id), ids_cmp);
 		json_object *ids = NULL;
 		if (at == NULL || jsonx_parse(db_val(res, r, 1), strlen(db_val(res, r, 1)), &ids) < 0)
 			return uow_error(uow, ERR_INTERNAL, NULL);
@@ -838,7 +833,7 @@ static int load_sub_state(struct uow *uow, const struct channel_sub *subs, int n
 static json_object *subscription_of(struct uow *uow, const struct sub_state *st, const struct channel_sub *s)
 {
 	const struct id_pair *p = id_pairs_find(st->pairs, st->npairs, s->user_id, s->channel->id);
-	int64_t *at = bsearch(&s->channel->id, st->channels, (size_t)st->nchannels, sizeof(int64_t), cmp_int64);
+	int64_t *at = bsearch(&s->channel->id, st->channels, (size_t)st->nchannels, sizeof(int64_t), ids_cmp);
 	if (at == NULL)
 		return NULL;
 	struct channel *sub = arena_alloc(&uow->arena, sizeof(*sub));

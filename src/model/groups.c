@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "core/utf8.h"
@@ -260,12 +261,6 @@ json_object *group_setting_json(struct uow *uow, int64_t group_id)
 	return value;
 }
 
-static int cmp_int64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The distinct ids of a JSON integer list, sorted, in the arena; *n receives their number. */
 static int64_t *id_set(struct uow *uow, json_object *list, size_t *n)
 {
@@ -273,7 +268,7 @@ static int64_t *id_set(struct uow *uow, json_object *list, size_t *n)
 	int64_t *ids = arena_alloc(&uow->arena, (len + 1) * sizeof(*ids));
 	for (size_t i = 0; i < len; i++)
 		ids[i] = json_object_get_int64(json_object_array_get_idx(list, i));
-	qsort(ids, len, sizeof(*ids), cmp_int64);
+	qsort(ids, len, sizeof(*ids), ids_cmp);
 	size_t out = 0;
 	for (size_t i = 0; i < len; i++)
 		if (out == 0 || ids[out - 1] != ids[i])

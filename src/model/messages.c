@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/ids.h"
 #include "core/jsonx.h"
 #include "core/utf8.h"
 #include "db/db.h"
@@ -42,28 +43,6 @@
 /* ---- small helpers ------------------------------------------------------------------------------------------- */
 
 /* A growable array of ids in the request's arena. */
-struct ids {
-	int64_t *v;
-	int n, cap;
-};
-
-static void ids_push(struct uow *uow, struct ids *a, int64_t id)
-{
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 8;
-		int64_t *nv = arena_alloc(&uow->arena, (size_t)a->cap * sizeof(*nv));
-		if (a->n)
-			memcpy(nv, a->v, (size_t)a->n * sizeof(*nv));
-		a->v = nv;
-	}
-	a->v[a->n++] = id;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
 
 /* Decodes the UTF-8 code point at s[*i] (len bytes) and advances *i; a malformed byte reads as U+D800. */
 static uint32_t utf8_next(const char *s, size_t len, size_t *i)
@@ -486,11 +465,11 @@ static void ids_unique_in_order(struct uow *uow, struct ids *a)
 {
 	int64_t *sorted = arena_alloc(&uow->arena, (size_t)(a->n + 1) * sizeof(*sorted));
 	memcpy(sorted, a->v, (size_t)a->n * sizeof(*sorted));
-	qsort(sorted, (size_t)a->n, sizeof(*sorted), cmp_id);
+	qsort(sorted, (size_t)a->n, sizeof(*sorted), ids_cmp);
 	bool *taken = arena_alloc(&uow->arena, (size_t)a->n + 1); /* per value: its first occurrence was kept */
 	int kept = 0;
 	for (int i = 0; i < a->n; i++) {
-		int64_t *at = bsearch(&a->v[i], sorted, (size_t)a->n, sizeof(*sorted), cmp_id);
+		int64_t *at = bsearch(&a->v[i], sorted, (size_t)a->n, sizeof(*sorted), ids_cmp);
 		while (at > sorted && at[-1] == a->v[i]) /* bsearch may land on any of the equal ones */
 			at--;
 		if (!taken[at - sorted])
@@ -526,7 +505,7 @@ static int list_ids(struct uow *uow, json_object *list, struct ids *out, const c
 		json_object *e = json_object_array_get_idx(list, i);
 		if (!json_object_is_type(e, json_type_int))
 			return refuse(uow, refusal, "Recipient lists may contain emails or user IDs, but not both.");
-		ids_push(uow, out, json_object_get_int64(e));
+		ids_push(&uow->arena, out, json_object_get_int64(e));
 	}
 	ids_unique_in_order(uow, out);
 	return 0;
@@ -534,7 +513,7 @@ static int list_ids(struct uow *uow, json_object *list, struct ids *out, const c
 
 static int cmp_user(const void *a, const void *b)
 {
-	return cmp_id(&((const struct message_user *)a)->id, &((const struct message_user *)b)->id);
+	return ids_cmp(&((const struct message_user *)a)->id, &((const struct message_user *)b)->id);
 }
 
 int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal)
@@ -623,7 +602,7 @@ int message_check_direct(struct uow *uow, const struct message_user *users, int 
 	struct ids all = {0};
 	for (int i = 0; i < n; i++)
 		if (users[i].id != uow->user->id)
-			ids_push(uow, &all, users[i].id);
+			ids_push(&uow->arena, &all, users[i].id);
 	if (!perm_realm(uow, RS_ACCESS_ALL_USERS) && all.n > 0) {
 		struct db_res *res = DB_EXEC(uow, &st_inaccessible, db_arg_ids(uow, all.v, all.n),
 		                             db_arg_int(uow, uow->user->id), db_arg_int(uow, uow->realm->id));
@@ -638,8 +617,8 @@ int message_check_direct(struct uow *uow, const struct message_user *users, int 
 	for (int i = 0; i < n; i++)
 		if (!users[i].is_active)
 			return uow_error(uow, ERR_BAD_REQUEST, "'%s' is no longer using Zulip.", users[i].api_email);
-	ids_push(uow, &all, uow->user->id);
-	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
+	ids_push(&uow->arena, &all, uow->user->id);
+	qsort(all.v, (size_t)all.n, sizeof(*all.v), ids_cmp);
 	if (check_dm_permission(uow, users, n, db_arg_ids(uow, all.v, all.n)) < 0)
 		return -1;
 	*participants = all.v;
@@ -985,16 +964,16 @@ static int drop_unsubscribed(struct uow *uow, struct ids *ids, json_object **ign
 		return -1;
 	struct ids skip = {0};
 	for (int r = 0; r < db_rows(res); r++) {
-		ids_push(uow, &skip, db_int(res, r, 0));
+		ids_push(&uow->arena, &skip, db_int(res, r, 0));
 		size_t n = json_object_array_length(*ignored);
 		if (n == 0 || json_object_get_int64(json_object_array_get_idx(*ignored, n - 1)) != db_int(res, r, 1))
 			json_object_array_add(*ignored, json_object_new_int64(db_int(res, r, 1)));
 	}
 	if (skip.n > 1) /* qsort needs a non-NULL array even for 0 elements */
-		qsort(skip.v, (size_t)skip.n, sizeof(*skip.v), cmp_id);
+		qsort(skip.v, (size_t)skip.n, sizeof(*skip.v), ids_cmp);
 	int k = 0;
 	for (int i = 0; i < ids->n; i++)
-		if (skip.n == 0 || bsearch(&ids->v[i], skip.v, (size_t)skip.n, sizeof(*skip.v), cmp_id) == NULL)
+		if (skip.n == 0 || bsearch(&ids->v[i], skip.v, (size_t)skip.n, sizeof(*skip.v), ids_cmp) == NULL)
 			ids->v[k++] = ids->v[i];
 	ids->n = k;
 	return 0;
@@ -1039,7 +1018,7 @@ static struct ids sorted_unique(struct uow *uow, const int64_t *ids, int n)
 {
 	struct ids out = {arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(int64_t)), 0, n + 1};
 	memcpy(out.v, ids, (size_t)n * sizeof(int64_t));
-	qsort(out.v, (size_t)n, sizeof(int64_t), cmp_id);
+	qsort(out.v, (size_t)n, sizeof(int64_t), ids_cmp);
 	for (int i = 0; i < n; i++)
 		if (out.n == 0 || out.v[out.n - 1] != out.v[i])
 			out.v[out.n++] = out.v[i];
@@ -1058,7 +1037,7 @@ static void split_changes(struct uow *uow, const struct ids *todo, const struct 
 		bool has_row = r < db_rows(rows) && db_int(rows, r, 0) == todo->v[i];
 		int flags = has_row ? (int)db_int(rows, r, 1) : MF_DEFAULT_HISTORICAL;
 		if ((flags & bit) != target)
-			ids_push(uow, has_row ? existing : historical, todo->v[i]);
+			ids_push(&uow->arena, has_row ? existing : historical, todo->v[i]);
 	}
 }
 
@@ -1069,8 +1048,8 @@ static int64_t *in_request_order(struct uow *uow, const int64_t *ids, int n, con
 	int64_t *r = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r));
 	*out = 0;
 	for (int i = 0; i < n; i++)
-		if ((a->n && bsearch(&ids[i], a->v, (size_t)a->n, sizeof(*a->v), cmp_id)) ||
-		    (b->n && bsearch(&ids[i], b->v, (size_t)b->n, sizeof(*b->v), cmp_id)))
+		if ((a->n && bsearch(&ids[i], a->v, (size_t)a->n, sizeof(*a->v), ids_cmp)) ||
+		    (b->n && bsearch(&ids[i], b->v, (size_t)b->n, sizeof(*b->v), ids_cmp)))
 			r[(*out)++] = ids[i];
 	return r;
 }

@@ -12,24 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "core/uow.h"
 #include "db/db.h"
 #include "model/channels.h"
 #include "model/messages.h"
 #include "model/realm.h"
 #include "model/user.h"
-
-static void ids_push(struct uow *uow, struct narrow_ids *a, int64_t id)
-{
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 8;
-		int64_t *nv = arena_alloc(&uow->arena, (size_t)a->cap * sizeof(*nv));
-		if (a->n)
-			memcpy(nv, a->v, (size_t)a->n * sizeof(*nv));
-		a->v = nv;
-	}
-	a->v[a->n++] = id;
-}
 
 static void strs_push(struct uow *uow, struct narrow_strs *a, const char *s)
 {
@@ -41,12 +30,6 @@ static void strs_push(struct uow *uow, struct narrow_strs *a, const char *s)
 		a->v = nv;
 	}
 	a->v[a->n++] = s;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* ---- terms --------------------------------------------------------------------------------------------------- */
@@ -104,7 +87,7 @@ static int narrow_channel(struct uow *uow, struct narrow *nw, json_object *opera
 	const struct channel *c = nw->lookup->channel(uow, operand);
 	if (c == NULL)
 		return uow->error ? -1 : narrow_bad(uow, "unknown channel %s", operand_text(uow, operand));
-	ids_push(uow, negated ? &nw->ch_neg : &nw->ch_pos, c->id);
+	ids_push(&uow->arena, negated ? &nw->ch_neg : &nw->ch_pos, c->id);
 	if (!negated) { /* the reference's can_access_stream_history; the last channel term decides */
 		nw->include_history = (!c->invite_only && !user_is_guest(uow->user)) ||
 		                      (c->history_public_to_subscribers && c->content_access);
@@ -122,22 +105,22 @@ static int narrow_dm(struct uow *uow, struct narrow *nw, json_object *operand, b
 	bool empty = json_object_is_type(operand, json_type_array) && json_object_array_length(operand) == 0;
 	if (!empty && (rc = nw->lookup->dm_users(uow, operand, &users, &n)) != 0)
 		return rc < 0 ? -1 : narrow_bad(uow, "unknown user in %s", operand_text(uow, operand));
-	struct narrow_ids all = {0};
+	struct ids all = {0};
 	bool self = false;
 	for (int i = 0; i < n; i++) {
-		ids_push(uow, &all, users[i]);
+		ids_push(&uow->arena, &all, users[i]);
 		self = self || users[i] == uow->user->id;
 	}
 	if (!self)
-		ids_push(uow, &all, uow->user->id);
-	qsort(all.v, (size_t)all.n, sizeof(*all.v), cmp_id);
+		ids_push(&uow->arena, &all, uow->user->id);
+	qsort(all.v, (size_t)all.n, sizeof(*all.v), ids_cmp);
 	int64_t id = empty ? 0 : nw->lookup->conversation(uow, all.v, all.n);
 	if (id < 0)
 		return -1;
 	if (id == 0) /* no such conversation: matches nothing */
 		nw->impossible = nw->impossible || !negated;
 	else
-		ids_push(uow, negated ? &nw->dm_neg : &nw->dm_pos, id);
+		ids_push(&uow->arena, negated ? &nw->dm_neg : &nw->dm_pos, id);
 	return 0;
 }
 
@@ -220,11 +203,11 @@ static int narrow_by_user(struct uow *uow, struct narrow *nw, const char *op, js
 	if (id == 0)
 		return uow->error ? -1 : narrow_bad(uow, "unknown user %s", operand_text(uow, operand));
 	if (sender)
-		ids_push(uow, negated ? &nw->sender_neg : &nw->sender_pos, id);
+		ids_push(&uow->arena, negated ? &nw->sender_neg : &nw->sender_pos, id);
 	else if (strcmp(op, "dm-including") == 0)
-		ids_push(uow, negated ? &nw->dmi_neg : &nw->dmi_pos, id);
+		ids_push(&uow->arena, negated ? &nw->dmi_neg : &nw->dmi_pos, id);
 	else if (!negated)
-		ids_push(uow, &nw->gpm, id);
+		ids_push(&uow->arena, &nw->gpm, id);
 	return 0;
 }
 
@@ -236,7 +219,7 @@ static int narrow_id(struct uow *uow, struct narrow *nw, json_object *operand, b
 		digits = digits && isdigit((unsigned char)*c);
 	if (!digits || strlen(s) > 10 || strtoll(s, NULL, 10) > 2147483647LL)
 		return narrow_bad(uow, "Invalid message ID");
-	ids_push(uow, negated ? &nw->id_neg : &nw->id_pos, strtoll(s, NULL, 10));
+	ids_push(&uow->arena, negated ? &nw->id_neg : &nw->id_pos, strtoll(s, NULL, 10));
 	return 0;
 }
 

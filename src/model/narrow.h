@@ -11,15 +11,13 @@
 
 #include <json-c/json.h>
 
+#include "core/ids.h"
+
 struct uow;
 struct channel;
 struct narrow_lookup;
 
-/* A growable array of ids or of strings in the unit of work's arena. */
-struct narrow_ids {
-	int64_t *v;
-	int n, cap;
-};
+/* A growable array of strings in the unit of work's arena (ids: core/ids.h). */
 struct narrow_strs {
 	const char **v;
 	int n, cap;
@@ -27,7 +25,7 @@ struct narrow_strs {
 
 /* A parsed narrow: the terms resolved to ids, positive and negated sides, and how to drive the query. */
 struct narrow {
-	struct narrow_ids ch_pos, ch_neg, sender_pos, sender_neg, id_pos, id_neg, dm_pos, dm_neg, dmi_pos, dmi_neg, gpm;
+	struct ids ch_pos, ch_neg, sender_pos, sender_neg, id_pos, id_neg, dm_pos, dm_neg, dmi_pos, dmi_neg, gpm;
 	struct narrow_strs topic_pos, topic_neg, search;
 	int set, unset, any; /* flag masks (MF_*): all set, all unset, any set */
 	/* -1: no condition; 0/1: must be false/true. */
