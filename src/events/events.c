@@ -438,8 +438,8 @@ void events_publish(struct uow *uow)
  * batches (events_outbox_reap). An id lost on the way (Redis failing here, a reaper stopping between its SPOP and
  * its DELETE) only means that the row is published once more after two seconds, and the queues drop it.
  */
-#define OUTBOX_DONE       "confab:outbox:done"
-#define OUTBOX_DONE_BATCH 1000
+#define OUTBOX_DONE            "confab:outbox:done"
+#define OUTBOX_DONE_BATCH      1000
 #define OUTBOX_DONE_BATCH_TEXT "1000"
 
 void events_outbox_clear(struct uow *uow)
