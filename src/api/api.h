@@ -25,6 +25,21 @@ int subscriptions_list(struct request *req);
 int subscriptions_add(struct request *req);
 int subscriptions_remove(struct request *req);
 int subscriptions_update_properties(struct request *req);
+/* drafts.c */
+int drafts_list(struct request *req);
+int drafts_create(struct request *req);
+int drafts_edit(struct request *req);
+int drafts_delete(struct request *req);
+/* saved_snippets.c */
+int saved_snippets_list(struct request *req);
+int saved_snippets_create(struct request *req);
+int saved_snippets_edit(struct request *req);
+int saved_snippets_delete(struct request *req);
+/* navigation_views.c */
+int navigation_views_list(struct request *req);
+int navigation_views_create(struct request *req);
+int navigation_views_update(struct request *req);
+int navigation_views_delete(struct request *req);
 /* channel_folders.c */
 int channel_folders_create(struct request *req);
 int channel_folders_list(struct request *req);

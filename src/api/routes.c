@@ -331,6 +331,56 @@ static const struct param_spec events_delete_params[] = {
     END,
 };
 
+/* At most 100 drafts a request, each with at most 1000 recipients (src/api/drafts.c; docs/LIMITS.md). */
+static const struct param_spec drafts_create_params[] = {
+    {"drafts", PT_JSON, 0, 100, "[]"},
+    END,
+};
+
+static const struct param_spec draft_edit_params[] = {
+    {"draft_id", PT_INT, P_PATH, 0, NULL},
+    {"draft", PT_JSON, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec draft_id_params[] = {
+    {"draft_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+/* title and content are stripped before their bounds are checked (src/api/saved_snippets.c). */
+static const struct param_spec saved_snippets_create_params[] = {
+    {"title", PT_STR, P_REQUIRED, 0, NULL},
+    {"content", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec saved_snippet_edit_params[] = {
+    {"saved_snippet_id", PT_INT, P_PATH, 0, NULL},
+    {"title", PT_STR, 0, 0, NULL},
+    {"content", PT_STR, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec saved_snippet_id_params[] = {
+    {"saved_snippet_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec navigation_views_create_params[] = {
+    {"fragment", PT_STR, P_REQUIRED, 0, NULL},
+    {"is_pinned", PT_BOOL, P_REQUIRED, 0, NULL},
+    {"name", PT_STR, 0, 0, NULL},
+    END,
+};
+
+/* The fragment is the whole rest of the path, slashes included (src/api/navigation_views.c). */
+static const struct param_spec navigation_view_update_params[] = {
+    {"is_pinned", PT_BOOL, P_NULL, 0, NULL},
+    {"name", PT_STR, 0, 0, NULL},
+    END,
+};
+
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
@@ -375,6 +425,18 @@ const struct route routes[] = {
     {"POST", "/typing", typing_send, 0, typing_params},
     {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
+    {"GET", "/drafts", drafts_list, 0, no_params},
+    {"POST", "/drafts", drafts_create, R_TXN, drafts_create_params},
+    {"PATCH", "/drafts/{draft_id}", drafts_edit, R_TXN, draft_edit_params},
+    {"DELETE", "/drafts/{draft_id}", drafts_delete, R_TXN, draft_id_params},
+    {"GET", "/saved_snippets", saved_snippets_list, 0, no_params},
+    {"POST", "/saved_snippets", saved_snippets_create, R_TXN, saved_snippets_create_params},
+    {"PATCH", "/saved_snippets/{saved_snippet_id}", saved_snippets_edit, R_TXN, saved_snippet_edit_params},
+    {"DELETE", "/saved_snippets/{saved_snippet_id}", saved_snippets_delete, R_TXN, saved_snippet_id_params},
+    {"GET", "/navigation_views", navigation_views_list, 0, no_params},
+    {"POST", "/navigation_views", navigation_views_create, R_TXN, navigation_views_create_params},
+    {"PATCH", "/navigation_views/*", navigation_views_update, R_TXN, navigation_view_update_params},
+    {"DELETE", "/navigation_views/*", navigation_views_delete, R_TXN, no_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
 

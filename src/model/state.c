@@ -19,6 +19,7 @@
 #include "model/groups.h"
 #include "model/messages.h"
 #include "model/permissions.h"
+#include "model/personal.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -64,11 +65,9 @@ static const struct {
     {"alert_words", "alert_words", "[]"},
     {"default_stream_groups", "realm_default_stream_groups", "[]"},
     {"device", "devices", "{}"},
-    {"drafts", "drafts", "[]"},
     {"giphy", "giphy_api_key", "\"\""},
     {"klipy", "klipy_api_key", "\"\""},
     {"muted_users", "muted_users", "[]"},
-    {"navigation_views", "navigation_views", "[]"},
     {"onboarding_steps", "onboarding_steps", "[]"},
     {"onboarding_steps", "navigation_tour_video_url", "null"},
     {"realm_billing", "realm_billing", "{\"has_pending_sponsorship_request\":false}"},
@@ -81,7 +80,6 @@ static const struct {
     {"realm_linkifiers", "realm_linkifiers", "[]"},
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
-    {"saved_snippets", "saved_snippets", "[]"},
     {"scheduled_messages", "scheduled_messages", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
     {"user_status", "user_status", "{}"},
@@ -839,6 +837,30 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 	return 0;
 }
 
+/* drafts, saved_snippets, navigation_views: the user's own objects ([] for spectators, and drafts [] while the
+ * user keeps drafts synchronization off, as the reference does). */
+static int add_personal(struct uow *uow, const struct state_options *o, json_object *out)
+{
+	static const char *const keys[] = {"drafts", "saved_snippets", "navigation_views"};
+	for (int i = 0; i < 3; i++) {
+		if (!want(o, keys[i]))
+			continue;
+		json_object *list;
+		if (uow->user == NULL)
+			list = json_object_new_array();
+		else if (i == 0)
+			list = personal_drafts_json(uow, uow->user->id, true);
+		else if (i == 1)
+			list = personal_saved_snippets_json(uow, uow->user->id);
+		else
+			list = personal_navigation_views_json(uow, uow->user->id);
+		if (list == NULL)
+			return -1;
+		json_object_object_add(out, keys[i], list);
+	}
+	return 0;
+}
+
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	add_empty_state(uow, o, out);
@@ -857,6 +879,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
 		return -1;
 	if (want(o, "recent_private_conversations") && add_recent_private_conversations(uow, out) < 0)
+		return -1;
+	if (add_personal(uow, o, out) < 0)
 		return -1;
 	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)

@@ -1050,6 +1050,9 @@ int main(int argc, char **argv)
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_drafts_tests();
+	register_saved_snippets_tests();
+	register_navigation_views_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();

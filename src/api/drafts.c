@@ -1,0 +1,307 @@
+/*
+ * Drafts: messages a user is composing, kept on the server so that the user's other clients see them. Each draft
+ * is its owner's alone (another user's id is "Draft does not exist", 404), and every route refuses while the user
+ * keeps enable_drafts_synchronization off. Reference: zerver/lib/drafts.py, zerver/views/drafts.py; the syntax
+ * errors are the reference's typed_endpoint words for its DraftData model (zerver/lib/typed_endpoint.py).
+ */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "core/ids.h"
+#include "db/db.h"
+#include "http/params.h"
+#include "http/request.h"
+#include "model/channels.h"
+#include "model/messages.h"
+#include "model/personal.h"
+#include "model/realm.h"
+#include "model/user.h"
+
+/* Recipients of one draft; confab's bound, as for a message's (docs/LIMITS.md). */
+#define MAX_DRAFT_RECIPIENTS 1000
+/* The latest timestamp a draft may carry (9999-12-31T23:59:59Z, as far as the reference's datetime reaches). */
+#define MAX_DRAFT_TIMESTAMP 253402300799.0
+
+/* A draft as sent, after the syntax checks. */
+struct draft {
+	const char *type; /* "", "stream" or "private" */
+	json_object *to;
+	json_object *topic;
+	json_object *content;
+	json_object *timestamp; /* NULL: now */
+};
+
+/* A draft ready for the database. */
+struct draft_row {
+	const char *type;
+	const char *recipients; /* "{1,2}" */
+	const char *topic;
+	const char *content;
+	const char *timestamp; /* seconds, %.6f */
+};
+
+static const char *const fields[] = {"type", "to", "topic", "content", "timestamp"};
+
+static int field_missing(struct request *req, const char *var, const char *field)
+{
+	return api_error(req, ERR_BAD_REQUEST, "%s[\"%s\"] field is missing", var, field);
+}
+
+/* The checks of to: a list of at most MAX_DRAFT_RECIPIENTS integers. */
+static int check_to(struct request *req, const char *var, json_object *to)
+{
+	if (!json_object_is_type(to, json_type_array))
+		return api_error(req, ERR_BAD_REQUEST, "%s[\"to\"] is not a list", var);
+	size_t n = json_object_array_length(to);
+	if (n > MAX_DRAFT_RECIPIENTS)
+		return api_error(req, ERR_BAD_REQUEST, "%s[\"to\"] is too long (limit: %d items)", var,
+		                 MAX_DRAFT_RECIPIENTS);
+	for (size_t i = 0; i < n; i++)
+		if (!json_object_is_type(json_object_array_get_idx(to, i), json_type_int))
+			return api_error(req, ERR_BAD_REQUEST, "%s[\"to\"][%zu] is not an integer", var, i);
+	return 0;
+}
+
+static int check_string(struct request *req, const char *var, const char *field, json_object *v)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return api_error(req, ERR_BAD_REQUEST, "%s[\"%s\"] is not a string", var, field);
+	return 0;
+}
+
+/* The reference's DraftData (extra keys forbidden) for the value d at var ("drafts[0]", "draft"), into *out. */
+static int check_draft(struct request *req, const char *var, json_object *d, struct draft *out)
+{
+	if (!json_object_is_type(d, json_type_object))
+		return api_error(req, ERR_BAD_REQUEST, "%s is not a dict", var);
+	json_object *v[5] = {NULL};
+	for (int i = 0; i < 5; i++)
+		if (!json_object_object_get_ex(d, fields[i], &v[i]) && i < 4)
+			return field_missing(req, var, fields[i]);
+	const char *type = json_object_get_string(v[0]);
+	if (!json_object_is_type(v[0], json_type_string) ||
+	    (strcmp(type, "") != 0 && strcmp(type, "stream") != 0 && strcmp(type, "private") != 0))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid %s[\"type\"]", var);
+	if (check_to(req, var, v[1]) < 0 || check_string(req, var, "topic", v[2]) < 0 ||
+	    check_string(req, var, "content", v[3]) < 0)
+		return -1;
+	if (*personal_strip(&req->uow, json_object_get_string(v[3])) == '\0')
+		return api_error(req, ERR_BAD_REQUEST, "%s[\"content\"] cannot be blank", var);
+	if (v[4] != NULL && !json_object_is_type(v[4], json_type_int) && !json_object_is_type(v[4], json_type_double))
+		return api_error(req, ERR_BAD_REQUEST, "%s[\"timestamp\"][\"int\"] is not an integer", var);
+	json_object_object_foreach (d, key, val) {
+		(void)val;
+		bool known = false;
+		for (int i = 0; i < 5; i++)
+			known = known || strcmp(key, fields[i]) == 0;
+		if (!known)
+			return api_error(req, ERR_BAD_REQUEST, "Argument \"%s\" at %s[\"%s\"] is unexpected", key, var,
+			                 key);
+	}
+	*out = (struct draft){type, v[1], v[2], v[3], v[4]};
+	return 0;
+}
+
+/* The timestamp rounded to microseconds, now when none was sent: "Timestamp must not be negative.". */
+static const char *draft_timestamp(struct request *req, const char *var, json_object *ts)
+{
+	double t;
+	if (ts == NULL) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		t = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	} else {
+		t = json_object_get_double(ts);
+		/* Python's round(t, 6), for the values that can pass (no libm) */
+		if (t > -1 && t <= MAX_DRAFT_TIMESTAMP) {
+			double us = t * 1e6;
+			t = (double)(int64_t)(us + (us >= 0 ? 0.5 : -0.5)) / 1e6;
+		}
+	}
+	if (t < 0) {
+		api_error(req, ERR_BAD_REQUEST, "Timestamp must not be negative.");
+		return NULL;
+	}
+	if (t > MAX_DRAFT_TIMESTAMP) {
+		api_error(req, ERR_BAD_REQUEST, "%s[\"timestamp\"] is too large", var);
+		return NULL;
+	}
+	return arena_printf(&req->arena, "%.6f", t);
+}
+
+static struct db_stmt st_users =
+    DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND id = ANY($2::bigint[]) ORDER BY id");
+
+/* Sorts ids and removes repeats; the new count. */
+static int sort_unique(int64_t *ids, int n)
+{
+	qsort(ids, (size_t)n, sizeof(*ids), ids_cmp);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (m == 0 || ids[m - 1] != ids[i])
+			ids[m++] = ids[i];
+	return m;
+}
+
+/* The other participants of a direct-message draft, sorted (the user alone for a note to self): "Invalid user ID N"
+ * for the lowest id that is not a user of the organization. */
+static const char *direct_recipients(struct request *req, json_object *to)
+{
+	size_t n = json_object_array_length(to);
+	int64_t *ids = arena_alloc(&req->arena, n * sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = json_object_get_int64(json_object_array_get_idx(to, i));
+	int m = sort_unique(ids, (int)n);
+	struct db_res *res =
+	    DB_EXEC(&req->uow, &st_users, db_arg_int(&req->uow, req->realm->id), db_arg_ids(&req->uow, ids, m));
+	if (res == NULL)
+		return NULL;
+	int64_t *found = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*found));
+	for (int i = 0; i < db_rows(res); i++)
+		found[i] = db_int(res, i, 0);
+	int k = 0;
+	for (int i = 0; i < m; i++) {
+		if (bsearch(&ids[i], found, (size_t)db_rows(res), sizeof(*found), ids_cmp) == NULL) {
+			api_error(req, ERR_BAD_REQUEST, "Invalid user ID %lld", (long long)ids[i]);
+			return NULL;
+		}
+		if (ids[i] != req->user->id)
+			ids[k++] = ids[i];
+	}
+	if (k == 0)
+		ids[k++] = req->user->id;
+	return db_arg_ids(&req->uow, ids, k);
+}
+
+/* The reference's further_validated_draft_dict: the draft as stored, or -1 with its error recorded. */
+static int draft_row(struct request *req, const char *var, const struct draft *d, struct draft_row *row)
+{
+	*row = (struct draft_row){"", "{}", "", NULL, NULL};
+	row->content = message_normalize_content(&req->uow, json_object_get_string(d->content),
+	                                         (size_t)json_object_get_string_len(d->content));
+	if (row->content == NULL || (row->timestamp = draft_timestamp(req, var, d->timestamp)) == NULL)
+		return -1;
+	size_t nto = json_object_array_length(d->to);
+	if (strcmp(d->type, "stream") == 0) {
+		const char *topic = json_object_get_string(d->topic);
+		if (memchr(topic, '\0', (size_t)json_object_get_string_len(d->topic)) != NULL)
+			return api_error(req, ERR_BAD_REQUEST, "Topic must not contain null bytes");
+		if (nto != 1)
+			return api_error(req, ERR_BAD_REQUEST,
+			                 "Must specify exactly 1 channel ID for channel messages");
+		int64_t channel_id = json_object_get_int64(json_object_array_get_idx(d->to, 0));
+		if (channel_access_by_id(&req->uow, channel_id, true) == NULL)
+			return -1;
+		*row = (struct draft_row){"stream", db_arg_ids(&req->uow, &channel_id, 1),
+		                          message_truncate_topic(&req->uow, topic), row->content, row->timestamp};
+	} else if (strcmp(d->type, "private") == 0 && nto > 0) {
+		row->type = "private";
+		if ((row->recipients = direct_recipients(req, d->to)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+/* GET /api/v1/drafts */
+int drafts_list(struct request *req)
+{
+	if (personal_check_drafts_enabled(&req->uow, req->user->id) < 0)
+		return -1;
+	json_object *list = personal_drafts_json(&req->uow, req->user->id, false);
+	if (list == NULL)
+		return -1;
+	json_object_object_add(request_result(req), "count",
+	                       json_object_new_int64((int64_t)json_object_array_length(list)));
+	json_object_object_add(request_result(req), "drafts", list);
+	return 0;
+}
+
+static struct db_stmt st_create =
+    DB_STMT("INSERT INTO drafts AS d (user_id, type, recipients, topic, content, last_edit_time)"
+            " VALUES ($1, $2, $3::bigint[], $4, $5, $6::double precision) RETURNING d.id, " DRAFT_JSON);
+
+/* POST /api/v1/drafts: every draft is checked before any is written, and all are written in one transaction. */
+int drafts_create(struct request *req)
+{
+	if (personal_check_drafts_enabled(&req->uow, req->user->id) < 0)
+		return -1;
+	json_object *list = param_json(req, "drafts");
+	if (!json_object_is_type(list, json_type_array))
+		return api_error(req, ERR_BAD_REQUEST, "drafts is not a list");
+	size_t n = json_object_array_length(list);
+	struct draft *drafts = arena_alloc(&req->arena, (n + 1) * sizeof(*drafts));
+	struct draft_row *rows = arena_alloc(&req->arena, (n + 1) * sizeof(*rows));
+	for (size_t i = 0; i < n; i++)
+		if (check_draft(req, arena_printf(&req->arena, "drafts[%zu]", i), json_object_array_get_idx(list, i),
+		                &drafts[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < n; i++)
+		if (draft_row(req, arena_printf(&req->arena, "drafts[%zu]", i), &drafts[i], &rows[i]) < 0)
+			return -1;
+	json_object *ids = json_object_new_array(), *created = json_object_new_array();
+	json_object_object_add(request_result(req), "ids", ids);
+	json_object *event = personal_new_event(&req->uow, "drafts", "add");
+	json_object_object_add(event, "drafts", created);
+	for (size_t i = 0; i < n; i++) {
+		struct db_res *res = DB_EXEC(&req->uow, &st_create, db_arg_int(&req->uow, req->user->id), rows[i].type,
+		                             rows[i].recipients, rows[i].topic, rows[i].content, rows[i].timestamp);
+		if (res == NULL)
+			return -1;
+		json_object_array_add(ids, json_object_new_int64(db_int(res, 0, 0)));
+		json_object_array_add(created, personal_parse(db_val(res, 0, 1)));
+	}
+	return personal_event(&req->uow, event, req->user->id);
+}
+
+static struct db_stmt st_own = DB_STMT("SELECT 1 FROM drafts WHERE id = $1 AND user_id = $2 FOR UPDATE");
+static struct db_stmt st_edit =
+    DB_STMT("UPDATE drafts AS d SET type = $3, recipients = $4::bigint[], topic = $5, content = $6,"
+            " last_edit_time = $7::double precision WHERE d.id = $1 AND d.user_id = $2 RETURNING " DRAFT_JSON);
+
+/* PATCH /api/v1/drafts/{draft_id} */
+int drafts_edit(struct request *req)
+{
+	if (personal_check_drafts_enabled(&req->uow, req->user->id) < 0)
+		return -1;
+	struct draft d;
+	struct draft_row row;
+	if (check_draft(req, "draft", param_json(req, "draft"), &d) < 0)
+		return -1;
+	const char *id = db_arg_int(&req->uow, param_int(req, "draft_id"));
+	const char *uid = db_arg_int(&req->uow, req->user->id);
+	struct db_res *res = DB_EXEC(&req->uow, &st_own, id, uid);
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return api_error(req, ERR_NOT_FOUND, "Draft does not exist");
+	if (draft_row(req, "draft", &d, &row) < 0)
+		return -1;
+	res = DB_EXEC(&req->uow, &st_edit, id, uid, row.type, row.recipients, row.topic, row.content, row.timestamp);
+	if (res == NULL)
+		return -1;
+	json_object *event = personal_new_event(&req->uow, "drafts", "update");
+	json_object_object_add(event, "draft", personal_parse(db_val(res, 0, 0)));
+	return personal_event(&req->uow, event, req->user->id);
+}
+
+static struct db_stmt st_delete = DB_STMT("DELETE FROM drafts WHERE id = $1 AND user_id = $2 RETURNING id");
+
+/* DELETE /api/v1/drafts/{draft_id} */
+int drafts_delete(struct request *req)
+{
+	if (personal_check_drafts_enabled(&req->uow, req->user->id) < 0)
+		return -1;
+	int64_t id = param_int(req, "draft_id");
+	struct db_res *res =
+	    DB_EXEC(&req->uow, &st_delete, db_arg_int(&req->uow, id), db_arg_int(&req->uow, req->user->id));
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return api_error(req, ERR_NOT_FOUND, "Draft does not exist");
+	json_object *event = personal_new_event(&req->uow, "drafts", "remove");
+	json_object_object_add(event, "draft_id", json_object_new_int64(id));
+	return personal_event(&req->uow, event, req->user->id);
+}

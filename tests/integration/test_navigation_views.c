@@ -1,0 +1,3 @@
+/* stub */
+#include "itest.h"
+void register_navigation_views_tests(void) {}
