@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "api/api.h"
-#include "core/ids.h"
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
@@ -132,44 +131,31 @@ static const char *draft_timestamp(struct request *req, const char *var, json_ob
 	return arena_printf(&req->arena, "%.6f", t);
 }
 
-static struct db_stmt st_users =
-    DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND id = ANY($2::bigint[]) ORDER BY id");
-
-/* Sorts ids and removes repeats; the new count. */
-static int sort_unique(int64_t *ids, int n)
-{
-	qsort(ids, (size_t)n, sizeof(*ids), ids_cmp);
-	int m = 0;
-	for (int i = 0; i < n; i++)
-		if (m == 0 || ids[m - 1] != ids[i])
-			ids[m++] = ids[i];
-	return m;
-}
-
-/* The other participants of a direct-message draft, sorted (the user alone for a note to self): "Invalid user ID N"
- * for the lowest id that is not a user of the organization. */
+/*
+ * The other participants of a direct-message draft, sorted (the user alone for a note to self), as the
+ * reference's recipient_for_user_profiles finds them: "Invalid user ID N" for an id that is not a user of the
+ * organization, "'x' is no longer using Zulip." for a deactivated one. NULL with the error recorded.
+ */
 static const char *direct_recipients(struct request *req, json_object *to)
 {
-	size_t n = json_object_array_length(to);
-	int64_t *ids = arena_alloc(&req->arena, n * sizeof(*ids));
-	for (size_t i = 0; i < n; i++)
-		ids[i] = json_object_get_int64(json_object_array_get_idx(to, i));
-	int m = sort_unique(ids, (int)n);
-	struct db_res *res =
-	    DB_EXEC(&req->uow, &st_users, db_arg_int(&req->uow, req->realm->id), db_arg_ids(&req->uow, ids, m));
-	if (res == NULL)
+	struct message_user *users;
+	int n;
+	const char *refusal = NULL;
+	int rc = message_lookup_direct(&req->uow, json_object_to_json_string(to), &users, &n, &refusal);
+	if (rc != 0) {
+		if (rc > 0)
+			api_error(req, ERR_BAD_REQUEST, "%s", refusal);
 		return NULL;
-	int64_t *found = arena_alloc(&req->arena, (size_t)(db_rows(res) + 1) * sizeof(*found));
-	for (int i = 0; i < db_rows(res); i++)
-		found[i] = db_int(res, i, 0);
+	}
+	int64_t *ids = arena_alloc(&req->arena, (size_t)(n + 1) * sizeof(*ids));
 	int k = 0;
-	for (int i = 0; i < m; i++) {
-		if (bsearch(&ids[i], found, (size_t)db_rows(res), sizeof(*found), ids_cmp) == NULL) {
-			api_error(req, ERR_BAD_REQUEST, "Invalid user ID %lld", (long long)ids[i]);
+	for (int i = 0; i < n; i++) {
+		if (!users[i].is_active) {
+			api_error(req, ERR_BAD_REQUEST, "'%s' is no longer using Zulip.", users[i].api_email);
 			return NULL;
 		}
-		if (ids[i] != req->user->id)
-			ids[k++] = ids[i];
+		if (users[i].id != req->user->id)
+			ids[k++] = users[i].id;
 	}
 	if (k == 0)
 		ids[k++] = req->user->id;

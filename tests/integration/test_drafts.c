@@ -198,6 +198,14 @@ static void test_validation_errors(void)
 	        "Invalid user ID 99999999999999");
 	REFUSED(u, fmt("[{\"type\":\"private\",\"to\":[%lld],\"topic\":\"\",\"content\":\"x\"}]", (long long)foreign->id),
 	        fmt("Invalid user ID %lld", (long long)foreign->id));
+	struct user *gone = new_user("member");
+	struct resp *g = api_get(u, fmt("/users/%lld", (long long)gone->id));
+	REQUIRE(g->status == 200, "GET user: %s", g->body);
+	const char *gone_email = jstr(jget(g->json, "user"), "email");
+	REQUIRE(gone_email != NULL, "no email: %s", g->body);
+	deactivate_user(gone);
+	REFUSED(u, fmt("[{\"type\":\"private\",\"to\":[%lld],\"topic\":\"\",\"content\":\"x\"}]", (long long)gone->id),
+	        fmt("'%s' is no longer using Zulip.", gone_email));
 	REFUSED(u, "[{\"type\":\"\",\"to\":[],\"topic\":\"t\",\"content\":\"a\\u0000b\"}]",
 	        "Message must not contain null bytes");
 	REFUSED(u, fmt("[{\"type\":\"stream\",\"to\":[%lld],\"topic\":\"a\\u0000\",\"content\":\"x\"}]", (long long)c),
