@@ -2,6 +2,7 @@
 #include "model/user_status.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/uow.h"
@@ -12,9 +13,29 @@
 #include "model/realm.h"
 #include "model/user.h"
 
+/* Python's str.strip(): s without the Unicode white space at either end, in the arena. */
+static const char *strip(struct uow *uow, const char *s)
+{
+	size_t len = strlen(s), start = 0, end = 0, i = 0;
+	bool leading = true;
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		bool space = n > 0 && utf8_is_space(cp);
+		i += n ? n : 1;
+		if (leading && space)
+			start = i;
+		else
+			leading = false;
+		if (!space)
+			end = i;
+	}
+	return arena_strndup(&uow->arena, s + start, end > start ? end - start : 0);
+}
+
 bool user_status_text_too_long(struct uow *uow, const char *status_text)
 {
-	if (status_text == NULL || utf8_length(arena_strip(&uow->arena, status_text)) <= USER_STATUS_TEXT_MAX)
+	if (status_text == NULL || utf8_length(strip(uow, status_text)) <= USER_STATUS_TEXT_MAX)
 		return false;
 	uow_error(uow, ERR_BAD_REQUEST, "status_text is too long (limit: %d characters)", USER_STATUS_TEXT_MAX);
 	return true;
@@ -23,7 +44,7 @@ bool user_status_text_too_long(struct uow *uow, const char *status_text)
 int user_status_check(struct uow *uow, struct user_status_change *c)
 {
 	if (c->status_text != NULL)
-		c->status_text = arena_strip(&uow->arena, c->status_text);
+		c->status_text = strip(uow, c->status_text);
 	if (c->away < 0 && c->status_text == NULL && c->emoji_name == NULL)
 		return uow_error(uow, ERR_BAD_REQUEST, "Client did not pass any new values.");
 	if (c->emoji_name == NULL) {
