@@ -39,11 +39,9 @@ static bool is_hex_bytes(const char *s)
 	return true;
 }
 
-/* The reference's human_users_only and validate_token for an APNs token. */
+/* The reference's validate_token for an APNs token. (Bots are refused by the routes' R_HUMAN.) */
 static int check_token(struct request *req, const char *token)
 {
-	if (req->user->is_bot)
-		return api_error(req, ERR_BAD_REQUEST, "This endpoint does not accept bot requests.");
 	if (*token == '\0' || utf8_length(token) > APNS_TOKEN_MAX)
 		return api_error(req, ERR_BAD_REQUEST, "Empty or invalid length token");
 	if (!is_hex_bytes(token))

@@ -1,7 +1,8 @@
 /*
  * User statuses: POST /users/me/status, POST /users/{user_id}/status (administrators and bot owners) and GET
- * /users/{user_id}/status. Reference: zerver/views/presence.py (update_user_status_backend,
- * update_user_status_admin, get_status_backend) and zerver/lib/users.py (access_user_by_id).
+ * /users/{user_id}/status. Both POST routes refuse bots as callers (R_HUMAN). Reference: zerver/views/presence.py
+ * (update_user_status_backend, update_user_status_admin, get_status_backend) and zerver/lib/users.py
+ * (access_user_by_id).
  */
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -12,12 +13,6 @@
 #include "model/realm.h"
 #include "model/user.h"
 #include "model/user_status.h"
-
-/* The reference's human_users_only decorator. */
-static int refuse_bots(struct request *req)
-{
-	return req->user->is_bot ? api_error(req, ERR_BAD_REQUEST, "This endpoint does not accept bot requests.") : 0;
-}
 
 /* The change as sent (away only where the route declares it). */
 static struct user_status_change change_from_params(struct request *req, bool with_away)
@@ -61,7 +56,7 @@ static struct user *access_user(struct request *req, int64_t id, bool for_admin)
 /* POST /api/v1/users/me/status */
 int user_status_update_own(struct request *req)
 {
-	if (refuse_bots(req) < 0 || user_status_text_too_long(&req->uow, param_str(req, "status_text")))
+	if (user_status_text_too_long(&req->uow, param_str(req, "status_text")))
 		return -1;
 	struct user_status_change c = change_from_params(req, true);
 	if (user_status_check(&req->uow, &c) < 0)
@@ -72,7 +67,7 @@ int user_status_update_own(struct request *req)
 /* POST /api/v1/users/{user_id}/status */
 int user_status_update_for_user(struct request *req)
 {
-	if (refuse_bots(req) < 0 || user_status_text_too_long(&req->uow, param_str(req, "status_text")))
+	if (user_status_text_too_long(&req->uow, param_str(req, "status_text")))
 		return -1;
 	struct user *target = access_user(req, param_int(req, "user_id"), true);
 	if (target == NULL)

@@ -97,6 +97,8 @@ static void test_apns_bots_refused(void)
 	struct user *t = new_bot();
 	EXPECT_ERROR(add(t, "token=abcd&appid=" APPID), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
 	EXPECT_ERROR(del(t, "token=abcd"), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
+	/* Before the parameters are read, as the reference's decorator does. */
+	EXPECT_ERROR(add(t, ""), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
 	CHECK(rows(t, NULL) == 0, "nothing stored");
 }
 

@@ -163,6 +163,8 @@ static void test_status_bots_refused(void)
 {
 	struct org z = new_org();
 	EXPECT_ERROR(set_own(z.t, "status_text=x"), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
+	/* Before the parameters are read. */
+	EXPECT_ERROR(set_own(z.t, "away=maybe"), 400, "BAD_REQUEST", "This endpoint does not accept bot requests.");
 	psql_ok("UPDATE users SET role = 200 WHERE id = %lld", (long long)z.t->id);
 	EXPECT_ERROR(set_for(z.t, z.a, "status_text=x"), 400, "BAD_REQUEST",
 	             "This endpoint does not accept bot requests.");
