@@ -17,12 +17,13 @@ CREATE TABLE user_statuses (
 );
 
 -- iOS push registrations of POST /users/me/apns_device_token (the reference's PushDeviceToken of kind APNS): a
--- token registered twice by the same user is one row, and keeps the app id it was first registered with.
+-- token registered twice by the same user is one row, and keeps the app id it was first registered with. The
+-- uniqueness is on a hash of the token: a 4096-character token does not fit a btree entry (2704 bytes at most).
 CREATE TABLE apns_device_tokens (
     id bigserial PRIMARY KEY,
     user_id bigint NOT NULL REFERENCES users (id),
     token text NOT NULL CHECK (char_length(token) BETWEEN 1 AND 4096),
     ios_app_id text NOT NULL CHECK (ios_app_id ~ '^[.a-zA-Z0-9-]+$'),
-    last_updated timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (user_id, token)
+    last_updated timestamptz NOT NULL DEFAULT now()
 );
+CREATE UNIQUE INDEX apns_device_tokens_user_token ON apns_device_tokens (user_id, md5(token));

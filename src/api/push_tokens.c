@@ -15,9 +15,9 @@
 #define APNS_TOKEN_MAX 4096 /* characters */
 
 static struct db_stmt st_add = DB_STMT("INSERT INTO apns_device_tokens (user_id, token, ios_app_id) VALUES ($1, $2, $3)"
-                                       " ON CONFLICT (user_id, token) DO NOTHING");
+                                       " ON CONFLICT (user_id, md5(token)) DO NOTHING");
 static struct db_stmt st_remove =
-    DB_STMT("DELETE FROM apns_device_tokens WHERE user_id = $1 AND token = $2 RETURNING id");
+    DB_STMT("DELETE FROM apns_device_tokens WHERE user_id = $1 AND md5(token) = md5($2) AND token = $2 RETURNING id");
 
 static bool is_hex_digit(char c)
 {

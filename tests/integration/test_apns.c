@@ -75,6 +75,15 @@ static void test_apns_token_errors(void)
 	EXPECT_SUCCESS(add(a, "token=AB+cd&appid=" APPID));
 	EXPECT_SUCCESS(add(a, fmt("token=%s&appid=" APPID, repeat('a', 4096))));
 	CHECK(rows(a, NULL) == 2, "two tokens");
+	/* 4096 characters that do not compress (2 KB of random bytes) are a token too, and can be removed. */
+	char *big = keep(calloc(1, 4097));
+	for (int i = 0; i < 4096; i++)
+		big[i] = "0123456789abcdef"[rand() % 16];
+	EXPECT_SUCCESS(add(a, fmt("token=%s&appid=" APPID, big)));
+	EXPECT_SUCCESS(add(a, fmt("token=%s&appid=" APPID, big)));
+	CHECK(rows(a, NULL) == 3, "three tokens");
+	EXPECT_SUCCESS(del(a, fmt("token=%s", big)));
+	CHECK(rows(a, NULL) == 2, "two tokens again");
 }
 
 static void test_apns_appid_errors(void)
