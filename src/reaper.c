@@ -1,7 +1,8 @@
 /*
  * confab-reaper: the periodic work no request triggers, about once a second: heartbeats to long-polls that have
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
- * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap). Scheduled messages and
+ * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap); and, at its start and
+ * every retention_interval seconds, message retention (model/retention.h). Scheduled messages and
  * invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL,
  * so two reapers running at once are harmless. It outlives Redis and PostgreSQL restarts (a lost connection is
  * reconnected on the next attempt, with backoff) and is itself restarted by multiwatch or systemd if it dies.
@@ -17,6 +18,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
+#include "model/retention.h"
 #include "core/uow.h"
 #include "redis/redis.h"
 
@@ -49,6 +51,19 @@ static int tick(struct worker *w, unsigned long long n, int *failures)
 	return touched < 0 ? -1 : 0;
 }
 
+/* Message retention when retention_interval seconds have passed since the last run (*last, monotonic seconds;
+ * 0: never ran). A failed run is tried again at the next interval, as the reference's daily job is. */
+static void retention(struct worker *w, unsigned long long n, time_t *last)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int interval = w->cfg->retention_interval;
+	if (interval <= 0 || (*last != 0 && now.tv_sec - *last < interval))
+		return;
+	*last = now.tv_sec > 0 ? now.tv_sec : 1;
+	retention_run(w, n);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 2 && strcmp(argv[1], "-c") == 0 ? argv[2] : NULL;
@@ -76,6 +91,7 @@ int main(int argc, char **argv)
 	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
 	log_msg(LOG_INFO, "started");
 	int failures = 0;
+	time_t last_retention = 0;
 	struct timespec wait = {1, 0};
 	for (unsigned long long n = 1;; n++) {
 		int sig = sigtimedwait(&set, NULL, &wait);
@@ -85,10 +101,12 @@ int main(int argc, char **argv)
 		}
 		if (sig < 0 && errno == EINTR)
 			continue;
-		if (tick(&w, n, &failures) == 0)
+		if (tick(&w, n, &failures) == 0) {
 			wait.tv_sec = 1;
-		else if (wait.tv_sec < MAX_BACKOFF_SECS)
+			retention(&w, n, &last_retention);
+		} else if (wait.tv_sec < MAX_BACKOFF_SECS) {
 			wait.tv_sec *= 2;
+		}
 	}
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
