@@ -51,8 +51,7 @@ static void expect_events_at(struct queue *q, const char *want, const char *file
 {
 	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want,
-	            jtext(got));
+	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want, jtext(got));
 	json_object_put(w);
 }
 #define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
@@ -241,7 +240,8 @@ static void test_reorder(void)
 {
 	struct user *owner = new_realm();
 	struct user *member = new_user_in(owner->realm, "member", NULL);
-	int64_t a = create_folder(owner, uniq("a")), b = create_folder(owner, uniq("b")), c = create_folder(owner, uniq("c"));
+	int64_t a = create_folder(owner, uniq("a")), b = create_folder(owner, uniq("b")),
+	        c = create_folder(owner, uniq("c"));
 	EXPECT_SUCCESS(patch_folder(owner, b, "is_archived=true"));
 	int64_t foreign = create_folder(new_realm(), uniq("foreign"));
 	struct queue *q = folder_queue(member);
@@ -285,12 +285,9 @@ static void test_reorder(void)
 void register_channel_folders_tests(void)
 {
 	static const struct itest_case cases[] = {
-	    {"update_name", test_update_name},
-	    {"update_description", test_update_description},
-	    {"archive", test_archive},
-	    {"update_all", test_update_all},
-	    {"reorder", test_reorder},
-	    {NULL, NULL},
+	    {"update_name", test_update_name}, {"update_description", test_update_description},
+	    {"archive", test_archive},         {"update_all", test_update_all},
+	    {"reorder", test_reorder},         {NULL, NULL},
 	};
 	itest_add_suite("channel_folders", cases);
 }

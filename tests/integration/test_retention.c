@@ -26,8 +26,7 @@ static int64_t channel(const struct user *u, const char *name, const char *days)
 	                        fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)))));
 	int64_t id = strtoll(psql_ok("SELECT id FROM channels WHERE name = '%s'", name), NULL, 10);
 	REQUIRE(id > 0, "channel %s", name);
-	psql_ok("UPDATE channels SET message_retention_days = %s WHERE id = %lld", days ? days : "NULL",
-	        (long long)id);
+	psql_ok("UPDATE channels SET message_retention_days = %s WHERE id = %lld", days ? days : "NULL", (long long)id);
 	return id;
 }
 
@@ -59,8 +58,7 @@ static void expect_events_at(struct queue *q, const char *want, const char *file
 {
 	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want,
-	            jtext(got));
+	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want, jtext(got));
 	json_object_put(w);
 }
 #define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
@@ -74,10 +72,11 @@ static void test_retention_deletes_expired(void)
 	char *five = uniq("five"), *inherit = uniq("inherit"), *forever = uniq("forever");
 	int64_t c5 = channel(owner, five, "5"), ci = channel(owner, inherit, NULL);
 	channel(owner, forever, "-1");
-	EXPECT_SUCCESS(api_post(member, "/users/me/subscriptions",
-	                        fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"},{\"name\":\"%s\"}]", five,
-	                                                               inherit)))));
-	int64_t old5 = send_channel_message(owner, five, "Old Topic", "six days"), new5 = send_channel_message(owner, five, "t", "four days");
+	EXPECT_SUCCESS(
+	    api_post(member, "/users/me/subscriptions",
+	             fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"},{\"name\":\"%s\"}]", five, inherit)))));
+	int64_t old5 = send_channel_message(owner, five, "Old Topic", "six days"),
+	        new5 = send_channel_message(owner, five, "t", "four days");
 	int64_t oldi = send_channel_message(owner, inherit, "Inherited", "eleven days");
 	int64_t newi = send_channel_message(owner, inherit, "t", "nine days");
 	int64_t oldf = send_channel_message(owner, forever, "t", "a thousand days");
@@ -122,7 +121,8 @@ static void test_retention_unlimited(void)
 	char *plain = uniq("plain"), *limited = uniq("limited");
 	channel(owner, plain, NULL);
 	channel(owner, limited, "30");
-	int64_t a = send_channel_message(owner, plain, "t", "old"), b = send_channel_message(owner, limited, "t", "old");
+	int64_t a = send_channel_message(owner, plain, "t", "old"),
+	        b = send_channel_message(owner, limited, "t", "old");
 	int64_t dm = send_direct_message(owner, fmt("[%lld]", (long long)owner->id), "old");
 	backdate(a, 3000);
 	backdate(b, 31);
