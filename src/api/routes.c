@@ -115,14 +115,14 @@ static const struct param_spec subscription_properties_params[] = {
 };
 
 static const struct param_spec channel_folders_create_params[] = {
-    {"name", PT_STR, P_REQUIRED | P_RAW, 0, NULL},
+    {"name", PT_STR, P_REQUIRED | P_RAW, 60, NULL},
     {"description", PT_STR, 0, 1024, ""},
     END,
 };
 
 static const struct param_spec channel_folders_update_params[] = {
     {"channel_folder_id", PT_INT, P_PATH, 0, NULL},
-    {"name", PT_STR, P_RAW, 0, NULL},
+    {"name", PT_STR, P_RAW, 60, NULL},
     {"description", PT_STR, 0, 1024, NULL},
     {"is_archived", PT_BOOL, P_NULL, 0, NULL},
     END,

@@ -95,6 +95,9 @@ static void test_update_name(void)
 	EXPECT_ERROR(patch_folder(member, id, "name=x"), 400, "UNAUTHORIZED_PRINCIPAL",
 	             "Must be an organization administrator");
 	EXPECT_ERROR(patch_folder(admin, 999999999, "name=x"), 400, "BAD_REQUEST", "Invalid channel folder ID");
+	/* Parameters are checked before the folder is looked up. */
+	EXPECT_ERROR(patch_folder(admin, 999999999, fmt("name=%s", repeat('n', 61))), 400, "BAD_REQUEST",
+	             "name is too long (limit: 60 characters)");
 	/* Another organization's folder is no folder of this one. */
 	struct user *stranger = new_realm();
 	EXPECT_ERROR(patch_folder(stranger, id, "name=x"), 400, "BAD_REQUEST", "Invalid channel folder ID");
@@ -104,6 +107,11 @@ static void test_update_name(void)
 	EXPECT_ERROR(patch_folder(admin, id, "name=a%01b"), 400, "BAD_REQUEST",
 	             "Invalid character in channel folder name, at position 2.");
 	EXPECT_ERROR(patch_folder(admin, id, fmt("name=%s", repeat('n', 61))), 400, "BAD_REQUEST",
+	             "name is too long (limit: 60 characters)");
+	/* Creation checks names the same way. */
+	EXPECT_ERROR(api_post(admin, "/channel_folders/create", "name=abc%00"), 400, "BAD_REQUEST",
+	             "Invalid character in channel folder name, at position 4.");
+	EXPECT_ERROR(api_post(admin, "/channel_folders/create", fmt("name=%s", repeat('n', 61))), 400, "BAD_REQUEST",
 	             "name is too long (limit: 60 characters)");
 	/* Case-insensitively taken by the other folder. */
 	EXPECT_ERROR(patch_folder(admin, id, fmt("name=%s", url_encode(other))), 400, "BAD_REQUEST",
