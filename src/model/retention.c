@@ -29,7 +29,7 @@ static int delete_one(struct uow *uow, const struct db_res *res, int i)
 	uow->realm = realm_from_row(uow, res, i, 2);
 	struct message_ref m = {.id = db_int(res, i, 0), .channel_id = db_int(res, i, 1)};
 	if (m.channel_id != 0 && (m.channel = channel_by_id(uow, m.channel_id)) == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL); /* keeps a failure recorded first */
 	return message_events_delete(uow, &m) < 0 ? -1 : message_delete(uow, m.id);
 }
 
