@@ -14,6 +14,14 @@ int users_list(struct request *req);
 int users_get_by_id(struct request *req);
 int users_get_by_email(struct request *req);
 int users_create(struct request *req);
+int users_update(struct request *req);
+int users_update_by_email(struct request *req);
+int users_deactivate(struct request *req);
+int users_deactivate_own(struct request *req);
+int users_reactivate(struct request *req);
+int profile_fields_list(struct request *req);
+int profile_fields_create(struct request *req);
+int profile_data_update(struct request *req);
 
 /* channels.c */
 int channels_list(struct request *req);

@@ -48,6 +48,43 @@ static const struct param_spec users_create_params[] = {
     END,
 };
 
+static const struct param_spec user_update_params[] = {
+    {"user_id", PT_INT, P_PATH, 0, NULL},       {"full_name", PT_STR, 0, 0, NULL}, {"role", PT_INT, P_NULL, 0, NULL},
+    {"profile_data", PT_JSON, P_NULL, 0, NULL}, {"new_email", PT_STR, 0, 0, NULL}, END,
+};
+
+static const struct param_spec user_update_by_email_params[] = {
+    {"email", PT_STR, P_PATH, 0, NULL},         {"full_name", PT_STR, 0, 0, NULL}, {"role", PT_INT, P_NULL, 0, NULL},
+    {"profile_data", PT_JSON, P_NULL, 0, NULL}, {"new_email", PT_STR, 0, 0, NULL}, END,
+};
+
+static const struct param_spec user_deactivate_params[] = {
+    {"user_id", PT_INT, P_PATH, 0, NULL},
+    {"deactivation_notification_comment", PT_STR, 0, 2000, NULL},
+    END,
+};
+
+static const struct param_spec user_id_params[] = {
+    {"user_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec profile_fields_create_params[] = {
+    {"name", PT_STR, 0, 0, ""},
+    {"hint", PT_STR, 0, 0, ""},
+    {"field_type", PT_INT, P_REQUIRED, 0, NULL},
+    {"field_data", PT_DICT, P_NULL, 0, NULL},
+    {"display_in_profile_summary", PT_BOOL, 0, 0, "false"},
+    {"required", PT_BOOL, 0, 0, "false"},
+    {"editable_by_user", PT_BOOL, 0, 0, "true"},
+    END,
+};
+
+static const struct param_spec profile_data_params[] = {
+    {"data", PT_JSON, P_REQUIRED, 0, NULL},
+    END,
+};
+
 static const struct param_spec channels_list_params[] = {
     {"include_public", PT_BOOL, 0, 0, "true"},
     {"include_web_public", PT_BOOL, 0, 0, "false"},
@@ -339,6 +376,10 @@ const struct route routes[] = {
     {"GET", "/events", events_get, 0, events_get_params},
     {"DELETE", "/events", events_delete, 0, events_delete_params},
     {"GET", "/users/me", users_me_get, 0, no_params},
+    {"DELETE", "/users/me", users_deactivate_own, R_TXN, no_params},
+    {"PATCH", "/users/me/profile_data", profile_data_update, R_TXN, profile_data_params},
+    {"GET", "/realm/profile_fields", profile_fields_list, 0, no_params},
+    {"POST", "/realm/profile_fields", profile_fields_create, R_ADMIN | R_TXN, profile_fields_create_params},
     {"GET", "/users", users_list, 0, users_list_params},
     {"POST", "/users", users_create, R_ADMIN | R_TXN, users_create_params},
     {"GET", "/users/me/subscriptions", subscriptions_list, 0, subscriptions_list_params},
@@ -377,6 +418,10 @@ const struct route routes[] = {
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
+    {"PATCH", "/users/{user_id}", users_update, R_TXN, user_update_params},
+    {"PATCH", "/users/{email}", users_update_by_email, R_TXN, user_update_by_email_params},
+    {"DELETE", "/users/{user_id}", users_deactivate, R_TXN, user_deactivate_params},
+    {"POST", "/users/{user_id}/reactivate", users_reactivate, R_TXN, user_id_params},
 
     /* Outside /api/v1. /health must answer while PostgreSQL is down: no organization lookup. */
     {"GET", "/health", health_get, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},

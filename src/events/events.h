@@ -26,6 +26,9 @@ struct uow;
 
 /* Flags for events_add(). */
 #define EV_ALL_PUBLIC 0x1u /* also to the organization's queues registered with all_public_streams */
+/* Not an event: when published, deletes every queue of the users (a deactivated account's), waking their polls,
+ * which then answer BAD_EVENT_QUEUE_ID. Recorded like an event, so that it happens after COMMIT and only then. */
+#define EV_DELETE_QUEUES 0x2u
 
 /*
  * Records event (a JSON object with at least "type"; the function takes a reference of its own) for the queues of

@@ -19,6 +19,7 @@
 #include "model/groups.h"
 #include "model/messages.h"
 #include "model/permissions.h"
+#include "model/profile_fields.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -853,6 +854,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 		json_object_object_add(out, "realm_user_groups", groups);
 	}
 	if (add_channels(uow, o, out) < 0)
+		return -1;
+	if (want(o, "custom_profile_fields") && profile_fields_state(uow, uow->realm->id, out) < 0)
 		return -1;
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
 		return -1;

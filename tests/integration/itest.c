@@ -1050,6 +1050,8 @@ int main(int argc, char **argv)
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_user_admin_tests();
+	register_profile_fields_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
