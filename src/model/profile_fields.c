@@ -3,10 +3,12 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <strings.h>
 #include <string.h>
 
 #include "core/jsonx.h"
+#include "core/limits.h"
 #include "core/uow.h"
 #include "core/utf8.h"
 #include "db/db.h"
@@ -72,12 +74,19 @@ int profile_fields_state(struct uow *uow, int64_t realm_id, json_object *out)
 
 /* ---- creating a field ---------------------------------------------------------------------------------------- */
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The reference's validate_select_field_data: non-blank keys, each {"text", "order"} non-blank strings, no
  * duplicate texts. */
 static int check_select_data(struct uow *uow, json_object *data)
 {
 	if (data == NULL || json_object_object_length(data) < 1)
 		return uow_error(uow, ERR_BAD_REQUEST, "Field must have at least one choice.");
+	if (json_object_object_length(data) > PARAM_MAX_ITEMS)
+		return uow_error(uow, ERR_BAD_REQUEST, "field_data is too long (limit: %d items)", PARAM_MAX_ITEMS);
 	json_object_object_foreach (data, key, choice) {
 		const char *k = key;
 		while (isspace((unsigned char)*k))
@@ -99,15 +108,17 @@ static int check_select_data(struct uow *uow, json_object *data)
 		if (json_object_object_length(choice) != 2)
 			return uow_error(uow, ERR_BAD_REQUEST, "Unexpected arguments in field_data");
 	}
-	/* Duplicate texts: at most PARAM_MAX_ITEMS-sized objects arrive here, so the quadratic scan stays small. */
-	json_object_object_foreach (data, k1, c1) {
-		json_object_object_foreach (data, k2, c2) {
-			if (strcmp(k1, k2) < 0 &&
-			    strcmp(json_object_get_string(json_object_object_get(c1, "text")),
-			           json_object_get_string(json_object_object_get(c2, "text"))) == 0)
-				return uow_error(uow, ERR_BAD_REQUEST, "Field must not have duplicate choices.");
-		}
+	/* Duplicate texts, by sorting. */
+	size_t n = 0;
+	const char **texts = arena_alloc(&uow->arena, (size_t)json_object_object_length(data) * sizeof(*texts));
+	json_object_object_foreach (data, k, c) {
+		(void)k;
+		texts[n++] = json_object_get_string(json_object_object_get(c, "text"));
 	}
+	qsort(texts, n, sizeof(*texts), cmp_str);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(texts[i - 1], texts[i]) == 0)
+			return uow_error(uow, ERR_BAD_REQUEST, "Field must not have duplicate choices.");
 	return 0;
 }
 
@@ -295,6 +306,8 @@ static int check_user_ids(struct uow *uow, json_object *value)
 	if (!json_object_is_type(value, json_type_array))
 		return uow_error(uow, ERR_BAD_REQUEST, "User IDs is not a list");
 	size_t n = json_object_array_length(value);
+	if (n > PARAM_MAX_ITEMS)
+		return uow_error(uow, ERR_BAD_REQUEST, "User IDs is too long (limit: %d items)", PARAM_MAX_ITEMS);
 	int64_t *ids = arena_alloc(&uow->arena, (n + 1) * sizeof(*ids));
 	for (size_t i = 0; i < n; i++) {
 		json_object *v = json_object_array_get_idx(value, i);

@@ -203,6 +203,8 @@ static void test_user_values(void)
 	             fmt("User with ID %lld is a bot", (long long)bot->id));
 	EXPECT_ERROR(set_data(u, fmt("[{\"id\":%lld,\"value\":\"x\"}]", people)), 400, "BAD_REQUEST",
 	             "User IDs is not a list");
+	EXPECT_ERROR(set_data(u, fmt("[{\"id\":%lld,\"value\":%s}]", people, json_list(1001, "1"))), 400, "BAD_REQUEST",
+	             "User IDs is too long (limit: 1000 items)");
 	/* The same check from an administrator's PATCH /users/{id}. */
 	EXPECT_ERROR(http(&(struct request){.method = "PATCH",
 	                                    .user = admin,
