@@ -319,6 +319,27 @@ static void test_reactivate(void)
 	                     (long long)system_group(u, "role:fullmembers"), id));
 }
 
+/* Guests who may not see other users learn only that the account left its groups (send_events_for_user_deactivation). */
+static void test_deactivate_restricted(void)
+{
+	struct user *owner = new_realm();
+	struct user *u = new_user_in(owner->realm, "member", NULL), *guest = new_user_in(owner->realm, "guest", NULL);
+	psql_ok("UPDATE realms SET can_access_all_users_group_id = confab_system_group(id, 'role:members')"
+	        " WHERE id = (SELECT realm_id FROM users WHERE id = %lld)",
+	        (long long)owner->id);
+	struct queue *gq = reg(guest, "[\"realm_user\",\"user_group\"]");
+	struct queue *oq = reg(owner, "[\"realm_user\",\"user_group\"]");
+	EXPECT_SUCCESS(deactivate(owner, u->id));
+	long long id = (long long)u->id;
+	EXPECT_EVENTS(oq, fmt("[{\"type\":\"realm_user\",\"op\":\"update\",\"person\":{\"user_id\":%lld,"
+	                      "\"is_active\":false}}]",
+	                      id));
+	EXPECT_EVENTS(gq, fmt("[{\"type\":\"user_group\",\"op\":\"remove_members\",\"group_id\":%lld,\"user_ids\":[%lld]},"
+	                      "{\"type\":\"user_group\",\"op\":\"remove_members\",\"group_id\":%lld,\"user_ids\":[%lld]}]",
+	                      (long long)system_group(u, "role:members"), id, (long long)system_group(u, "role:fullmembers"),
+	                      id));
+}
+
 /* ---- DELETE /users/me ---------------------------------------------------------------------------------------- */
 
 static void test_deactivate_own(void)
@@ -354,6 +375,7 @@ void register_user_admin_tests(void)
 	    {"update_new_email", test_update_new_email},
 	    {"deactivate_errors", test_deactivate_errors},
 	    {"deactivate_key_queue_bots", test_deactivate_key_queue_bots},
+	    {"deactivate_restricted", test_deactivate_restricted},
 	    {"reactivate", test_reactivate},
 	    {"deactivate_own", test_deactivate_own},
 	    {NULL, NULL},
