@@ -165,8 +165,6 @@ static bool is_role(int64_t role)
 static int update_role(struct request *req, const struct user *target)
 {
 	int64_t role = param_int(req, "role");
-	if (!is_role(role))
-		return api_error(req, ERR_BAD_REQUEST, "Invalid role: Value error, Not in the list of possible values");
 	if (role == target->role)
 		return 0;
 	if ((role == ROLE_OWNER || user_is_owner(target)) && !user_is_owner(req->user))
@@ -226,9 +224,19 @@ static int update_user(struct request *req, const struct user *target)
 	return new_email != NULL ? update_email(req, target, new_email) : 0;
 }
 
+/* The reference validates role with the parameters, before it looks the target up. */
+static int check_role_param(struct request *req)
+{
+	if (param_present(req, "role") && !is_role(param_int(req, "role")))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid role: Value error, Not in the list of possible values");
+	return 0;
+}
+
 /* PATCH /api/v1/users/{user_id} */
 int users_update(struct request *req)
 {
+	if (check_role_param(req) < 0)
+		return -1;
 	struct user *target = user_by_id_or_error(&req->uow, req->realm->id, param_int(req, "user_id"));
 	if (admin_access(req, target, true, true) < 0)
 		return -1;
@@ -238,6 +246,8 @@ int users_update(struct request *req)
 /* PATCH /api/v1/users/{email} */
 int users_update_by_email(struct request *req)
 {
+	if (check_role_param(req) < 0)
+		return -1;
 	const char *email = param_str(req, "email");
 	int64_t id = user_placeholder_email_id(&req->uow, email);
 	struct user *target = id ? user_by_id_or_error(&req->uow, req->realm->id, id)

@@ -166,6 +166,33 @@ int user_change_full_name(struct uow *uow, const struct user *target, const char
 	return person_update_all(uow, target, "full_name", json_object_new_string(name));
 }
 
+static struct db_stmt st_md5 = DB_STMT("SELECT md5(lower($1))");
+
+/* realm_user update with the avatar fields of a Gravatar user whose address is now email. */
+static int avatar_event(struct uow *uow, const struct user *target, const char *email)
+{
+	int n;
+	struct db_res *res = DB_EXEC(uow, &st_md5, email);
+	int64_t *users = res ? user_access_audience(uow, target, &n) : NULL;
+	if (users == NULL)
+		return -1;
+	const char *url = "https://secure.gravatar.com/avatar/";
+	json_object *event = uow_own_json(uow, json_object_new_object()), *person = json_object_new_object();
+	json_object_object_add(event, "type", json_object_new_string("realm_user"));
+	json_object_object_add(event, "op", json_object_new_string("update"));
+	json_object_object_add(person, "user_id", json_object_new_int64(target->id));
+	json_object_object_add(person, "avatar_source", json_object_new_string("G"));
+	json_object_object_add(person, "avatar_url",
+	                       json_object_new_string(arena_printf(&uow->arena, "%s%s?d=identicon&version=%d", url,
+	                                                           db_val(res, 0, 0), target->avatar_version)));
+	json_object_object_add(person, "avatar_url_medium",
+	                       json_object_new_string(arena_printf(&uow->arena, "%s%s?d=identicon&s=500&version=%d",
+	                                                           url, db_val(res, 0, 0), target->avatar_version)));
+	json_object_object_add(person, "avatar_version", json_object_new_int(target->avatar_version));
+	json_object_object_add(event, "person", person);
+	return events_add(uow, event, users, n, 0);
+}
+
 int user_change_email(struct uow *uow, const struct user *target, const char *email)
 {
 	if (DB_EXEC(uow, &st_set_email, db_arg_int(uow, target->id), email) == NULL)
@@ -181,6 +208,9 @@ int user_change_email(struct uow *uow, const struct user *target, const char *em
 			see[n++] = viewer.id;
 	}
 	if (person_update(uow, target->id, "delivery_email", json_object_new_string(email), see, n) < 0)
+		return -1;
+	/* A Gravatar follows the address (the reference's notify_avatar_url_change). */
+	if (target->avatar_source == 'G' && avatar_event(uow, target, email) < 0)
 		return -1;
 	if (target->email_address_visibility == 1 || target->is_bot)
 		return person_update_all(uow, target, "new_email", json_object_new_string(email));

@@ -132,6 +132,9 @@ static void test_update_role(void)
 	EXPECT_EVENTS(q, "[]");
 	EXPECT_ERROR(patch_user(admin, u->id, "role=150"), 400, "BAD_REQUEST",
 	             "Invalid role: Value error, Not in the list of possible values");
+	/* Checked with the parameters, before the target. */
+	EXPECT_ERROR(patch_user(admin, 999999999, "role=150"), 400, "BAD_REQUEST",
+	             "Invalid role: Value error, Not in the list of possible values");
 	EXPECT_ERROR(patch_user(admin, u->id, "role=100"), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
 	struct user *owner2 = new_user("owner");
 	EXPECT_ERROR(patch_user(admin, owner2->id, "role=400"), 400, "UNAUTHORIZED_PRINCIPAL",
@@ -240,11 +243,17 @@ static void test_update_new_email(void)
 	char *email = unique_email("renamed");
 	EXPECT_SUCCESS(patch_user(admin, u->id, fmt("new_email=%s", url_encode(email))));
 	EXPECT_STR(jget(api_get(admin, fmt("/users/%lld", (long long)u->id))->json, "user"), "delivery_email", email);
+	/* The Gravatar follows the address. */
+	const char *md5 = psql_ok("SELECT md5(lower('%s'))", email);
+	const char *avatar = "https://secure.gravatar.com/avatar/";
 	EXPECT_EVENTS(q, fmt("[{\"type\":\"realm_user\",\"op\":\"update\",\"person\":{\"user_id\":%lld,"
 	                     "\"delivery_email\":\"%s\"}},"
 	                     "{\"type\":\"realm_user\",\"op\":\"update\",\"person\":{\"user_id\":%lld,"
+	                     "\"avatar_source\":\"G\",\"avatar_url\":\"%s%s?d=identicon&version=1\","
+	                     "\"avatar_url_medium\":\"%s%s?d=identicon&s=500&version=1\",\"avatar_version\":1}},"
+	                     "{\"type\":\"realm_user\",\"op\":\"update\",\"person\":{\"user_id\":%lld,"
 	                     "\"new_email\":\"%s\"}}]",
-	                     (long long)u->id, email, (long long)u->id, email));
+	                     (long long)u->id, email, (long long)u->id, avatar, md5, avatar, md5, (long long)u->id, email));
 }
 
 /* ---- DELETE /users/{user_id}, POST /users/{user_id}/reactivate ----------------------------------------------- */
