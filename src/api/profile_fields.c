@@ -40,8 +40,6 @@ int profile_fields_create(struct request *req)
 /* PATCH /api/v1/users/me/profile_data */
 int profile_data_update(struct request *req)
 {
-	if (req->user->is_bot)
-		return api_error(req, ERR_BAD_REQUEST, "This endpoint does not accept bot requests.");
 	json_object *data = param_json(req, "data");
 	if (profile_data_check(&req->uow, data, req->user, false) < 0)
 		return -1;

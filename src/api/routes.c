@@ -64,6 +64,16 @@ static const struct param_spec user_deactivate_params[] = {
     END,
 };
 
+static const struct param_spec user_status_own_params[] = {
+    {"status_text", PT_STR, 0, 0, NULL}, {"away", PT_BOOL, 0, 0, NULL},         {"emoji_name", PT_STR, 0, 0, NULL},
+    {"emoji_code", PT_STR, 0, 0, NULL},  {"reaction_type", PT_STR, 0, 0, NULL}, END,
+};
+
+static const struct param_spec user_status_for_user_params[] = {
+    {"user_id", PT_INT, P_PATH, 0, NULL}, {"status_text", PT_STR, 0, 0, NULL},   {"emoji_name", PT_STR, 0, 0, NULL},
+    {"emoji_code", PT_STR, 0, 0, NULL},   {"reaction_type", PT_STR, 0, 0, NULL}, END,
+};
+
 static const struct param_spec user_id_params[] = {
     {"user_id", PT_INT, P_PATH, 0, NULL},
     END,
@@ -82,6 +92,17 @@ static const struct param_spec profile_fields_create_params[] = {
 
 static const struct param_spec profile_data_params[] = {
     {"data", PT_JSON, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec apns_token_add_params[] = {
+    {"token", PT_STR, P_REQUIRED, 0, NULL},
+    {"appid", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec apns_token_remove_params[] = {
+    {"token", PT_STR, P_REQUIRED, 0, NULL},
     END,
 };
 
@@ -377,7 +398,7 @@ const struct route routes[] = {
     {"DELETE", "/events", events_delete, 0, events_delete_params},
     {"GET", "/users/me", users_me_get, 0, no_params},
     {"DELETE", "/users/me", users_deactivate_own, R_TXN, no_params},
-    {"PATCH", "/users/me/profile_data", profile_data_update, R_TXN, profile_data_params},
+    {"PATCH", "/users/me/profile_data", profile_data_update, R_HUMAN | R_TXN, profile_data_params},
     {"GET", "/realm/profile_fields", profile_fields_list, 0, no_params},
     {"POST", "/realm/profile_fields", profile_fields_create, R_ADMIN | R_TXN, profile_fields_create_params},
     {"GET", "/users", users_list, 0, users_list_params},
@@ -390,6 +411,9 @@ const struct route routes[] = {
     {"PATCH", "/users/me/subscriptions/properties", subscriptions_update_properties, R_TXN,
      subscription_properties_params},
     {"GET", "/users/me/{stream_id}/topics", channels_topics, 0, channel_topics_params},
+    {"POST", "/users/me/status", user_status_update_own, R_HUMAN | R_TXN, user_status_own_params},
+    {"POST", "/users/me/apns_device_token", apns_token_add, R_HUMAN | R_TXN, apns_token_add_params},
+    {"DELETE", "/users/me/apns_device_token", apns_token_remove, R_HUMAN | R_TXN, apns_token_remove_params},
     {"GET", "/streams", channels_list, 0, channels_list_params},
     {"GET", "/streams/{stream_id}", channels_get, 0, channel_id_params},
     {"GET", "/streams/{stream_id}/members", channels_members, 0, channel_id_params},
@@ -417,6 +441,8 @@ const struct route routes[] = {
     {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
+    {"GET", "/users/{user_id}/status", user_status_get, 0, user_id_params},
+    {"POST", "/users/{user_id}/status", user_status_update_for_user, R_HUMAN | R_TXN, user_status_for_user_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
     {"PATCH", "/users/{user_id}", users_update, R_TXN, user_update_params},
     {"PATCH", "/users/{email}", users_update_by_email, R_TXN, user_update_by_email_params},

@@ -1052,6 +1052,8 @@ int main(int argc, char **argv)
 	register_realm_tests();
 	register_user_admin_tests();
 	register_profile_fields_tests();
+	register_user_status_tests();
+	register_apns_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
