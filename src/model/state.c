@@ -20,6 +20,7 @@
 #include "model/messages.h"
 #include "model/permissions.h"
 #include "model/realm.h"
+#include "model/scheduled_messages.h"
 #include "model/user.h"
 
 static bool want(const struct state_options *o, const char *type)
@@ -82,7 +83,6 @@ static const struct {
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
     {"saved_snippets", "saved_snippets", "[]"},
-    {"scheduled_messages", "scheduled_messages", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
     {"user_status", "user_status", "{}"},
     {"user_topic", "user_topics", "[]"},
@@ -839,6 +839,16 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 	return 0;
 }
 
+/* The user's undelivered scheduled messages (none for spectators). */
+static int add_scheduled_messages(struct uow *uow, json_object *out)
+{
+	json_object *list = scheduled_messages_json(uow);
+	if (list == NULL)
+		return -1;
+	json_object_object_add(out, "scheduled_messages", json_object_get(list));
+	return 0;
+}
+
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	add_empty_state(uow, o, out);
@@ -855,6 +865,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (add_channels(uow, o, out) < 0)
 		return -1;
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
+		return -1;
+	if (want(o, "scheduled_messages") && add_scheduled_messages(uow, out) < 0)
 		return -1;
 	if (want(o, "recent_private_conversations") && add_recent_private_conversations(uow, out) < 0)
 		return -1;
