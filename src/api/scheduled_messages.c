@@ -56,10 +56,13 @@ int scheduled_messages_list(struct request *req)
 int scheduled_messages_create(struct request *req)
 {
 	struct scheduled_target t = {.to = param_json(req, "to")};
+	/* The reference validates to before type (the order of its parameters). */
+	if (check_to(req, t.to) < 0)
+		return -1;
 	int kind = channel_type(param_str(req, "type"));
 	if (kind < 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid type");
-	if (check_to(req, t.to) < 0 || check_time(req, param_int(req, "scheduled_delivery_timestamp")) < 0)
+	if (check_time(req, param_int(req, "scheduled_delivery_timestamp")) < 0)
 		return -1;
 	t.to_channel = kind == 1;
 	t.topic = param_str_len(req, "topic", &t.topic_len);
