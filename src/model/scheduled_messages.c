@@ -1,5 +1,5 @@
 /*
- * Scheduled messages: the checks of a message sent now, the rows of migrations/0010_scheduled_messages.sql (whose
+ * Scheduled messages: the checks of a message sent now, the rows of migrations/0011_scheduled_messages.sql (whose
  * confab_scheduled_message_json() gives the API object everywhere: responses, register and events), and delivery
  * for confab-reaper (zerver/actions/scheduled_messages.py try_deliver_one_scheduled_message).
  */
