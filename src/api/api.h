@@ -71,6 +71,11 @@ int messages_flags_update(struct request *req);
 int messages_update(struct request *req);
 /* message_report.c */
 int message_report_create(struct request *req);
+/* scheduled_messages.c */
+int scheduled_messages_list(struct request *req);
+int scheduled_messages_create(struct request *req);
+int scheduled_messages_update(struct request *req);
+int scheduled_messages_delete(struct request *req);
 
 /* typing.c */
 int typing_send(struct request *req);

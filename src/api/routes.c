@@ -322,6 +322,31 @@ static const struct param_spec message_update_params[] = {
     END,
 };
 
+static const struct param_spec scheduled_messages_create_params[] = {
+    {"type", PT_STR, P_REQUIRED, 0, NULL}, /* stream, channel, private or direct */
+    {"to", PT_JSON, P_REQUIRED, 0, NULL},  /* a channel id or a list of user ids */
+    {"content", PT_STR, P_RAW | P_REQUIRED, 0, NULL},
+    {"topic", PT_STR, P_RAW, 0, NULL},
+    {"scheduled_delivery_timestamp", PT_INT, P_REQUIRED, 0, NULL},
+    {"read_by_sender", PT_BOOL, P_NULL, 0, "false"},
+    END,
+};
+
+static const struct param_spec scheduled_message_update_params[] = {
+    {"scheduled_message_id", PT_INT, P_PATH, 0, NULL},
+    {"type", PT_STR, 0, 0, NULL},
+    {"to", PT_JSON, 0, 0, NULL},
+    {"content", PT_STR, P_RAW, 0, NULL},
+    {"topic", PT_STR, P_RAW, 0, NULL},
+    {"scheduled_delivery_timestamp", PT_INT, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec scheduled_message_id_params[] = {
+    {"scheduled_message_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
 static const struct param_spec message_report_params[] = {
     {"message_id", PT_INT, P_PATH, 0, NULL},
     {"report_type", PT_STR, P_REQUIRED, 0, NULL},
@@ -456,6 +481,12 @@ const struct route routes[] = {
     {"POST", "/typing", typing_send, 0, typing_params},
     {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
+    {"GET", "/scheduled_messages", scheduled_messages_list, 0, no_params},
+    {"POST", "/scheduled_messages", scheduled_messages_create, R_TXN, scheduled_messages_create_params},
+    {"PATCH", "/scheduled_messages/{scheduled_message_id}", scheduled_messages_update, R_TXN,
+     scheduled_message_update_params},
+    {"DELETE", "/scheduled_messages/{scheduled_message_id}", scheduled_messages_delete, R_TXN,
+     scheduled_message_id_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{user_id}/status", user_status_get, 0, user_id_params},
     {"POST", "/users/{user_id}/status", user_status_update_for_user, R_HUMAN | R_TXN, user_status_for_user_params},

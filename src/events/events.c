@@ -460,6 +460,15 @@ void events_outbox_clear(struct uow *uow)
 		log_publish_failure(uow, "mark published events in the outbox");
 }
 
+int events_commit(struct uow *uow)
+{
+	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
+		return -1;
+	events_publish(uow);
+	events_outbox_clear(uow);
+	return 0;
+}
+
 static struct db_stmt st_outbox_delete = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
 
 /* Deletes the rows whose ids the workers put in OUTBOX_DONE, a batch at a time; returns how many, or -1. */

@@ -51,6 +51,12 @@ void events_publish(struct uow *uow);
  * recorded events. A failure is logged (the reaper publishes the rows again, and the queues drop them). */
 void events_outbox_clear(struct uow *uow);
 /*
+ * What the pipeline does after a handler, for work that runs its own transaction (the reaper's scheduled messages):
+ * writes the recorded events to the outbox, commits, publishes them and marks their rows done. Returns 0, or -1
+ * with the error recorded (nothing committed).
+ */
+int events_commit(struct uow *uow);
+/*
  * For the reaper: deletes the outbox rows marked done, then publishes the rows older than two seconds (left by a
  * worker that stopped between COMMIT and marking them), claimed with FOR UPDATE SKIP LOCKED, in id order, and
  * deletes them, in one transaction of uow. Returns how many it published, or -1. Safe with several reapers and

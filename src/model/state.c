@@ -21,6 +21,7 @@
 #include "model/permissions.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/scheduled_messages.h"
 #include "model/user.h"
 #include "model/user_status.h"
 
@@ -84,7 +85,6 @@ static const struct {
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
     {"saved_snippets", "saved_snippets", "[]"},
-    {"scheduled_messages", "scheduled_messages", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
     {"user_topic", "user_topics", "[]"},
     {"video_calls", "has_zoom_token", "false"},
@@ -840,6 +840,16 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 	return 0;
 }
 
+/* The user's undelivered scheduled messages (none for spectators). */
+static int add_scheduled_messages(struct uow *uow, json_object *out)
+{
+	json_object *list = scheduled_messages_json(uow);
+	if (list == NULL)
+		return -1;
+	json_object_object_add(out, "scheduled_messages", json_object_get(list));
+	return 0;
+}
+
 /* ---- user_status ---------------------------------------------------------------------------------------------- */
 
 static int add_user_status(struct uow *uow, json_object *out)
@@ -869,6 +879,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (want(o, "custom_profile_fields") && profile_fields_state(uow, uow->realm->id, out) < 0)
 		return -1;
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
+		return -1;
+	if (want(o, "scheduled_messages") && add_scheduled_messages(uow, out) < 0)
 		return -1;
 	if (want(o, "recent_private_conversations") && add_recent_private_conversations(uow, out) < 0)
 		return -1;

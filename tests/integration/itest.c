@@ -1046,6 +1046,7 @@ int main(int argc, char **argv)
 	register_messages_tests();
 	register_message_edit_tests();
 	register_message_report_tests();
+	register_scheduled_messages_tests();
 	register_event_queue_tests();
 	register_events_tests();
 	register_register_tests();
