@@ -14,6 +14,8 @@ int users_list(struct request *req);
 int users_get_by_id(struct request *req);
 int users_get_by_email(struct request *req);
 int users_create(struct request *req);
+/* settings.c */
+int settings_update(struct request *req);
 
 /* channels.c */
 int channels_list(struct request *req);

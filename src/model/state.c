@@ -21,6 +21,7 @@
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
+#include "model/user_settings.h"
 
 static bool want(const struct state_options *o, const char *type)
 {
@@ -853,6 +854,10 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 		json_object_object_add(out, "realm_user_groups", groups);
 	}
 	if (add_channels(uow, o, out) < 0)
+		return -1;
+	if (user_settings_state(uow, want(o, "user_settings"),
+	                        want(o, "update_display_settings") && !o->user_settings_object,
+	                        want(o, "update_global_notifications") && !o->user_settings_object, out) < 0)
 		return -1;
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
 		return -1;

@@ -1050,6 +1050,7 @@ int main(int argc, char **argv)
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_settings_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
