@@ -440,14 +440,12 @@ static void apply_left_settings(struct channel *c, const struct db_res *res, int
 		c->notifications[i] = db_val(res, row, 4 + i);
 }
 
-/* Clients without notification_settings_null get the user's defaults (all off) instead of null. */
-static void notification_defaults(json_object *sub)
+/* Clients without notification_settings_null get the user's defaults (enable_stream_*) instead of null. */
+static void notification_defaults(json_object *sub, json_object *defaults)
 {
-	static const char *const keys[] = {"desktop_notifications", "audible_notifications", "push_notifications",
-	                                   "email_notifications"};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (json_object_object_get(sub, keys[i]) == NULL)
-			json_object_object_add(sub, keys[i], json_object_new_boolean(false));
+	json_object_object_foreach (defaults, key, val)
+		if (json_object_object_get(sub, key) == NULL)
+			json_object_object_add(sub, key, json_object_get(val));
 }
 
 /* Metadata access through the channel's permission groups (the reference's has_metadata_access_via_groups). */
@@ -502,6 +500,9 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 	json_object *subscribers = o->subscribers != SUBSCRIBERS_NONE ? subscriber_map(uow) : NULL;
 	if (left == NULL || (o->subscribers != SUBSCRIBERS_NONE && subscribers == NULL))
 		return -1;
+	json_object *defaults = o->notification_settings_null ? NULL : user_settings_stream_defaults(uow);
+	if (!o->notification_settings_null && defaults == NULL)
+		return -1;
 	json_object *left_rows = left_map(uow, left), *row_index;
 	json_object *subs = json_object_new_array(), *unsubs = json_object_new_array(),
 	            *never = json_object_new_array();
@@ -530,7 +531,7 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 			subscription = false;
 		}
 		if (subscription && !o->notification_settings_null)
-			notification_defaults(obj);
+			notification_defaults(obj, defaults);
 		if (subscribers != NULL)
 			add_subscribers(uow, o, subscribers, c, obj);
 	}

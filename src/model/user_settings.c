@@ -539,6 +539,23 @@ int user_settings_change_full_name(struct uow *uow, const char *full_name)
 	return person_event(uow, p, ids_of(uow, viewers, n), n);
 }
 
+static struct db_stmt st_stream_defaults =
+    DB_STMT("SELECT enable_stream_desktop_notifications, enable_stream_audible_notifications,"
+            " enable_stream_push_notifications, enable_stream_email_notifications FROM users WHERE id = $1");
+
+json_object *user_settings_stream_defaults(struct uow *uow)
+{
+	static const char *const keys[] = {"desktop_notifications", "audible_notifications", "push_notifications",
+	                                   "email_notifications"};
+	struct db_res *res = DB_EXEC(uow, &st_stream_defaults, db_arg_int(uow, uow->user->id));
+	if (res == NULL)
+		return NULL;
+	json_object *out = uow_own_json(uow, json_object_new_object());
+	for (int i = 0; i < 4; i++)
+		json_object_object_add(out, keys[i], json_object_new_boolean(db_rows(res) > 0 && db_bool(res, 0, i)));
+	return out;
+}
+
 /* ---- register ----------------------------------------------------------------------------------------------- */
 
 static json_object *emojiset_choices(void)

@@ -137,6 +137,13 @@ int user_settings_apply(struct uow *uow, const struct user_setting_value *vals, 
 int user_settings_change_full_name(struct uow *uow, const char *full_name);
 
 /*
+ * The acting user's defaults for a subscription's null notification settings, keyed as the subscription's
+ * ({"desktop_notifications": enable_stream_desktop_notifications, ...audible, push, email}); owned by the unit of
+ * work; NULL on error.
+ */
+json_object *user_settings_stream_defaults(struct uow *uow);
+
+/*
  * Adds the register keys: with user_settings, the user_settings object (every setting, emojiset_choices,
  * available_notification_sounds); without the user_settings_object capability, the legacy top-level keys of
  * update_display_settings and update_global_notifications when those are asked. Spectators (uow->user NULL) get

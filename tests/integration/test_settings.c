@@ -331,6 +331,36 @@ static void test_settings_aliases(void)
 	EXPECT_BOOL(s, "enable_sounds", false);
 }
 
+/* Clients without notification_settings_null see the user's enable_stream_* defaults in place of a subscription's
+ * null notification settings (the reference's handle_stream_notifications_compatibility). */
+static void test_settings_subscription_defaults(void)
+{
+	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
+	char *name = fmt("settings-defaults-%lld", (long long)a->id);
+	EXPECT_SUCCESS(api_post(a, "/users/me/subscriptions", fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)))));
+	EXPECT_SUCCESS(patch(a, "enable_stream_desktop_notifications=true&enable_stream_email_notifications=true"));
+	for (int caps = 0; caps < 2; caps++) {
+		struct resp *r = api_post(a, "/register",
+		                          fmt("fetch_event_types=%%5B%%22subscription%%22%%5D&client_capabilities=%s",
+		                              url_encode(caps ? "{\"notification_settings_null\":true}" : "{}")));
+		EXPECT_SUCCESS(r);
+		json_object *subs = jget(r->json, "subscriptions"), *sub = NULL;
+		for (size_t i = 0; subs != NULL && i < json_object_array_length(subs); i++)
+			if (strcmp(jstr(json_object_array_get_idx(subs, i), "name"), name) == 0)
+				sub = json_object_array_get_idx(subs, i);
+		REQUIRE(sub != NULL, "subscription %s: %s", name, r->body);
+		if (caps) {
+			EXPECT_NULL(sub, "desktop_notifications");
+			EXPECT_NULL(sub, "email_notifications");
+		} else {
+			EXPECT_BOOL(sub, "desktop_notifications", true);
+			EXPECT_BOOL(sub, "email_notifications", true);
+			EXPECT_BOOL(sub, "audible_notifications", false);
+			EXPECT_BOOL(sub, "push_notifications", false);
+		}
+	}
+}
+
 /* ---- events ------------------------------------------------------------------------------------------------- */
 
 /* One user_settings event per changed setting, in the reference's order, to the user's own queues only; an
@@ -488,6 +518,7 @@ void register_settings_tests(void)
 	    {"error_changes_nothing", test_settings_error_changes_nothing},
 	    {"bots_and_unsupported", test_settings_bots_and_unsupported},
 	    {"aliases", test_settings_aliases},
+	    {"subscription_defaults", test_settings_subscription_defaults},
 	    {"events", test_settings_events},
 	    {"legacy_events", test_settings_legacy_events},
 	    {"timezone_event", test_settings_timezone_event},
