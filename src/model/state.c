@@ -130,6 +130,7 @@ static struct db_stmt st_realm = DB_STMT(
     "  'realm_enable_spectator_access', r.enable_spectator_access,"
     "  'realm_emails_restricted_to_domains', r.emails_restricted_to_domains,"
     "  'realm_invite_required', r.invite_required,"
+    "  'realm_name_changes_disabled', r.name_changes_disabled,"
     "  'realm_message_retention_days', COALESCE(r.message_retention_days, -1),"
     "  'realm_moderation_request_channel_id', COALESCE(r.moderation_request_channel_id, -1),"
     "  'realm_date_created', floor(extract(epoch FROM r.date_created))::bigint)::text,"
@@ -186,7 +187,6 @@ static const struct {
     {"realm_message_content_allowed_in_email_notifications", "true"},
     {"realm_message_edit_history_visibility_policy", "\"all\""},
     {"realm_allow_edit_history", "true"},
-    {"realm_name_changes_disabled", "false"},
     {"realm_push_notifications_enabled", "false"},
     {"realm_push_notifications_enabled_end_timestamp", "null"},
     {"realm_require_e2ee_push_notifications", "false"},

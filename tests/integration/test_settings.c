@@ -489,6 +489,7 @@ static void test_settings_full_name(void)
 {
 	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
 	struct queue *qo = settings_queue(o, true);
+	EXPECT_BOOL(state(a, "[\"realm\"]", true), "realm_name_changes_disabled", false);
 	EXPECT_ERROR(patch(a, "full_name=A"), 400, "BAD_REQUEST", "Name too short!");
 	EXPECT_ERROR(patch(a, fmt("full_name=%s", repeat('x', 101))), 400, "BAD_REQUEST", "Name too long!");
 	EXPECT_ERROR(patch(a, "full_name=a%2Ab"), 400, "BAD_REQUEST", "Invalid characters in name!");
@@ -498,6 +499,7 @@ static void test_settings_full_name(void)
 	                      "\"full_name\":\"New Name\"}}]",
 	                      (long long)a->id));
 	psql_ok("UPDATE realms SET name_changes_disabled = true WHERE subdomain = '%s'", o->realm);
+	EXPECT_BOOL(state(a, "[\"realm\"]", true), "realm_name_changes_disabled", true);
 	EXPECT_SUCCESS(patch(a, "full_name=Other%20Name"));
 	EXPECT_STR(jget(api_get(o, fmt("/users/%lld", (long long)a->id))->json, "user"), "full_name", "New Name");
 	EXPECT_NO_EVENTS(qo);
