@@ -155,6 +155,24 @@ static bool is_sound(const char *s)
 }
 
 /*
+ * The reference's canonicalize_timezone: the target of a Link line ("L Asia/Kolkata Asia/Calcutta") of the
+ * database's tzdata.zi whose alias is name, else name itself (an arena string either way).
+ */
+static const char *canonical_timezone(struct uow *uow, const char *name)
+{
+	FILE *f = fopen(TZDIR "tzdata.zi", "r");
+	char line[256], target[128], alias[128];
+	const char *out = name;
+	while (f != NULL && out == name && fgets(line, sizeof(line), f) != NULL)
+		if (line[0] == 'L' && line[1] == ' ' && sscanf(line + 2, "%127s %127s", target, alias) == 2 &&
+		    strcmp(alias, name) == 0)
+			out = arena_strdup(&uow->arena, target);
+	if (f != NULL)
+		fclose(f);
+	return out;
+}
+
+/*
  * The reference asks Python's zoneinfo: a relative name without "." or ".." components naming a TZif file of the
  * time zone database. The characters allowed are those of the database's names.
  */
@@ -206,7 +224,7 @@ int user_settings_check(struct uow *uow, const struct user_setting_value *v)
 		return 0;
 	}
 	case US_TIMEZONE:
-		if (!is_timezone(v->s))
+		if (!is_timezone(canonical_timezone(uow, v->s)))
 			return uow_error(uow, ERR_BAD_REQUEST, "Invalid %s: Value error, Not a recognized time zone",
 			                 s->name);
 		return 0;
@@ -462,11 +480,16 @@ static int setting_index(const char *name)
 	return -1;
 }
 
-/* Writes one changed value and sends its events; *vis follows email_address_visibility. */
-static int change_one(struct uow *uow, const struct user_setting_value *v, const struct user_setting_value *old,
+/* Writes one changed value and sends its events; *vis follows email_address_visibility. A time zone is stored
+ * under its canonical name (it was compared as sent, as the reference does). */
+static int change_one(struct uow *uow, const struct user_setting_value *sent, const struct user_setting_value *old,
                       int *vis)
 {
+	struct user_setting_value canonical = *sent;
+	const struct user_setting_value *v = &canonical;
 	const struct setting *s = &settings[v->index];
+	if (s->kind == US_TIMEZONE)
+		canonical.s = canonical_timezone(uow, sent->s);
 	if (DB_EXEC(uow, &st_update[v->index], db_arg_int(uow, uow->user->id), value_arg(uow, v)) == NULL)
 		return -1;
 	bool visibility = strcmp(s->name, "email_address_visibility") == 0;

@@ -279,6 +279,9 @@ static void test_settings_timezone_and_sizes(void)
 		             "Invalid timezone: Value error, Not a recognized time zone");
 	EXPECT_SUCCESS(patch(u, "timezone=America%2FArgentina%2FBuenos_Aires"));
 	EXPECT_STR(settings_of(u), "timezone", "America/Argentina/Buenos_Aires");
+	/* Stored under the name the database's Link lines make canonical. */
+	EXPECT_SUCCESS(patch(u, "timezone=Asia%2FCalcutta"));
+	EXPECT_STR(settings_of(u), "timezone", "Asia/Kolkata");
 	EXPECT_ERROR(patch(u, "web_font_size_px=-1"), 400, "BAD_REQUEST", "web_font_size_px is too small");
 	EXPECT_ERROR(patch(u, "web_line_height_percent=40000"), 400, "BAD_REQUEST",
 	             "web_line_height_percent is too large");
