@@ -55,7 +55,6 @@ ALTER TABLE users
     -- One of the reference's sounds (user_settings.c has the list) or 'none'.
     ADD COLUMN notification_sound text NOT NULL DEFAULT 'zulip' CHECK (length(notification_sound) BETWEEN 1 AND 20),
     ADD COLUMN pm_content_in_desktop_notifications boolean NOT NULL DEFAULT true,
-    ADD COLUMN presence_enabled boolean NOT NULL DEFAULT true,
     -- 1 automatic, 2 always, 3 never.
     ADD COLUMN realm_name_in_email_notifications_policy smallint NOT NULL DEFAULT 1
         CHECK (realm_name_in_email_notifications_policy BETWEEN 1 AND 3),
@@ -83,6 +82,9 @@ ALTER TABLE users
         CHECK (web_stream_unreads_count_display_policy BETWEEN 1 AND 3),
     ADD COLUMN web_suggest_update_timezone boolean NOT NULL DEFAULT true,
     ADD COLUMN wildcard_mentions_notify boolean NOT NULL DEFAULT true;
+
+-- presence_enabled came with user statuses (0010_user_status_apns.sql, which reads it for away).
+ALTER TABLE users ADD COLUMN IF NOT EXISTS presence_enabled boolean NOT NULL DEFAULT true;
 
 -- The reference's Realm.name_changes_disabled: members may not change their own name with PATCH /settings (which
 -- then ignores full_name silently, as the reference does); administrators still may.
