@@ -1040,6 +1040,7 @@ int main(int argc, char **argv)
 	register_server_tests();
 	register_users_tests();
 	register_channels_tests();
+	register_channel_folders_tests();
 	register_user_groups_tests();
 	register_uploads_tests();
 	register_messages_tests();
@@ -1051,6 +1052,7 @@ int main(int argc, char **argv)
 	register_typing_tests();
 	register_realm_tests();
 	register_settings_tests();
+	register_retention_tests();
 	register_user_status_tests();
 	register_apns_tests();
 	register_outbox_tests();
