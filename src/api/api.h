@@ -22,6 +22,8 @@ int users_reactivate(struct request *req);
 int profile_fields_list(struct request *req);
 int profile_fields_create(struct request *req);
 int profile_data_update(struct request *req);
+/* settings.c */
+int settings_update(struct request *req);
 /* user_status.c */
 int user_status_update_own(struct request *req);
 int user_status_update_for_user(struct request *req);

@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "http/route.h"
 #include "model/messages.h"
+#include "model/user_settings.h"
 
 #define END                                                                                                            \
 	{                                                                                                              \
@@ -61,6 +62,13 @@ static const struct param_spec user_update_by_email_params[] = {
 static const struct param_spec user_deactivate_params[] = {
     {"user_id", PT_INT, P_PATH, 0, NULL},
     {"deactivation_notification_comment", PT_STR, 0, 2000, NULL},
+    END,
+};
+
+/* Every user setting (model/user_settings.h), a JSON null counting as not sent for the JSON-encoded ones. */
+#define SETTING_PARAM(n, k, d, v, l) {#n, USER_SETTING_PT(k), USER_SETTING_PT(k) == PT_STR ? 0u : P_NULL, 0, NULL},
+static const struct param_spec settings_params[] = {
+    USER_SETTINGS(SETTING_PARAM){"full_name", PT_STR, 0, 0, NULL},
     END,
 };
 
@@ -439,6 +447,10 @@ const struct route routes[] = {
     {"PATCH", "/users/me/profile_data", profile_data_update, R_HUMAN | R_TXN, profile_data_params},
     {"GET", "/realm/profile_fields", profile_fields_list, 0, no_params},
     {"POST", "/realm/profile_fields", profile_fields_create, R_ADMIN | R_TXN, profile_fields_create_params},
+    {"PATCH", "/settings", settings_update, R_HUMAN | R_TXN, settings_params},
+    /* The deprecated aliases of feature level 80. */
+    {"PATCH", "/settings/display", settings_update, R_HUMAN | R_TXN, settings_params},
+    {"PATCH", "/settings/notifications", settings_update, R_HUMAN | R_TXN, settings_params},
     {"GET", "/users", users_list, 0, users_list_params},
     {"POST", "/users", users_create, R_ADMIN | R_TXN, users_create_params},
     {"GET", "/users/me/subscriptions", subscriptions_list, 0, subscriptions_list_params},

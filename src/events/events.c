@@ -325,6 +325,9 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 		ok = narrow_matches(event, narrow);
 	if (ok && strcmp(type, "typing") == 0 && json_object_object_get_ex(event, "stream_id", &v))
 		ok = capability(caps, "stream_typing_notifications");
+	/* The legacy settings events go only to clients without user_settings_object (which get user_settings). */
+	if (ok && (strcmp(type, "update_display_settings") == 0 || strcmp(type, "update_global_notifications") == 0))
+		ok = !capability(caps, "user_settings_object");
 	if (ok && strcmp(type, "realm_linkifiers") == 0)
 		ok = capability(caps, "linkifier_url_template");
 	if (ok && strcmp(type, "user_group") == 0) {

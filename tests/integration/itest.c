@@ -1054,6 +1054,7 @@ int main(int argc, char **argv)
 	register_realm_tests();
 	register_user_admin_tests();
 	register_profile_fields_tests();
+	register_settings_tests();
 	register_retention_tests();
 	register_user_status_tests();
 	register_apns_tests();
