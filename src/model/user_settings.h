@@ -3,7 +3,7 @@
  * USER_SETTINGS, gives each setting's name (the API's and the users column's), type, allowed values and default.
  * From it come the parameters of PATCH /settings (routes.c), the validation, the UPDATE of one column, the
  * user_settings object of POST /register and its legacy top-level keys, and the events of a change.
- * Schema: migrations/0011_user_settings.sql (and 0001, 0007 for the older columns).
+ * Schema: migrations/0012_user_settings.sql (and 0001, 0007 for the older columns).
  */
 #ifndef CONFAB_USER_SETTINGS_H
 #define CONFAB_USER_SETTINGS_H
