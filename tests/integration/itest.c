@@ -1046,6 +1046,7 @@ int main(int argc, char **argv)
 	register_messages_tests();
 	register_message_edit_tests();
 	register_message_report_tests();
+	register_scheduled_messages_tests();
 	register_event_queue_tests();
 	register_events_tests();
 	register_register_tests();
@@ -1054,6 +1055,9 @@ int main(int argc, char **argv)
 	register_drafts_tests();
 	register_saved_snippets_tests();
 	register_navigation_views_tests();
+	register_user_admin_tests();
+	register_profile_fields_tests();
+	register_settings_tests();
 	register_retention_tests();
 	register_user_status_tests();
 	register_apns_tests();

@@ -298,6 +298,12 @@ static void test_foreign_draft(void)
 	CHECK(json_object_array_length(queue_drain(qo)) == 0, "other got an event");
 }
 
+/* PATCH /settings with form. */
+static struct resp *settings(const struct user *u, const char *form)
+{
+	return http(&(struct request){.method = "PATCH", .path = "/api/v1/settings", .user = u, .form = form});
+}
+
 /* enable_drafts_synchronization off: every route refuses, and POST /register shows no drafts. */
 static void test_synchronization_disabled(void)
 {
@@ -305,7 +311,7 @@ static void test_synchronization_disabled(void)
 	struct resp *r = post_drafts(u, "[" GOOD "]");
 	EXPECT_STATUS(r, 200);
 	int64_t id = nth_id(r, 0);
-	psql_ok("UPDATE users SET enable_drafts_synchronization = false WHERE id = %lld", (long long)u->id);
+	EXPECT_SUCCESS(settings(u, "enable_drafts_synchronization=false"));
 	const char *msg = "User has disabled synchronizing drafts.";
 	EXPECT_ERROR(post_drafts(u, "[" GOOD "]"), 400, "BAD_REQUEST", msg);
 	EXPECT_ERROR(api_get(u, "/drafts"), 400, "BAD_REQUEST", msg);
@@ -314,7 +320,7 @@ static void test_synchronization_disabled(void)
 	r = api_post(u, "/register", "fetch_event_types=%5B%22drafts%22%5D");
 	EXPECT_STATUS(r, 200);
 	CHECK(json_object_array_length(jget(r->json, "drafts")) == 0, "register: %s", r->body);
-	psql_ok("UPDATE users SET enable_drafts_synchronization = true WHERE id = %lld", (long long)u->id);
+	EXPECT_SUCCESS(settings(u, "enable_drafts_synchronization=true"));
 	CHECK(json_object_array_length(get_drafts(u)) == 1, "the draft was lost");
 }
 

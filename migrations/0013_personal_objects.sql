@@ -1,10 +1,6 @@
 -- The per-user objects of issue 14: drafts, saved snippets and navigation views. Each belongs to one user and is
 -- seen and changed by that user only (the API answers 404 for another user's).
---
--- enable_drafts_synchronization is the user setting that PATCH /settings changes (migrations/0010_user_settings.sql
--- adds it with the other settings); it is added here too, IF NOT EXISTS, so that drafts work whichever of the two
--- migrations lands first.
-ALTER TABLE users ADD COLUMN IF NOT EXISTS enable_drafts_synchronization boolean NOT NULL DEFAULT true;
+-- The drafts routes refuse while the user keeps enable_drafts_synchronization (0012_user_settings.sql) off.
 
 -- A draft as the reference's Draft keeps it: '' (unaddressed), 'stream' with the channel id in recipients, or
 -- 'private' with the other participants' ids, sorted (the user's own id for a note to self).
