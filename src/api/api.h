@@ -20,6 +20,10 @@ int channels_list(struct request *req);
 int channels_get(struct request *req);
 int channels_members(struct request *req);
 int channels_topics(struct request *req);
+int channels_archive(struct request *req);
+/* default_streams.c */
+int default_streams_add(struct request *req);
+int default_streams_remove(struct request *req);
 /* subscriptions.c */
 int subscriptions_list(struct request *req);
 int subscriptions_add(struct request *req);

@@ -61,6 +61,11 @@ static const struct param_spec channels_list_params[] = {
     END,
 };
 
+static const struct param_spec default_stream_params[] = {
+    {"stream_id", PT_INT, P_REQUIRED, 0, NULL},
+    END,
+};
+
 static const struct param_spec channel_id_params[] = {
     {"stream_id", PT_INT, P_PATH, 0, NULL},
     END,
@@ -352,6 +357,9 @@ const struct route routes[] = {
     {"GET", "/streams", channels_list, 0, channels_list_params},
     {"GET", "/streams/{stream_id}", channels_get, 0, channel_id_params},
     {"GET", "/streams/{stream_id}/members", channels_members, 0, channel_id_params},
+    {"DELETE", "/streams/{stream_id}", channels_archive, R_TXN, channel_id_params},
+    {"POST", "/default_streams", default_streams_add, R_ADMIN | R_TXN, default_stream_params},
+    {"DELETE", "/default_streams", default_streams_remove, R_ADMIN | R_TXN, default_stream_params},
     {"POST", "/channel_folders/create", channel_folders_create, R_ADMIN | R_TXN, channel_folders_create_params},
     {"GET", "/channel_folders", channel_folders_list, 0, channel_folders_list_params},
     {"POST", "/user_groups/create", user_groups_create, R_NO_GUEST | R_TXN, user_groups_create_params},

@@ -306,6 +306,22 @@ static bool in_id_list(json_object *list, int64_t id)
 	return false;
 }
 
+/*
+ * Archived channels (model/channel_archive.h): a client with archived_channels keeps the channel and gets its
+ * is_archived updates; the others get it deleted on archiving (_for_archiving) and created on unarchiving
+ * (_for_unarchiving) instead.
+ */
+static bool stream_accepted(json_object *event, bool archived_channels)
+{
+	json_object *v;
+	if (json_object_object_get_ex(event, "property", &v) && strcmp(json_object_get_string(v), "is_archived") == 0)
+		return archived_channels;
+	if (json_object_object_get_ex(event, "_for_archiving", &v) ||
+	    json_object_object_get_ex(event, "_for_unarchiving", &v))
+		return !archived_channels;
+	return true;
+}
+
 /* The reference's accepts_event: event_types, narrow, and the capability-dependent kinds. */
 static bool accepts(json_object *event, const char *types_json, const char *narrow_json, const char *caps_json)
 {
@@ -337,6 +353,8 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 		                                       json_object_object_get_ex(event, "_group_deactivated", &v)))
 			ok = capability(caps, "include_deactivated_groups");
 	}
+	if (ok && strcmp(type, "stream") == 0)
+		ok = stream_accepted(event, capability(caps, "archived_channels"));
 	if (ok && strcmp(type, "realm_user") == 0 && json_object_object_get_ex(event, "_inaccessible_user", &v))
 		ok = !capability(caps, "user_list_incomplete");
 	json_object_put(types);

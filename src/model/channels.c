@@ -300,6 +300,17 @@ int64_t *channel_metadata_user_ids(struct uow *uow, int64_t channel_id, bool wit
 	return ids;
 }
 
+/* The reference's palette for new subscriptions. */
+static const char *const palette[] = {"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55",
+                                      "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a", "#94c849", "#bd86e5",
+                                      "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063", "#9987e1", "#e4523d",
+                                      "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462"};
+
+const char *channel_default_color(int64_t channel_id)
+{
+	return palette[channel_id % (int64_t)(sizeof(palette) / sizeof(*palette))];
+}
+
 json_object *ids_json(const int64_t *ids, int n)
 {
 	json_object *a = json_object_new_array_ext(n);
@@ -411,7 +422,6 @@ static int create_event(struct uow *uow, const struct channel *c, const int64_t 
 	json_object *event = new_event(uow, "stream", "create"), *streams = json_object_new_array();
 	json_object_array_add(streams, channel_to_json(uow, c));
 	json_object_object_add(event, "streams", streams);
-	json_object_object_add(event, "for_unarchiving", json_object_new_boolean(false));
 	return emit(uow, event, users, n);
 }
 
@@ -425,7 +435,6 @@ static int delete_event(struct uow *uow, const int64_t *channel_ids, int nchanne
 	}
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
-	json_object_object_add(event, "for_archiving", json_object_new_boolean(false));
 	return emit(uow, event, users, n);
 }
 

@@ -224,6 +224,9 @@ const struct id_pair *id_pairs_find(const struct id_pair *p, int n, int64_t user
  * An arena array of n. */
 int *ids_group_order(struct arena *a, const int64_t *keys, int n);
 
+/* The color of a new subscription to a channel when none is asked for (the reference's palette). A constant. */
+const char *channel_default_color(int64_t channel_id);
+
 /* A JSON array of n ids. A new object. */
 json_object *ids_json(const int64_t *ids, int n);
 /* The ids of a (n of them) that are not in b (m); both ascending. An arena array of *out ids. */

@@ -3,6 +3,7 @@
 
 #include <json-c/json.h>
 
+#include "core/jsonx.h"
 #include "core/uow.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -47,4 +48,44 @@ int default_channel_set(struct uow *uow, const struct channel *c, bool is_defaul
 	if (is_default && db_rows(res) == 0)
 		return 0;
 	return notify(uow);
+}
+
+/* ---- new users ---------------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_defaults =
+    DB_STMT("SELECT id FROM channels WHERE realm_id = $1 AND is_default AND NOT is_archived ORDER BY id");
+static struct db_stmt st_subscribe =
+    DB_STMT("INSERT INTO subscriptions (user_id, channel_id, color)"
+            " SELECT $1, (c->>0)::bigint, c->>1 FROM json_array_elements($2::json) c ON CONFLICT DO NOTHING");
+
+int default_channels_subscribe(struct uow *uow, int64_t realm_id, int64_t user_id)
+{
+	struct db_res *res = DB_EXEC(uow, &st_defaults, db_arg_int(uow, realm_id));
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return 0;
+	json_object *pairs = uow_own_json(uow, json_object_new_array());
+	for (int i = 0; i < db_rows(res); i++) {
+		json_object *pair = json_object_new_array();
+		json_object_array_add(pair, json_object_new_int64(db_int(res, i, 0)));
+		json_object_array_add(pair, json_object_new_string(channel_default_color(db_int(res, i, 0))));
+		json_object_array_add(pairs, pair);
+	}
+	return DB_EXEC(uow, &st_subscribe, db_arg_int(uow, user_id), jsonx_string(pairs)) ? 0 : -1;
+}
+
+int default_channels_events_subscribed(struct uow *uow, int64_t user_id)
+{
+	struct db_res *res = DB_EXEC(uow, &st_defaults, db_arg_int(uow, uow->realm->id));
+	if (res == NULL)
+		return -1;
+	struct channel_changes ch = {.subs = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*ch.subs))};
+	for (int i = 0; i < db_rows(res); i++) {
+		const struct channel *c = channel_by_id(uow, db_int(res, i, 0));
+		if (c == NULL)
+			return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		ch.subs[ch.nsubs++] = (struct channel_sub){user_id, c};
+	}
+	return channel_events_subscribe(uow, &ch);
 }
