@@ -29,6 +29,9 @@ int subscriptions_list(struct request *req);
 int subscriptions_add(struct request *req);
 int subscriptions_remove(struct request *req);
 int subscriptions_update_properties(struct request *req);
+/* channel_update.c */
+int channel_update(struct request *req);
+
 /* channel_folders.c */
 int channel_folders_create(struct request *req);
 int channel_folders_list(struct request *req);

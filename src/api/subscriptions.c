@@ -256,10 +256,9 @@ static int new_channel_settings(struct request *req, int64_t settings[CS_COUNT])
 	    DB_STMT("SELECT confab_unnamed_group($1, NULL, ARRAY[$2::bigint], ARRAY[]::bigint[])");
 	for (int i = 0; i < CS_COUNT; i++) {
 		const struct group_setting_value *value = param_group_setting(req, channel_setting_names[i]);
-		unsigned flags =
-		    i == CS_ADD_SUBSCRIBERS || i == CS_ADMINISTER || i == CS_SUBSCRIBE ? GS_NO_EVERYONE : 0;
 		if (value != NULL) {
-			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value->json, flags);
+			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value->json,
+			                                  channel_setting_flags[i]);
 		} else if (defaults[i] != NULL) {
 			settings[i] = group_system_id(&req->uow, req->realm->id, defaults[i]);
 		} else {

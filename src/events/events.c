@@ -465,6 +465,17 @@ void events_outbox_clear(struct uow *uow)
 		log_publish_failure(uow, "delete published events from the outbox");
 }
 
+int events_commit_step(struct uow *uow)
+{
+	if (!uow->in_txn)
+		return 0;
+	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
+		return -1;
+	events_publish(uow);
+	events_outbox_clear(uow);
+	return db_begin(uow);
+}
+
 /* Rows old enough that their worker is not publishing them any more (it publishes right after COMMIT). */
 static struct db_stmt st_outbox_claim =
     DB_STMT("SELECT id, txid::text, COALESCE(realm_id, 0), flags, user_ids::text, payload FROM event_outbox"

@@ -47,6 +47,13 @@ void events_publish(struct uow *uow);
  * logged (the reaper publishes the rows again, and the queues drop them). */
 void events_outbox_clear(struct uow *uow);
 /*
+ * For handlers that are not atomic, as the reference's (PATCH /streams/{id}: each setting is its own durable
+ * transaction): writes the events recorded so far to the outbox, commits the open transaction, publishes and
+ * clears them as the pipeline does after a handler, then begins a new transaction. A later error rolls back only
+ * what follows. Does nothing outside a transaction. 0 or -1 (error recorded).
+ */
+int events_commit_step(struct uow *uow);
+/*
  * For the reaper: publishes outbox rows older than two seconds (left by a worker that stopped between COMMIT and
  * its DELETE), claimed with FOR UPDATE SKIP LOCKED, in id order, and deletes them, all in one transaction of uow.
  * Returns how many, or -1 (nothing is deleted then). Safe with several reapers and with workers at once.

@@ -11,6 +11,7 @@
 #include "events/events.h"
 #include "core/uow.h"
 #include "model/markdown.h"
+#include "model/groups.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -26,6 +27,13 @@ const char *const channel_setting_names[CS_COUNT] = {
     [CS_RESOLVE_TOPICS] = "can_resolve_topics_group",
     [CS_SEND_MESSAGE] = "can_send_message_group",
     [CS_SUBSCRIBE] = "can_subscribe_group",
+};
+
+/* The settings that grant metadata access refuse role:everyone (the reference's allow_everyone_group False). */
+const unsigned channel_setting_flags[CS_COUNT] = {
+    [CS_ADD_SUBSCRIBERS] = GS_NO_EVERYONE,
+    [CS_ADMINISTER] = GS_NO_EVERYONE,
+    [CS_SUBSCRIBE] = GS_NO_EVERYONE,
 };
 
 /* The four CHANNEL_STATS columns from column col (the counts are NULL in a CHANNEL_SELECT_LOOKUP row). */
@@ -156,7 +164,7 @@ struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content)
 }
 
 /* The deprecated stream_post_policy, derived from can_send_message_group when it is a system group. */
-static int stream_post_policy(const struct channel *c)
+int channel_stream_post_policy(const struct channel *c)
 {
 	if (strcmp(c->send_group_system_name, "role:administrators") == 0)
 		return 2;
@@ -223,7 +231,7 @@ json_object *channel_to_json(struct uow *uow, const struct channel *c)
 	                       c->first_message_is_null ? NULL : json_object_new_int64(c->first_message_id));
 	json_object_object_add(o, "folder_id", c->folder_id ? json_object_new_int64(c->folder_id) : NULL);
 	json_object_object_add(o, "topics_policy", json_object_new_string(c->topics_policy));
-	int policy = stream_post_policy(c);
+	int policy = channel_stream_post_policy(c);
 	json_object_object_add(o, "stream_post_policy", json_object_new_int(policy));
 	json_object_object_add(o, "is_announcement_only", json_object_new_boolean(policy == 2));
 	json_object_object_add(o, "is_recently_active", json_object_new_boolean(c->is_recently_active));

@@ -40,6 +40,8 @@ enum channel_setting {
 
 /* The API names of the settings ("can_add_subscribers_group", ...), indexed by enum channel_setting. */
 extern const char *const channel_setting_names[CS_COUNT];
+/* What each setting refuses (model/groups.h GS_* flags for group_setting_store()), indexed by enum channel_setting. */
+extern const unsigned channel_setting_flags[CS_COUNT];
 
 struct channel {
 	int64_t id;
@@ -196,6 +198,8 @@ struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int 
  * stream_weekly_traffic, subscriber_count and the eleven group settings). A new object.
  */
 json_object *channel_to_json(struct uow *uow, const struct channel *c);
+/* The deprecated stream_post_policy (1-4) derived from can_send_message_group when it is a system group. */
+int channel_stream_post_policy(const struct channel *c);
 /* Reads what a lookup (CHANNEL_SELECT_LOOKUP) left out; channel_to_json() does it for a copy when needed. 0 or -1. */
 int channel_complete(struct uow *uow, struct channel *c);
 

@@ -1482,3 +1482,27 @@ int message_events_flags(struct uow *uow, const char *op, const char *flag, cons
 	}
 	return events_add(uow, event, &uow->user->id, 1, 0);
 }
+
+static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
+
+int64_t message_send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content)
+{
+	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
+	const struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
+	if (bot == NULL) {
+		uow_error(uow, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
+		return 0;
+	}
+	struct message_draft d = {
+	    .sender = bot,
+	    .channel = c,
+	    .topic = message_truncate_topic(uow, topic),
+	    .client = "Internal",
+	    .skip_mention_checks = true,
+	};
+	struct message_sent sent;
+	if ((d.content = message_normalize_content(uow, content, strlen(content))) == NULL ||
+	    message_send(uow, &d, &sent) < 0 || message_events_send(uow, &d, &sent, NULL, NULL) < 0)
+		return 0;
+	return sent.id;
+}

@@ -235,6 +235,85 @@ static void test_archive_leaves_defaults(void)
 	EXPECT_INT(r->json, "realm_moderation_request_channel_id", -1);
 }
 
+/* ---- unarchiving: PATCH /streams/{stream_id} is_archived=false ------------------------------------------------ */
+
+static struct resp *set_archived(const struct user *u, int64_t id, const char *value)
+{
+	return api_method("PATCH", u, fmt("/streams/%lld?is_archived=%s", (long long)id, value));
+}
+
+/* archived_channels: stream update is_archived=false; without it: stream create with the channel (no
+ * for_unarchiving key). The subscribers get the Notification Bot's notice, unread. */
+static void test_unarchive_events(void)
+{
+	struct org z = new_org();
+	const char *name = uniq("un");
+	int64_t id = create_channel(z.o, name, fmt("[%lld,%lld]", (long long)z.o->id, (long long)z.a->id), false);
+	EXPECT_SUCCESS(archive(z.o, id));
+	struct queue *qa = reg(z.a, "[\"stream\",\"message\"]", true), *qb_old = reg(z.b, "[\"stream\"]", false);
+	struct queue *qg = reg(z.g, "[\"stream\"]", false);
+	EXPECT_SUCCESS(set_archived(z.o, id, "false"));
+	CHECK(strcmp(psql_ok("SELECT is_archived FROM channels WHERE id = %lld", (long long)id), "f") == 0,
+	      "still archived");
+	json_object *ev = queue_drain(qa);
+	REQUIRE(json_object_array_length(ev) == 2, "update + notice: %s", text(ev));
+	json_object *want = json_tokener_parse(
+	    fmt("{\"type\":\"stream\",\"op\":\"update\",\"property\":\"is_archived\",\"value\":false,"
+	        "\"stream_id\":%lld,\"name\":\"%s\"}",
+	        (long long)id, name));
+	CHECK(json_object_equal(json_object_array_get_idx(ev, 0), want), "update: %s", text(ev));
+	json_object_put(want);
+	json_object *notice = json_object_array_get_idx(ev, 1);
+	EXPECT_STR(jget(notice, "message"), "subject", "channel events");
+	EXPECT_STR(jget(notice, "message"), "sender_email", "notification-bot@zulip.com");
+	CHECK(strcmp(text(jget(notice, "flags")), "[]") == 0, "the notice is read: %s", text(notice));
+	json_object *created = queue_drain(qb_old);
+	REQUIRE(json_object_array_length(created) == 1, "stream create: %s", text(created));
+	json_object *c = json_object_array_get_idx(created, 0);
+	EXPECT_STR(c, "type", "stream");
+	EXPECT_STR(c, "op", "create");
+	EXPECT_ABSENT(c, "for_unarchiving");
+	json_object *s = json_object_array_get_idx(jget(c, "streams"), 0);
+	EXPECT_INT(s, "stream_id", id);
+	EXPECT_STR(s, "name", name);
+	EXPECT_BOOL(s, "is_archived", false);
+	EXPECT_NO_EVENTS(qg);
+	struct resp *r = api_get(z.a, fmt("/messages?anchor=newest&num_before=1&num_after=0&narrow=%s&apply_markdown=false",
+	                                  url_encode(fmt("[{\"operator\":\"channel\",\"operand\":%lld}]", (long long)id))));
+	EXPECT_SUCCESS(r);
+	EXPECT_STR(json_object_array_get_idx(jget(r->json, "messages"), 0), "content",
+	           fmt("Channel #**%s** has been unarchived.", name));
+	/* messages can be sent again */
+	send_channel_message(z.a, name, "back", "hello again");
+}
+
+/* is_archived=true is ignored; false on an active channel, or on a private channel nobody is subscribed to, fails
+ * with the reference's message; only administrators may unarchive. */
+static void test_unarchive_errors(void)
+{
+	struct org z = new_org();
+	const char *name = uniq("unerr"), *priv = uniq("unpriv");
+	int64_t id = create_channel(z.o, name, fmt("[%lld,%lld]", (long long)z.o->id, (long long)z.a->id), false);
+	int64_t vid = create_channel(z.o, priv, ids1(z.o->id), true);
+	struct queue *qa = reg(z.a, "[\"stream\"]", true);
+	EXPECT_SUCCESS(set_archived(z.o, id, "true"));
+	EXPECT_NO_EVENTS(qa);
+	CHECK(strcmp(psql_ok("SELECT is_archived FROM channels WHERE id = %lld", (long long)id), "f") == 0,
+	      "is_archived=true archived the channel");
+	EXPECT_ERROR(set_archived(z.o, id, "false"), 400, "BAD_REQUEST", "Channel is not currently deactivated");
+	EXPECT_SUCCESS(archive(z.o, id));
+	queue_drain(qa);
+	EXPECT_ERROR(set_archived(z.a, id, "false"), 400, "BAD_REQUEST",
+	             "You do not have permission to administer this channel.");
+	EXPECT_ERROR(set_archived(z.o, id, "maybe"), 400, "BAD_REQUEST", "is_archived is not valid JSON");
+	EXPECT_NO_EVENTS(qa);
+	EXPECT_SUCCESS(archive(z.o, vid));
+	psql_ok("UPDATE subscriptions SET active = false WHERE channel_id = %lld", (long long)vid);
+	EXPECT_ERROR(set_archived(z.o, vid, "false"), 400, "BAD_REQUEST", "Channel is private and have no subscribers");
+	CHECK(strcmp(psql_ok("SELECT is_archived FROM channels WHERE id = %lld", (long long)vid), "t") == 0,
+	      "unarchived anyway");
+}
+
 void register_channel_archive_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -245,6 +324,8 @@ void register_channel_archive_tests(void)
 	    {"send_to_archived", test_send_to_archived},
 	    {"register_archived", test_register_archived},
 	    {"archive_leaves_defaults", test_archive_leaves_defaults},
+	    {"unarchive_events", test_unarchive_events},
+	    {"unarchive_errors", test_unarchive_errors},
 	    {NULL, NULL},
 	};
 	itest_add_suite("channel_archive", cases);
