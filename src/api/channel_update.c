@@ -28,15 +28,10 @@ struct privacy {
 static struct db_stmt st_moderation_channel =
     DB_STMT("SELECT COALESCE(moderation_request_channel_id, 0) FROM realms WHERE id = $1");
 
-/* access_stream_for_delete_or_update_requiring_metadata_access. */
+/* access_stream_for_delete_or_update_requiring_metadata_access (shared with DELETE /streams/{stream_id}). */
 static struct channel *channel_for_update(struct request *req)
 {
-	struct channel *c = channel_access_by_id(&req->uow, param_int(req, "stream_id"), false);
-	if (c != NULL && !perm_channel_administer(&req->uow, c)) {
-		api_error(req, ERR_BAD_REQUEST, "You do not have permission to administer this channel.");
-		return NULL;
-	}
-	return c;
+	return channel_admin_access_by_id(&req->uow, param_int(req, "stream_id"));
 }
 
 static bool param_or(struct request *req, const char *name, bool current)
