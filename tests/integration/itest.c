@@ -1009,6 +1009,7 @@ int main(int argc, char **argv)
 	register_server_tests();
 	register_users_tests();
 	register_channels_tests();
+	register_channel_update_tests();
 	register_user_groups_tests();
 	register_uploads_tests();
 	register_messages_tests();

@@ -207,6 +207,7 @@ void register_params_tests(void);
 void register_server_tests(void);
 void register_users_tests(void);
 void register_channels_tests(void);
+void register_channel_update_tests(void);
 void register_user_groups_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
