@@ -166,6 +166,13 @@ static void test_access_rules(void)
 	                            url_encode(fmt("[%lld]", (long long)guest->id)))));
 	EXPECT_ERROR(patch(guest, pub, "description=x"), 400, "BAD_REQUEST",
 	             "You do not have permission to administer this channel.");
+	/* Not even as a direct member of can_administer_channel_group, which refuses role:everyone. */
+	patch_ok(owner, pub,
+	         fmt("can_administer_channel_group=%s",
+	             url_encode(fmt("{\"new\":{\"direct_members\":[%lld,%lld],\"direct_subgroups\":[]}}",
+	                            (long long)owner->id, (long long)guest->id))));
+	EXPECT_ERROR(patch(guest, pub, "description=x"), 400, "BAD_REQUEST",
+	             "You do not have permission to administer this channel.");
 	/* A user without metadata access to a private channel, and a channel that does not exist. */
 	EXPECT_ERROR(patch(member, priv, "description=x"), 400, "BAD_REQUEST", "Invalid channel ID");
 	EXPECT_ERROR(patch(member, 999999999, "description=x"), 400, "BAD_REQUEST", "Invalid channel ID");
@@ -271,6 +278,14 @@ static void test_privacy_checks(void)
 	EXPECT_ERROR(patch(owner, priv, "is_private=false"), 400, "BAD_REQUEST",
 	             "Moderation request channel must be private.");
 	psql_ok("UPDATE realms SET moderation_request_channel_id = NULL WHERE id = %s", realm_of(owner));
+	/* Changing the privacy needs the matching creation permission. */
+	struct user *member = new_user_in(owner->realm, "member", NULL);
+	int64_t mine = create_channel(member, channel_name("pcm"), NULL);
+	psql_ok("UPDATE realms SET can_create_private_channel_group_id = (SELECT id FROM user_groups WHERE realm_id = %s"
+	        " AND name = 'role:administrators') WHERE id = %s",
+	        realm_of(owner), realm_of(owner));
+	EXPECT_ERROR(patch(member, mine, "is_private=true"), 400, "BAD_REQUEST", "Insufficient permission");
+	EXPECT_BOOL(get_channel(member, mine), "invite_only", false);
 	/* Protected history needs can_create_topic_group to be role:everyone. */
 	patch_ok(owner, priv,
 	         fmt("can_create_topic_group=%s", url_encode(fmt("{\"new\":%lld}", (long long)system_group(owner, "role:members")))));
