@@ -205,7 +205,7 @@ static int check_channel_access(struct uow *uow, const struct channel *c)
 		return 0;
 	if (!c->is_archived && owner_may(uow, c, 1))
 		return 0;
-	return uow->error ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
+	return uow_error(uow, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
 }
 
 /* The channel's topics_policy, or the organization's when the channel inherits it. */
@@ -592,9 +592,7 @@ static int check_dm_permission(struct uow *uow, const struct message_user *users
 		                     : "This conversation does not include any users who can authorize it.");
 	if (perm_realm(uow, RS_DM_INITIATOR) || db_bool(res, 0, 2))
 		return 0;
-	return uow->error ? -1
-	                  : uow_error(uow, ERR_BAD_REQUEST,
-	                              "You do not have permission to initiate direct message conversations.");
+	return uow_error(uow, ERR_BAD_REQUEST, "You do not have permission to initiate direct message conversations.");
 }
 
 int message_check_direct(struct uow *uow, const struct message_user *users, int n, int64_t **participants, int *np)
@@ -813,7 +811,7 @@ int message_send(struct uow *uow, const struct message_draft *d, struct message_
 	memset(out, 0, sizeof(*out));
 	out->id = insert_message(uow, d, &md);
 	if (out->id == 0)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	int attached = attachments_link_message(uow, out->id, d->sender->id, d->content, true);
 	if (attached < 0)
 		return -1;
@@ -992,7 +990,7 @@ static int check_historical_access(struct uow *uow, const struct ids *ids)
 		struct message_ref m = {.id = db_int(res, r, 0), .channel_id = db_int(res, r, 1)};
 		if (m.channel_id && (c == NULL || c->id != m.channel_id) &&
 		    (c = channel_by_id(uow, m.channel_id)) == NULL)
-			return uow->error ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
+			return uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
 		m.channel = m.channel_id ? c : NULL;
 		ok = may_read(uow, &m, false);
 	}
@@ -1147,7 +1145,7 @@ static int narrow_with_target(struct uow *uow, int64_t id, struct narrow_convers
 		return uow->error != ERR_NONE ? -1 : 0;
 	struct db_res *res = DB_EXEC(uow, &st_with_target, db_arg_int(uow, id));
 	if (res == NULL || db_rows(res) == 0)
-		return uow->error ? -1 : narrow_bad(uow, "Invalid 'with' operator");
+		return narrow_bad(uow, "Invalid 'with' operator");
 	out->channel_id = db_int(res, 0, 0);
 	out->topic = db_val(res, 0, 1);
 	out->dm_user_ids = NULL;
@@ -1405,7 +1403,7 @@ int message_events_delete(struct uow *uow, const struct message_ref *m)
 	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, uow->user->id));
 	struct db_res *topic = res ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
 	if (topic == NULL || db_rows(topic) != 1)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	int n = db_rows(res);
 	int64_t *users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*users));
 	for (int i = 0; i < n; i++)
