@@ -82,12 +82,12 @@ static int check_privacy(struct request *req, const struct channel *c, struct pr
 	if (to_private && !c->content_access)
 		return api_error(req, ERR_BAD_REQUEST, "Channel content access is required.");
 	if (to_private && !perm_create_channel(&req->uow, p->invite_only, false))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	if (param_or(req, "is_web_public", false)) {
 		if (!req->realm->enable_spectator_access)
 			return api_error(req, ERR_BAD_REQUEST, "Web-public channels are not enabled.");
 		if (!perm_create_channel(&req->uow, false, true))
-			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+			return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	}
 	return 0;
 }
@@ -161,7 +161,7 @@ static int apply_topics_policy(struct request *req, struct channel *c, const cha
 	if (policy == NULL)
 		return 0;
 	if (strcmp(policy, "inherit") != 0 && !perm_realm(&req->uow, RS_SET_TOPICS_POLICY))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	int named = strcmp(policy, "empty_topic_only") == 0 ? channel_has_named_topics(&req->uow, c) : 0;
 	if (named < 0)
 		return -1;
@@ -227,7 +227,7 @@ static int apply_folder(struct request *req, struct channel *c)
 		struct db_res *res =
 		    DB_EXEC(&req->uow, &st_folder, db_arg_int(&req->uow, req->realm->id), db_arg_int(&req->uow, id));
 		if (res == NULL || db_rows(res) == 0)
-			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid channel folder ID");
+			return api_error(req, ERR_BAD_REQUEST, "Invalid channel folder ID");
 	}
 	if (channel_set_folder(&req->uow, c, id) < 0)
 		return -1;
@@ -242,7 +242,7 @@ static int apply_setting(struct request *req, struct channel *c, enum channel_se
 	if (u == NULL)
 		return 0;
 	if (u->has_old && !group_setting_equals(&req->uow, c->settings[s], u->old.json))
-		return req->error ? -1 : api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
+		return api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
 	if (group_setting_equals(&req->uow, c->settings[s], u->new_value.json))
 		return req->error ? -1 : 0;
 	if ((s == CS_ADD_SUBSCRIBERS || s == CS_SUBSCRIBE) && !c->content_access)

@@ -140,7 +140,7 @@ static int post_report(struct request *req, int64_t channel_id, const char *topi
 {
 	const struct channel *c = channel_by_id(&req->uow, channel_id);
 	if (c == NULL)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return api_error(req, ERR_INTERNAL, NULL);
 	return message_send_notification(&req->uow, c, topic, content) == 0 ? -1 : 0;
 }
 
@@ -171,7 +171,7 @@ int message_report_create(struct request *req)
 	r.n_participants = (int)db_int(res, 0, 2);
 	const char *content = report_content(req, &r, type, description);
 	if (content == NULL)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return api_error(req, ERR_INTERNAL, NULL);
 	return post_report(req, channel_id, arena_printf(&req->arena, "%s's moderation requests", r.sender_name),
 	                   content);
 }

@@ -191,8 +191,7 @@ static int check_delete(struct request *req, const struct message_ref *m)
 	if (m->sender_id != req->user->id && m->sender_bot_owner_id != req->user->id)
 		return api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
 	if (!perm_delete_own_message(&req->uow, c))
-		return req->error ? -1
-		                  : api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
+		return api_error(req, ERR_BAD_REQUEST, "You don't have permission to delete this message");
 	if (message_delete_time_passed(&req->uow, m))
 		return api_error(req, ERR_BAD_REQUEST, "The time limit for deleting this message has passed");
 	return req->error ? -1 : 0;

@@ -69,7 +69,7 @@ static int load(struct request *req, struct settings *s)
 {
 	struct db_res *res = DB_EXEC(&req->uow, &st_load, db_arg_int(&req->uow, req->realm->id));
 	if (res == NULL || db_rows(res) != 1)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return api_error(req, ERR_INTERNAL, NULL);
 	s->allow_message_editing = db_bool(res, 0, 0);
 	for (int l = 0; l < L_COUNT; l++) {
 		s->limit_null[l] = db_null(res, 0, 1 + l);
@@ -343,7 +343,7 @@ static int apply_groups(struct request *req, const struct wanted *w, struct sett
 		if (u == NULL)
 			continue;
 		if (u->has_old && !group_setting_equals(&req->uow, s->group[i], u->old.json))
-			return req->error ? -1 : api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
+			return api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
 		if (group_setting_equals(&req->uow, s->group[i], u->new_value.json))
 			continue;
 		if (req->error)

@@ -316,13 +316,13 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 	if (missing == 0)
 		return 0;
 	if (!perm_create_channel(&req->uow, invite_only, false) || (is_default && !user_is_admin(req->user)))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	if (invite_only && is_default)
 		return api_error(req, ERR_BAD_REQUEST, "A default channel cannot be private.");
 	if (web_public && !req->realm->enable_spectator_access)
 		return api_error(req, ERR_BAD_REQUEST, "Web-public channels are not enabled.");
 	if (web_public && !perm_create_channel(&req->uow, false, true))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	bool retention_null;
 	int retention = 0;
 	if (parse_retention(req, &retention_null, &retention) < 0)
@@ -334,13 +334,13 @@ static int create_missing(struct request *req, struct wanted *w, size_t n)
 	    strcmp(policy, "disable_empty_topic") && strcmp(policy, "empty_topic_only"))
 		return api_error(req, ERR_BAD_REQUEST, "Invalid topics_policy");
 	if (policy != NULL && strcmp(policy, "inherit") != 0 && !perm_realm(&req->uow, RS_SET_TOPICS_POLICY))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	const char *folder = NULL;
 	if (param_present(req, "folder_id")) {
 		folder = db_arg_int(&req->uow, param_int(req, "folder_id"));
 		struct db_res *res = DB_EXEC(&req->uow, &st_folder, db_arg_int(&req->uow, req->realm->id), folder);
 		if (res == NULL || db_rows(res) == 0)
-			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid channel folder ID");
+			return api_error(req, ERR_BAD_REQUEST, "Invalid channel folder ID");
 	}
 	/* Private channels keep their history from new subscribers unless asked; public ones never do. */
 	bool history = !invite_only || (param_present(req, "history_public_to_subscribers") &&
@@ -463,7 +463,7 @@ static int authorize(struct request *req, struct wanted *w, size_t *n, bool othe
 			continue;
 		}
 		if (others && !c->is_new && !perm_channel_add_subscribers(&req->uow, c))
-			return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+			return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 		w[kept++] = w[i];
 	}
 	*n = kept;

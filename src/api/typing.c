@@ -38,7 +38,7 @@ static int check_sending_enabled(struct request *req, bool channel)
 {
 	struct db_res *res = DB_EXEC(&req->uow, &st_settings, db_arg_int(&req->uow, req->user->id));
 	if (res == NULL || db_rows(res) == 0)
-		return req->error ? -1 : api_error(req, ERR_INTERNAL, NULL);
+		return api_error(req, ERR_INTERNAL, NULL);
 	if (db_bool(res, 0, channel ? 1 : 0))
 		return 0;
 	return api_error(req, ERR_BAD_REQUEST, "User has disabled typing notifications for %s",
@@ -299,7 +299,7 @@ static int check_can_edit(struct request *req, const struct message_ref *m, cons
 {
 	struct db_res *res = DB_EXEC(&req->uow, &st_edit_context, db_arg_int(&req->uow, m->id));
 	if (res == NULL || db_rows(res) == 0)
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
+		return api_error(req, ERR_BAD_REQUEST, "Invalid message(s)");
 	switch (perm_edit_content(&req->uow, db_bool(res, 0, 0), m->sender_id, db_bool(res, 0, 1))) {
 	case PERM_EDIT_DISABLED:
 		return api_error(req, ERR_BAD_REQUEST, "Your organization has turned off message editing");

@@ -88,7 +88,7 @@ static int add_initial_subgroups(struct request *req, int64_t id, json_object *i
 int user_groups_create(struct request *req)
 {
 	if (!perm_realm(&req->uow, RS_CREATE_GROUPS))
-		return req->error ? -1 : api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
 	json_object *members = param_json(req, "members");
 	const char *name = param_str(req, "name");
 	if (group_check_users(&req->uow, members) < 0 || group_check_name(&req->uow, name) < 0)
@@ -131,7 +131,7 @@ static int update_permission(struct request *req, const struct group *g, enum gr
 	if (u == NULL)
 		return 0;
 	if (u->has_old && !group_setting_equals(&req->uow, g->setting[p], u->old.json))
-		return req->error ? -1 : api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
+		return api_error(req, ERR_EXPECTATION_MISMATCH, NULL);
 	if (group_setting_equals(&req->uow, g->setting[p], u->new_value.json))
 		return req->error ? -1 : 0;
 	int64_t id = group_setting_update(&req->uow, name, u->new_value.json, group_permission_flags[p], g->setting[p]);

@@ -9,8 +9,9 @@
  * registered with all_public_streams, and the sorted set confab:expiry of queues by expiry time.
  *
  * Handlers produce events with events_add() while they run. The pipeline writes a transaction's events to the
- * outbox table (migrations/0009_event_outbox.sql) before COMMIT, publishes them after, then deletes the rows;
- * confab-reaper publishes rows a worker left behind. Events of requests without a transaction (typing) have no
+ * outbox table (migrations/0009_event_outbox.sql) before COMMIT, publishes them after and marks the rows done
+ * (the Redis set confab:outbox:done); confab-reaper deletes the rows marked done and publishes those a worker left
+ * behind. Events of requests without a transaction (typing) have no
  * commit to be atomic with and are published directly. Each event is stored once in its modern form and rendered
  * per client when served (capabilities, apply_markdown, empty topic).
  */
@@ -43,8 +44,8 @@ int events_outbox_write(struct uow *uow);
  * committed, and an event that has an outbox row (with the ones after it) is left to the reaper.
  */
 void events_publish(struct uow *uow);
-/* Deletes the outbox rows of the events events_publish() delivered and forgets the recorded events. A failure is
- * logged (the reaper publishes the rows again, and the queues drop them). */
+/* Marks the outbox rows of the events events_publish() delivered as done (the reaper deletes them) and forgets the
+ * recorded events. A failure is logged (the reaper publishes the rows again, and the queues drop them). */
 void events_outbox_clear(struct uow *uow);
 /*
  * For handlers that are not atomic, as the reference's (PATCH /streams/{id}: each setting is its own durable
@@ -54,9 +55,10 @@ void events_outbox_clear(struct uow *uow);
  */
 int events_commit_step(struct uow *uow);
 /*
- * For the reaper: publishes outbox rows older than two seconds (left by a worker that stopped between COMMIT and
- * its DELETE), claimed with FOR UPDATE SKIP LOCKED, in id order, and deletes them, all in one transaction of uow.
- * Returns how many, or -1 (nothing is deleted then). Safe with several reapers and with workers at once.
+ * For the reaper: deletes the outbox rows marked done, then publishes the rows older than two seconds (left by a
+ * worker that stopped between COMMIT and marking them), claimed with FOR UPDATE SKIP LOCKED, in id order, and
+ * deletes them, in one transaction of uow. Returns how many it published, or -1. Safe with several reapers and
+ * with workers at once.
  */
 int events_outbox_reap(struct uow *uow);
 

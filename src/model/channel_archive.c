@@ -28,32 +28,12 @@ struct channel *channel_admin_access_by_id(struct uow *uow, int64_t id)
 	return NULL;
 }
 
-/* ---- the Notification Bot ------------------------------------------------------------------------------------ */
-
-static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
-static struct db_stmt st_all_read = DB_STMT("UPDATE user_messages SET flags = flags | 1 WHERE message_id = $1");
-
 int64_t channel_events_notice(struct uow *uow, struct channel *c, const char *content, bool all_read)
 {
-	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
-	struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
-	if (bot == NULL) {
-		uow_error(uow, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
-		return 0;
-	}
 	/* The reference's channel_events_topic_name. */
 	const char *topic = strcmp(c->topics_policy, "empty_topic_only") == 0 ? "" : "channel events";
-	struct message_draft d = {
-	    .sender = bot, .channel = c, .topic = topic, .content = content, .skip_mention_checks = true};
-	struct message_sent sent;
-	if (message_send(uow, &d, &sent) < 0 ||
-	    (all_read && DB_EXEC(uow, &st_all_read, db_arg_int(uow, sent.id)) == NULL))
-		return 0;
-	for (int i = 0; all_read && i < sent.n_recipients; i++)
-		sent.recipients[i].flags |= MF_READ;
-	if (message_events_send(uow, &d, &sent, NULL, NULL) < 0)
-		return 0;
-	return sent.id;
+	return all_read ? message_send_notification_read(uow, c, topic, content)
+	                : message_send_notification(uow, c, topic, content);
 }
 
 /* ---- archiving ------------------------------------------------------------------------------------------------ */

@@ -287,7 +287,7 @@ static int send_group_changed(struct uow *uow, struct channel *c, int old_policy
 	struct channel *now = channel_by_id(uow, c->id);
 	const char *new_desc = now ? permission_string(uow, c->settings[CS_SEND_MESSAGE]) : NULL;
 	if (new_desc == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	c->send_group_system_name = now->send_group_system_name;
 	int policy = channel_stream_post_policy(c);
 	if (policy != old_policy &&
@@ -326,7 +326,7 @@ int channel_set_setting(struct uow *uow, struct channel *c, enum channel_setting
 	/* Described before the change: an unnamed group is updated in place. */
 	const char *old = s == CS_SEND_MESSAGE ? permission_string(uow, c->settings[s]) : "";
 	if ((grants && before == NULL) || old == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	int64_t id = group_setting_update(uow, name, value, channel_setting_flags[s], c->settings[s]);
 	if (id == 0 || (id != c->settings[s] &&
 	                DB_EXEC(uow, &st_setting, db_arg_int(uow, c->id), name, db_arg_int(uow, id)) == NULL))
@@ -334,7 +334,7 @@ int channel_set_setting(struct uow *uow, struct channel *c, enum channel_setting
 	c->settings[s] = id;
 	json_object *api = group_setting_json(uow, id);
 	if (api == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	if (grants ? access_setting_events(uow, c, name, api, before, nbefore) < 0
 	           : update_all(uow, c, name, api, NULL) < 0)
 		return -1;

@@ -197,7 +197,7 @@ int channel_complete(struct uow *uow, struct channel *c)
 		return 0;
 	struct db_res *res = DB_EXEC(uow, &st_complete, db_arg_int(uow, c->realm_id), db_arg_int(uow, c->id));
 	if (res == NULL || db_rows(res) != 1)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	read_stats(c, res, 0, 0);
 	for (int i = 0; i < CS_COUNT; i++)
 		c->setting_json[i] = setting_value(uow, c->settings[i], res, 0, 4 + i);
@@ -471,7 +471,7 @@ int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *us
 	struct channel *c = channel_by_id(uow, channel_id);
 	json_object *subscribers = c ? uow_own_json(uow, channel_subscriber_ids(uow, channel_id)) : NULL;
 	if (subscribers == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	if (create_event(uow, c, users, n) < 0)
 		return -1;
 	json_object *event = new_event(uow, "subscription", "peer_add"), *ids = json_object_new_array();
@@ -878,7 +878,7 @@ static int add_events(struct uow *uow, const struct channel_changes *ch, const s
 		for (; i < ch->nsubs && keys[order[i]] == user; i++) {
 			json_object *sub = subscription_of(uow, st, &ch->subs[order[i]]);
 			if (sub == NULL)
-				return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+				return uow_error(uow, ERR_INTERNAL, NULL);
 			json_object_array_add(list, sub);
 		}
 		if (emit(uow, event, &user, 1) < 0)
@@ -978,7 +978,7 @@ int channel_folder_events_created(struct uow *uow, int64_t folder_id)
 	struct db_res *res = DB_EXEC(uow, &st_folder_json, db_arg_int(uow, folder_id));
 	json_object *folder = NULL;
 	if (res == NULL || db_rows(res) != 1 || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &folder) < 0)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	json_object *event = new_event(uow, "channel_folder", "add");
 	json_object_object_add(event, "channel_folder", folder);
 	int n;

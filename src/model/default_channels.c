@@ -84,7 +84,7 @@ int default_channels_events_subscribed(struct uow *uow, int64_t user_id)
 	for (int i = 0; i < db_rows(res); i++) {
 		const struct channel *c = channel_by_id(uow, db_int(res, i, 0));
 		if (c == NULL)
-			return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+			return uow_error(uow, ERR_INTERNAL, NULL);
 		ch.subs[ch.nsubs++] = (struct channel_sub){user_id, c};
 	}
 	return channel_events_subscribe(uow, &ch);

@@ -569,7 +569,7 @@ static int add_event(struct uow *uow, int64_t id, bool for_reactivation)
 {
 	struct db_res *res = DB_EXEC(uow, &st_group_row, db_arg_int(uow, id));
 	if (res == NULL || db_rows(res) != 1)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	json_object *group = group_row_json(res, 0);
 	if (!for_reactivation)
 		json_object_object_add(group, "direct_subgroup_ids", json_object_new_array());
@@ -605,7 +605,7 @@ int group_events_setting(struct uow *uow, const struct group *g, enum group_perm
 	struct group *now = group_by_id(uow, g->id, false);
 	json_object *value = now ? group_setting_json(uow, now->setting[p]) : NULL;
 	if (value == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	return group_events_update(uow, g, group_permission_names[p], value);
 }
 

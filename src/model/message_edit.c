@@ -127,7 +127,7 @@ static int load_facts(struct uow *uow, struct message_edit *e)
 {
 	struct db_res *res = DB_EXEC(uow, &st_facts, db_arg_int(uow, e->m->id));
 	if (res == NULL || db_rows(res) != 1)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	struct edit_facts *f = &e->f;
 	f->editing_allowed = db_bool(res, 0, 0);
 	f->content_late = db_bool(res, 0, 1);
@@ -257,13 +257,10 @@ static int check_topic_permission(struct uow *uow, const struct message_edit *e)
 	if (e->resolved || e->unresolved) {
 		if (perm_resolve(uow, e->orig, e->target))
 			return 0;
-		return uow->error ? -1
-		                  : uow_error(uow, ERR_BAD_REQUEST,
-		                              "You don't have permission to resolve topics in this channel.");
+		return uow_error(uow, ERR_BAD_REQUEST, "You don't have permission to resolve topics in this channel.");
 	}
 	if (!perm_edit_topic(uow, e->orig, e->target))
-		return uow->error ? -1
-		                  : uow_error(uow, ERR_BAD_REQUEST, "You don't have permission to edit this message");
+		return uow_error(uow, ERR_BAD_REQUEST, "You don't have permission to edit this message");
 	if (perm_move_time_limited(uow) && e->f.topic_late)
 		return uow_error(uow, ERR_BAD_REQUEST, "The time limit for editing this message's topic has passed.");
 	return 0;

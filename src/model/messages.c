@@ -205,7 +205,7 @@ static int check_channel_access(struct uow *uow, const struct channel *c)
 		return 0;
 	if (!c->is_archived && owner_may(uow, c, 1))
 		return 0;
-	return uow->error ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
+	return uow_error(uow, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
 }
 
 /* The channel's topics_policy, or the organization's when the channel inherits it. */
@@ -592,9 +592,7 @@ static int check_dm_permission(struct uow *uow, const struct message_user *users
 		                     : "This conversation does not include any users who can authorize it.");
 	if (perm_realm(uow, RS_DM_INITIATOR) || db_bool(res, 0, 2))
 		return 0;
-	return uow->error ? -1
-	                  : uow_error(uow, ERR_BAD_REQUEST,
-	                              "You do not have permission to initiate direct message conversations.");
+	return uow_error(uow, ERR_BAD_REQUEST, "You do not have permission to initiate direct message conversations.");
 }
 
 int message_check_direct(struct uow *uow, const struct message_user *users, int n, int64_t **participants, int *np)
@@ -813,7 +811,7 @@ int message_send(struct uow *uow, const struct message_draft *d, struct message_
 	memset(out, 0, sizeof(*out));
 	out->id = insert_message(uow, d, &md);
 	if (out->id == 0)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	int attached = attachments_link_message(uow, out->id, d->sender->id, d->content, true);
 	if (attached < 0)
 		return -1;
@@ -992,7 +990,7 @@ static int check_historical_access(struct uow *uow, const struct ids *ids)
 		struct message_ref m = {.id = db_int(res, r, 0), .channel_id = db_int(res, r, 1)};
 		if (m.channel_id && (c == NULL || c->id != m.channel_id) &&
 		    (c = channel_by_id(uow, m.channel_id)) == NULL)
-			return uow->error ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
+			return uow_error(uow, ERR_BAD_REQUEST, "Invalid message(s)");
 		m.channel = m.channel_id ? c : NULL;
 		ok = may_read(uow, &m, false);
 	}
@@ -1147,7 +1145,7 @@ static int narrow_with_target(struct uow *uow, int64_t id, struct narrow_convers
 		return uow->error != ERR_NONE ? -1 : 0;
 	struct db_res *res = DB_EXEC(uow, &st_with_target, db_arg_int(uow, id));
 	if (res == NULL || db_rows(res) == 0)
-		return uow->error ? -1 : narrow_bad(uow, "Invalid 'with' operator");
+		return narrow_bad(uow, "Invalid 'with' operator");
 	out->channel_id = db_int(res, 0, 0);
 	out->topic = db_val(res, 0, 1);
 	out->dm_user_ids = NULL;
@@ -1405,7 +1403,7 @@ int message_events_delete(struct uow *uow, const struct message_ref *m)
 	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, uow->user->id));
 	struct db_res *topic = res ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
 	if (topic == NULL || db_rows(topic) != 1)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	int n = db_rows(res);
 	int64_t *users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*users));
 	for (int i = 0; i < n; i++)
@@ -1485,7 +1483,12 @@ int message_events_flags(struct uow *uow, const char *op, const char *flag, cons
 
 static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
 
-int64_t message_send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content)
+static struct db_stmt st_notification_read =
+    DB_STMT("UPDATE user_messages SET flags = flags | 1 WHERE message_id = $1");
+
+/* message_send_notification(), read by every recipient when all_read (limit_unread_user_ids=set()). */
+static int64_t send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content,
+                                 bool all_read)
 {
 	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
 	const struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
@@ -1502,7 +1505,22 @@ int64_t message_send_notification(struct uow *uow, const struct channel *c, cons
 	};
 	struct message_sent sent;
 	if ((d.content = message_normalize_content(uow, content, strlen(content))) == NULL ||
-	    message_send(uow, &d, &sent) < 0 || message_events_send(uow, &d, &sent, NULL, NULL) < 0)
+	    message_send(uow, &d, &sent) < 0 ||
+	    (all_read && DB_EXEC(uow, &st_notification_read, db_arg_int(uow, sent.id)) == NULL))
+		return 0;
+	for (int i = 0; all_read && i < sent.n_recipients; i++)
+		sent.recipients[i].flags |= MF_READ;
+	if (message_events_send(uow, &d, &sent, NULL, NULL) < 0)
 		return 0;
 	return sent.id;
+}
+
+int64_t message_send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content)
+{
+	return send_notification(uow, c, topic, content, false);
+}
+
+int64_t message_send_notification_read(struct uow *uow, const struct channel *c, const char *topic, const char *content)
+{
+	return send_notification(uow, c, topic, content, true);
 }

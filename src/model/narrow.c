@@ -36,6 +36,8 @@ static void strs_push(struct uow *uow, struct narrow_strs *a, const char *s)
 
 int narrow_bad(struct uow *uow, const char *fmt, ...)
 {
+	if (uow->error != ERR_NONE)
+		return -1; /* the first error stands, without this one's desc */
 	va_list ap;
 	va_start(ap, fmt);
 	char *desc = arena_vprintf(&uow->arena, fmt, ap);
@@ -86,7 +88,7 @@ static int narrow_channel(struct uow *uow, struct narrow *nw, json_object *opera
 		return -1;
 	const struct channel *c = nw->lookup->channel(uow, operand);
 	if (c == NULL)
-		return uow->error ? -1 : narrow_bad(uow, "unknown channel %s", operand_text(uow, operand));
+		return narrow_bad(uow, "unknown channel %s", operand_text(uow, operand));
 	ids_push(&uow->arena, negated ? &nw->ch_neg : &nw->ch_pos, c->id);
 	if (!negated) { /* the reference's can_access_stream_history; the last channel term decides */
 		nw->include_history = (!c->invite_only && !user_is_guest(uow->user)) ||
@@ -201,7 +203,7 @@ static int narrow_by_user(struct uow *uow, struct narrow *nw, const char *op, js
 		return -1;
 	int64_t id = nw->lookup->user(uow, operand);
 	if (id == 0)
-		return uow->error ? -1 : narrow_bad(uow, "unknown user %s", operand_text(uow, operand));
+		return narrow_bad(uow, "unknown user %s", operand_text(uow, operand));
 	if (sender)
 		ids_push(&uow->arena, negated ? &nw->sender_neg : &nw->sender_pos, id);
 	else if (strcmp(op, "dm-including") == 0)

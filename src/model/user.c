@@ -503,7 +503,7 @@ int user_events_created(struct uow *uow, int64_t user_id)
 	struct user *target = user_by_id(uow, uow->realm->id, user_id);
 	struct db_res *res = target ? DB_EXEC(uow, &st_active_users, db_arg_int(uow, uow->realm->id)) : NULL;
 	if (res == NULL)
-		return uow->error ? -1 : uow_error(uow, ERR_INTERNAL, NULL);
+		return uow_error(uow, ERR_INTERNAL, NULL);
 	int n = db_rows(res), nsee = 0, nhidden = 0, nnone = 0;
 	int64_t *see = arena_alloc(&uow->arena, (size_t)(3 * n + 3) * sizeof(*see)), *hidden = see + n + 1,
 	        *none = hidden + n + 1;

@@ -541,41 +541,30 @@ static struct curl_slist *add_header(struct curl_slist *list, const char *line)
 	return l;
 }
 
-struct resp *http(const struct request *rq)
+/* The request's body: its form, multipart parts or raw bytes; false when it has none. */
+static bool request_body(const struct request *rq, const char **body, size_t *len, const char **ctype)
 {
-	struct resp *r = calloc(1, sizeof(*r));
-	if (r == NULL)
-		oom();
-	gc_add(resp_free, r);
-	const char *method = rq->method ? rq->method : "GET";
-	const char *path = rq->path ? rq->path : "/";
-	char *url;
-	if (asprintf(&url, "%s%s%s%s", itest_url, path, rq->query ? (strchr(path, '?') ? "&" : "?") : "",
-	             rq->query ? rq->query : "") < 0)
-		oom();
-	if (asprintf(&r->what, "%s %s", method, snippet(url + strlen(itest_url), 120)) < 0)
-		oom();
-
-	const char *body = NULL, *ctype = NULL;
-	size_t body_len = 0;
-	bool has_body = false;
 	if (rq->form != NULL) {
-		body = rq->form;
-		body_len = strlen(rq->form);
-		ctype = "application/x-www-form-urlencoded";
-		has_body = true;
+		*body = rq->form;
+		*len = strlen(rq->form);
+		*ctype = "application/x-www-form-urlencoded";
 	} else if (rq->multipart != NULL) {
 		char *ct;
-		body = multipart_body(rq->multipart, &body_len, &ct);
-		ctype = ct;
-		has_body = true;
+		*body = multipart_body(rq->multipart, len, &ct);
+		*ctype = ct;
 	} else if (rq->body != NULL) {
-		body = rq->body;
-		body_len = rq->body_len;
-		ctype = rq->content_type;
-		has_body = true;
+		*body = rq->body;
+		*len = rq->body_len;
+		*ctype = rq->content_type;
+	} else {
+		return false;
 	}
+	return true;
+}
 
+/* The request's headers: Host, Authorization (explicit, empty, e-mail and key, or the user's), Content-Type. */
+static struct curl_slist *request_headers(const struct request *rq, bool has_body, const char *ctype)
+{
 	struct curl_slist *headers = NULL;
 	const char *host = rq->host;
 	if (host == NULL && rq->user != NULL && rq->user->realm != NULL && rq->user->realm[0] != '\0')
@@ -597,6 +586,63 @@ struct resp *http(const struct request *rq)
 		headers = add_header(headers, ctype ? fmt("Content-Type: %s", ctype) : "Content-Type:");
 	for (const char *const *h = rq->headers; h && *h; h++)
 		headers = add_header(headers, *h);
+	return headers;
+}
+
+/* The method and body options of handle c. */
+static void set_method(CURL *c, const char *method, bool has_body, const char *body, size_t body_len)
+{
+	if (strcmp(method, "HEAD") == 0) {
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	} else if (has_body) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+		if (strcmp(method, "POST") != 0)
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	} else if (strcmp(method, "GET") == 0) {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	} else {
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	}
+}
+
+/* r->json: the body when it is exactly one JSON object (and white space), else NULL. */
+static void parse_json_body(struct resp *r)
+{
+	if (r->len == 0 || strlen(r->body) != r->len)
+		return;
+	struct json_tokener *tok = json_tokener_new();
+	json_object *j = json_tokener_parse_ex(tok, r->body, (int)r->len);
+	size_t used = tok->char_offset;
+	bool complete = json_tokener_get_error(tok) == json_tokener_success;
+	json_tokener_free(tok);
+	while (used < r->len && isspace((unsigned char)r->body[used]))
+		used++;
+	if (j != NULL && complete && used == r->len && json_object_is_type(j, json_type_object))
+		r->json = j;
+	else if (j != NULL)
+		json_object_put(j);
+}
+
+struct resp *http(const struct request *rq)
+{
+	struct resp *r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		oom();
+	gc_add(resp_free, r);
+	const char *method = rq->method ? rq->method : "GET";
+	const char *path = rq->path ? rq->path : "/";
+	char *url;
+	if (asprintf(&url, "%s%s%s%s", itest_url, path, rq->query ? (strchr(path, '?') ? "&" : "?") : "",
+	             rq->query ? rq->query : "") < 0)
+		oom();
+	if (asprintf(&r->what, "%s %s", method, snippet(url + strlen(itest_url), 120)) < 0)
+		oom();
+	const char *body = NULL, *ctype = NULL;
+	size_t body_len = 0;
+	bool has_body = request_body(rq, &body, &body_len, &ctype);
+	struct curl_slist *headers = request_headers(rq, has_body, ctype);
 
 	struct body_buf buf = {0};
 	CURL *c = curl_handle;
@@ -616,19 +662,7 @@ struct resp *http(const struct request *rq)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &buf);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-	if (strcmp(method, "HEAD") == 0) {
-		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-	} else if (has_body) {
-		curl_easy_setopt(c, CURLOPT_POST, 1L);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-		if (strcmp(method, "POST") != 0)
-			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	} else if (strcmp(method, "GET") == 0) {
-		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-	} else {
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	}
+	set_method(c, method, has_body, body, body_len);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	r->curl_code = (int)curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
@@ -638,19 +672,7 @@ struct resp *http(const struct request *rq)
 
 	r->body = buf.p ? buf.p : xstrdup("");
 	r->len = buf.len;
-	if (r->len > 0 && strlen(r->body) == r->len) {
-		struct json_tokener *tok = json_tokener_new();
-		json_object *j = json_tokener_parse_ex(tok, r->body, (int)r->len);
-		size_t used = tok->char_offset;
-		bool complete = json_tokener_get_error(tok) == json_tokener_success;
-		json_tokener_free(tok);
-		while (used < r->len && isspace((unsigned char)r->body[used]))
-			used++;
-		if (j != NULL && complete && used == r->len && json_object_is_type(j, json_type_object))
-			r->json = j;
-		else if (j != NULL)
-			json_object_put(j);
-	}
+	parse_json_body(r);
 	return r;
 }
 
@@ -957,9 +979,9 @@ static void usage(void)
 	fputs("usage: confab-itest [SUITE[:TEST]]...   (no argument: every suite)\n", stderr);
 }
 
-int main(int argc, char **argv)
+/* Reads the stack's environment, initializes libcurl and waits for the stack: 0, or main's exit code. */
+static int setup(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	static char url[512], hostport[256], hostname[256];
 	snprintf(url, sizeof(url), "%s", need_env("CONFAB_URL"));
 	size_t ulen = strlen(url);
@@ -1000,6 +1022,15 @@ int main(int argc, char **argv)
 	printf("confab-itest against %s (owner %s, user id %lld, rate limit %d/min)\n", itest_url, itest_owner.email,
 	       (long long)itest_owner.id, itest_rate_limit);
 
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	int setup_rc = setup();
+	if (setup_rc != 0)
+		return setup_rc;
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		fprintf(stderr, "confab-itest: CU_initialize_registry: %s\n", CU_get_error_msg());
 		return 2;
@@ -1011,6 +1042,7 @@ int main(int argc, char **argv)
 	register_channels_tests();
 	register_channel_archive_tests();
 	register_default_channels_tests();
+	register_channel_update_tests();
 	register_user_groups_tests();
 	register_uploads_tests();
 	register_messages_tests();

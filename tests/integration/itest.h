@@ -209,6 +209,7 @@ void register_users_tests(void);
 void register_channels_tests(void);
 void register_channel_archive_tests(void);
 void register_default_channels_tests(void);
+void register_channel_update_tests(void);
 void register_user_groups_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);

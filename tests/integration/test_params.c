@@ -339,10 +339,38 @@ static struct request multipart_raw(const char *ctype, const char *body, size_t 
 	    .method = "POST", .path = "/api/v1/fetch_api_key", .body = body, .body_len = len, .content_type = ctype};
 }
 
-static void test_hostile_inputs(void)
+/* Hostile encodings: invalid UTF-8, NUL bytes, broken escapes, another charset. */
+static void hostile_encodings(struct hostile_stats *st, const struct user *u)
 {
-	struct user *u = new_user("member");
-	struct hostile_stats st = {0};
+	hostile(st, "invalid utf-8 value", false,
+	        &(struct request){.path = "/api/v1/users?client_gravatar=%FF", .user = u});
+	hostile(st, "invalid utf-8 name", false, &(struct request){.path = "/api/v1/users/me?%FF%C0%80=1", .user = u});
+	hostile(st, "overlong/surrogate utf-8", false,
+	        &(struct request){.path = "/api/v1/users/me?a=%ED%A0%80%C0%AF%F8%88%80%80%80", .user = u});
+	hostile(st, "NUL in query value", false, &(struct request){.path = "/api/v1/users/me?a=%00", .user = u});
+	hostile(st, "NUL in query name", false, &(struct request){.path = "/api/v1/users/me?%00=1", .user = u});
+	hostile(
+	    st, "NUL in credentials", false,
+	    &(struct request){.method = "POST", .path = "/api/v1/fetch_api_key", .form = "username=%00&password=%00"});
+	hostile(st, "NUL inside e-mail", false,
+	        &(struct request){.method = "POST",
+	                          .path = "/api/v1/fetch_api_key",
+	                          .form = fmt("username=%s%%00x&password=%s", url_encode(u->email), u->password)});
+	hostile(st, "NUL in JSON parameter", false,
+	        &(struct request){.path = "/api/v1/users?client_gravatar=tr%00ue", .user = u});
+	hostile(st, "broken escapes", false,
+	        &(struct request){.path = "/api/v1/users/me?%=%&%z=%zz&a=%F&&&==&a==b", .user = u});
+	hostile(st, "latin-1 charset", false,
+	        &(struct request){.method = "POST",
+	                          .path = "/api/v1/fetch_api_key",
+	                          .body = "username=j%E9r%F4me%40example.com&password=x",
+	                          .body_len = strlen("username=j%E9r%F4me%40example.com&password=x"),
+	                          .content_type = "application/x-www-form-urlencoded; charset=latin1"});
+}
+
+/* Hostile sizes: 100 KB names and values, deep JSON, huge ids, duplicate parameters. */
+static void hostile_sizes(struct hostile_stats *st, const struct user *u)
+{
 	const char *big = repeat('x', 100 * 1024);
 	const char *dup50 = "";
 	for (int i = 0; i < 50; i++)
@@ -350,52 +378,24 @@ static void test_hostile_inputs(void)
 	const char *dupuser50 = "";
 	for (int i = 0; i < 50; i++)
 		dupuser50 = fmt("%s%susername=%s", dupuser50, i ? "&" : "", url_encode(u->email));
-
-	/* Encodings. */
-	hostile(&st, "invalid utf-8 value", false,
-	        &(struct request){.path = "/api/v1/users?client_gravatar=%FF", .user = u});
-	hostile(&st, "invalid utf-8 name", false, &(struct request){.path = "/api/v1/users/me?%FF%C0%80=1", .user = u});
-	hostile(&st, "overlong/surrogate utf-8", false,
-	        &(struct request){.path = "/api/v1/users/me?a=%ED%A0%80%C0%AF%F8%88%80%80%80", .user = u});
-	hostile(&st, "NUL in query value", false, &(struct request){.path = "/api/v1/users/me?a=%00", .user = u});
-	hostile(&st, "NUL in query name", false, &(struct request){.path = "/api/v1/users/me?%00=1", .user = u});
-	hostile(
-	    &st, "NUL in credentials", false,
-	    &(struct request){.method = "POST", .path = "/api/v1/fetch_api_key", .form = "username=%00&password=%00"});
-	hostile(&st, "NUL inside e-mail", false,
-	        &(struct request){.method = "POST",
-	                          .path = "/api/v1/fetch_api_key",
-	                          .form = fmt("username=%s%%00x&password=%s", url_encode(u->email), u->password)});
-	hostile(&st, "NUL in JSON parameter", false,
-	        &(struct request){.path = "/api/v1/users?client_gravatar=tr%00ue", .user = u});
-	hostile(&st, "broken escapes", false,
-	        &(struct request){.path = "/api/v1/users/me?%=%&%z=%zz&a=%F&&&==&a==b", .user = u});
-	hostile(&st, "latin-1 charset", false,
-	        &(struct request){.method = "POST",
-	                          .path = "/api/v1/fetch_api_key",
-	                          .body = "username=j%E9r%F4me%40example.com&password=x",
-	                          .body_len = strlen("username=j%E9r%F4me%40example.com&password=x"),
-	                          .content_type = "application/x-www-form-urlencoded; charset=latin1"});
-
-	/* Sizes. */
-	hostile(&st, "100 KB parameter name in query", true,
+	hostile(st, "100 KB parameter name in query", true,
 	        &(struct request){.path = fmt("/api/v1/users/me?%s=1", big), .user = u});
-	hostile(&st, "100 KB parameter name in body", false,
+	hostile(st, "100 KB parameter name in body", false,
 	        &(struct request){.method = "POST", .path = "/api/v1/fetch_api_key", .form = fmt("%s=1", big)});
-	hostile(&st, "100 KB username", false,
+	hostile(st, "100 KB username", false,
 	        &(struct request){
 	            .method = "POST", .path = "/api/v1/fetch_api_key", .form = fmt("username=%s&password=x", big)});
-	hostile(&st, "100 KB password", false,
+	hostile(st, "100 KB password", false,
 	        &(struct request){.method = "POST",
 	                          .path = "/api/v1/fetch_api_key",
 	                          .form = fmt("username=%s&password=%s", url_encode(u->email), big)});
-	hostile(&st, "100 KB e-mail in path", true,
+	hostile(st, "100 KB e-mail in path", true,
 	        &(struct request){.path = fmt("/api/v1/users/%s%%40example.com", big), .user = u});
-	hostile(&st, "100 KB multipart value", false,
+	hostile(st, "100 KB multipart value", false,
 	        &(struct request){.method = "POST",
 	                          .path = "/api/v1/fetch_api_key",
 	                          .multipart = (const char *const[]){"username", big, "password", big, NULL}});
-	hostile(&st, "100 KB full_name", false,
+	hostile(st, "100 KB full_name", false,
 	        &(struct request){.method = "POST",
 	                          .path = "/api/v1/users",
 	                          .user = creator(),
@@ -403,24 +403,27 @@ static void test_hostile_inputs(void)
 	char *nested = keep(malloc(2000 * 3 + 1));
 	for (int i = 0; i < 2000; i++)
 		memcpy(nested + 3 * i, "%5B", 4);
-	hostile(&st, "deeply nested JSON", false,
+	hostile(st, "deeply nested JSON", false,
 	        &(struct request){.path = fmt("/api/v1/users?client_gravatar=%s", nested), .user = u});
-	hostile(&st, "huge integer id", false,
+	hostile(st, "huge integer id", false,
 	        &(struct request){.path = "/api/v1/users/99999999999999999999999999", .user = u});
-	hostile(&st, "negative id", false, &(struct request){.path = "/api/v1/users/-1", .user = u});
-	hostile(&st, "zero id", false, &(struct request){.path = "/api/v1/users/0", .user = u});
-	hostile(&st, "50 duplicate query parameters", false,
+	hostile(st, "negative id", false, &(struct request){.path = "/api/v1/users/-1", .user = u});
+	hostile(st, "zero id", false, &(struct request){.path = "/api/v1/users/0", .user = u});
+	hostile(st, "50 duplicate query parameters", false,
 	        &(struct request){.path = fmt("/api/v1/users/me?%s", dup50), .user = u});
-	hostile(&st, "50 duplicate body parameters", false,
+	hostile(st, "50 duplicate body parameters", false,
 	        &(struct request){
 	            .method = "POST", .path = "/api/v1/fetch_api_key", .form = fmt("%s&password=x", dupuser50)});
-	hostile(&st, "50 duplicate parameters in query and body", false,
+	hostile(st, "50 duplicate parameters in query and body", false,
 	        &(struct request){.method = "POST", .path = fmt("/api/v1/users?%s", dup50), .user = u, .form = dup50});
+}
 
-	/* Multipart. */
+/* Hostile multipart bodies and random bytes. */
+static void hostile_multipart(struct hostile_stats *st, const struct user *u)
+{
 	const char *ok_part =
 	    "--B\r\nContent-Disposition: form-data; name=\"username\"\r\n\r\nx@example.com\r\n--B--\r\n";
-	hostile(&st, "multipart: boundary not in body", false,
+	hostile(st, "multipart: boundary not in body", false,
 	        &(struct request){.method = "POST",
 	                          .path = "/api/v1/fetch_api_key",
 	                          .body = ok_part,
@@ -428,38 +431,38 @@ static void test_hostile_inputs(void)
 	                          .content_type = "multipart/form-data; boundary=OTHER"});
 	struct request m;
 	m = multipart_raw("multipart/form-data", ok_part, strlen(ok_part));
-	hostile(&st, "multipart: no boundary parameter", false, &m);
+	hostile(st, "multipart: no boundary parameter", false, &m);
 	m = multipart_raw("multipart/form-data; boundary=", ok_part, strlen(ok_part));
-	hostile(&st, "multipart: empty boundary", false, &m);
+	hostile(st, "multipart: empty boundary", false, &m);
 	m = multipart_raw("multipart/form-data; boundary=\"B", ok_part, strlen(ok_part));
-	hostile(&st, "multipart: unterminated quoted boundary", false, &m);
+	hostile(st, "multipart: unterminated quoted boundary", false, &m);
 	const char *long_boundary = repeat('b', 300);
 	m = multipart_raw(fmt("multipart/form-data; boundary=%s", long_boundary), fmt("--%s\r\n", long_boundary),
 	                  strlen(long_boundary) + 4);
-	hostile(&st, "multipart: 300-character boundary", false, &m);
+	hostile(st, "multipart: 300-character boundary", false, &m);
 	const char *no_name = "--B\r\nContent-Disposition: form-data\r\n\r\nvalue\r\n--B--\r\n";
 	m = multipart_raw("multipart/form-data; boundary=B", no_name, strlen(no_name));
-	hostile(&st, "multipart: part without name", false, &m);
+	hostile(st, "multipart: part without name", false, &m);
 	const char *no_headers_end = "--B\r\nContent-Disposition: form-data; name=\"username\"\r\nvalue\r\n--B--\r\n";
 	m = multipart_raw("multipart/form-data; boundary=B", no_headers_end, strlen(no_headers_end));
-	hostile(&st, "multipart: headers not terminated", false, &m);
+	hostile(st, "multipart: headers not terminated", false, &m);
 	const char *truncated = "--B\r\nContent-Disposition: form-data; name=\"username\"\r\n\r\nx@exam";
 	m = multipart_raw("multipart/form-data; boundary=B", truncated, strlen(truncated));
-	hostile(&st, "multipart: truncated", false, &m);
+	hostile(st, "multipart: truncated", false, &m);
 	const char *only_delim = "--B";
 	m = multipart_raw("multipart/form-data; boundary=B", only_delim, strlen(only_delim));
-	hostile(&st, "multipart: only a delimiter", false, &m);
+	hostile(st, "multipart: only a delimiter", false, &m);
 	const char *garbage_after = "--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--Bxx\r\n\r\n";
 	m = multipart_raw("multipart/form-data; boundary=B", garbage_after, strlen(garbage_after));
-	hostile(&st, "multipart: garbage after delimiter", false, &m);
+	hostile(st, "multipart: garbage after delimiter", false, &m);
 	static const char nul_part[] =
 	    "--B\r\nContent-Disposition: form-data; name=\"user\0name\"\r\n\r\nv\0v\r\n--B--\r\n";
 	m = multipart_raw("multipart/form-data; boundary=B", nul_part, sizeof(nul_part) - 1);
-	hostile(&st, "multipart: NUL bytes", false, &m);
+	hostile(st, "multipart: NUL bytes", false, &m);
 	const char *bad_utf8_part =
 	    "--B\r\nContent-Disposition: form-data; name=\"\xff\xfe\"\r\n\r\n\xc0\xaf\r\n--B--\r\n";
 	m = multipart_raw("multipart/form-data; boundary=B", bad_utf8_part, strlen(bad_utf8_part));
-	hostile(&st, "multipart: invalid UTF-8", false, &m);
+	hostile(st, "multipart: invalid UTF-8", false, &m);
 	char *many = keep(malloc(1000 * 64 + 16));
 	size_t many_len = 0;
 	for (int i = 0; i < 1000; i++)
@@ -467,71 +470,88 @@ static void test_hostile_inputs(void)
 		                            "--B\r\nContent-Disposition: form-data; name=\"p%d\"\r\n\r\n%d\r\n", i, i);
 	sprintf(many + many_len, "--B--\r\n");
 	m = multipart_raw("multipart/form-data; boundary=B", many, strlen(many));
-	hostile(&st, "multipart: 1000 parts", false, &m);
+	hostile(st, "multipart: 1000 parts", false, &m);
 	m = multipart_raw("multipart/form-data; boundary=B", "", 0);
-	hostile(&st, "multipart: empty body", false, &m);
+	hostile(st, "multipart: empty body", false, &m);
 	char garbage[4096];
 	for (size_t i = 0; i < sizeof(garbage); i++)
 		garbage[i] = (char)(rand() & 0xff);
 	m = multipart_raw("application/x-www-form-urlencoded", garbage, sizeof(garbage));
-	hostile(&st, "urlencoded: random bytes", false, &m);
+	hostile(st, "urlencoded: random bytes", false, &m);
 	m = multipart_raw("multipart/form-data; boundary=B", garbage, sizeof(garbage));
-	hostile(&st, "multipart: random bytes", false, &m);
+	hostile(st, "multipart: random bytes", false, &m);
 	m = multipart_raw("text/plain", garbage, sizeof(garbage));
-	hostile(&st, "text/plain: random bytes", false, &m);
+	hostile(st, "text/plain: random bytes", false, &m);
+}
 
-	/* Paths. */
-	hostile(&st, "NUL in path", true, &(struct request){.path = "/api/v1/users/%00", .user = u});
-	hostile(&st, "NUL inside path e-mail", true,
+/* Hostile paths and methods. */
+static void hostile_paths_methods(struct hostile_stats *st, const struct user *u)
+{
+	hostile(st, "NUL in path", true, &(struct request){.path = "/api/v1/users/%00", .user = u});
+	hostile(st, "NUL inside path e-mail", true,
 	        &(struct request){.path = "/api/v1/users/a%00b%40example.com", .user = u});
-	hostile(&st, "invalid UTF-8 in path", true, &(struct request){.path = "/api/v1/users/%FF%FE", .user = u});
-	hostile(&st, "dot segments", true, &(struct request){.path = "/api/v1/../../etc/passwd", .user = u});
-	hostile(&st, "encoded slash", true, &(struct request){.path = "/api/v1/users%2Fme", .user = u});
-	hostile(&st, "double slashes", true, &(struct request){.path = "/api/v1//users//me", .user = u});
-	hostile(&st, "trailing slash", false, &(struct request){.path = "/api/v1/users/me/", .user = u});
-	hostile(&st, "empty segment id", false, &(struct request){.path = "/api/v1/users/", .user = u});
+	hostile(st, "invalid UTF-8 in path", true, &(struct request){.path = "/api/v1/users/%FF%FE", .user = u});
+	hostile(st, "dot segments", true, &(struct request){.path = "/api/v1/../../etc/passwd", .user = u});
+	hostile(st, "encoded slash", true, &(struct request){.path = "/api/v1/users%2Fme", .user = u});
+	hostile(st, "double slashes", true, &(struct request){.path = "/api/v1//users//me", .user = u});
+	hostile(st, "trailing slash", false, &(struct request){.path = "/api/v1/users/me/", .user = u});
+	hostile(st, "empty segment id", false, &(struct request){.path = "/api/v1/users/", .user = u});
 
 	/* Methods. */
 	static const char *const methods[] = {"FOO",   "PROPFIND", "OPTIONS", "PUT",
 	                                      "PATCH", "DELETE",   "HEAD",    "CONNECTX"};
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
-		hostile(&st, fmt("method %s", methods[i]), false,
+		hostile(st, fmt("method %s", methods[i]), false,
 		        &(struct request){.method = methods[i], .path = "/api/v1/users/me", .user = u});
-		hostile(&st, fmt("method %s with body", methods[i]), false,
+		hostile(st, fmt("method %s with body", methods[i]), false,
 		        &(struct request){.method = methods[i], .path = "/api/v1/users", .user = u, .form = "a=1"});
 	}
-	hostile(&st, "method TRACE", true, &(struct request){.method = "TRACE", .path = "/api/v1/users/me", .user = u});
-	hostile(&st, "lowercase method", true,
+	hostile(st, "method TRACE", true, &(struct request){.method = "TRACE", .path = "/api/v1/users/me", .user = u});
+	hostile(st, "lowercase method", true,
 	        &(struct request){.method = "get", .path = "/api/v1/users/me", .user = u});
+}
 
-	/* Headers. */
+/* Hostile credentials, hosts and bodies. */
+static void hostile_headers(struct hostile_stats *st, const struct user *u)
+{
+	const char *big = repeat('x', 100 * 1024);
 	hostile(
-	    &st, "10 KB basic credentials", true,
+	    st, "10 KB basic credentials", true,
 	    &(struct request){.path = "/api/v1/users/me", .authorization = fmt("Basic %s", base64(big, 10 * 1024))});
-	hostile(&st, "padding only", false,
+	hostile(st, "padding only", false,
 	        &(struct request){.path = "/api/v1/users/me", .authorization = "Basic ===="});
-	hostile(&st, "NUL credentials", false,
+	hostile(st, "NUL credentials", false,
 	        &(struct request){.path = "/api/v1/users/me", .authorization = fmt("Basic %s", base64("\0:\0", 3))});
-	hostile(&st, "colon only", false,
+	hostile(st, "colon only", false,
 	        &(struct request){.path = "/api/v1/users/me", .authorization = fmt("Basic %s", base64(":", 1))});
-	hostile(&st, "many spaces", false,
+	hostile(st, "many spaces", false,
 	        &(struct request){.path = "/api/v1/users/me", .authorization = "Basic      \t   "});
-	hostile(&st, "odd host", true,
+	hostile(st, "odd host", true,
 	        &(struct request){.path = "/api/v1/users/me", .user = u, .host = fmt("..%s", itest_hostname)});
-	hostile(&st, "nested subdomain host", false,
+	hostile(st, "nested subdomain host", false,
 	        &(struct request){.path = "/api/v1/server_settings", .host = fmt("a.b.c.%s", itest_hostname)});
-	hostile(&st, "long host", true,
+	hostile(st, "long host", true,
 	        &(struct request){.path = "/api/v1/server_settings",
 	                          .host = fmt("%s.%s", repeat('h', 3000), itest_hostname)});
-	hostile(&st, "host with bad characters", true,
+	hostile(st, "host with bad characters", true,
 	        &(struct request){.path = "/api/v1/server_settings", .host = fmt("a_b%%c.%s", itest_hostname)});
-	hostile(&st, "bogus content-length body on GET", false,
+	hostile(st, "bogus content-length body on GET", false,
 	        &(struct request){.path = "/api/v1/users/me",
 	                          .user = u,
 	                          .body = "xyz",
 	                          .body_len = 3,
 	                          .content_type = "application/octet-stream"});
+}
 
+static void test_hostile_inputs(void)
+{
+	struct user *u = new_user("member");
+	struct hostile_stats st = {0};
+	hostile_encodings(&st, u);
+	hostile_sizes(&st, u);
+	hostile_multipart(&st, u);
+	hostile_paths_methods(&st, u);
+	hostile_headers(&st, u);
 	printf("(%d hostile requests) ", st.sent);
 	/* Still alive and well. */
 	struct resp *r = api_get(u, "/users/me");
