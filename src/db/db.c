@@ -263,6 +263,46 @@ bool db_bool(const struct db_res *res, int row, int col)
 	return PQgetvalue(res->res, row, col)[0] == 't';
 }
 
+int db_read_row(const struct db_res *res, int row, int col, const struct db_field *fields, int n, void *obj)
+{
+	int c = col;
+	for (int i = 0; i < n; i++) {
+		void *p = (char *)obj + fields[i].offset;
+		const char *v = PQgetvalue(res->res, row, c);
+		switch (fields[i].type) {
+		case DB_I64: *(int64_t *)p = strtoll(v, NULL, 10); break;
+		case DB_INT: *(int *)p = (int)strtol(v, NULL, 10); break;
+		case DB_BOOL: *(bool *)p = v[0] == 't'; break;
+		case DB_CHAR: *(char *)p = v[0]; break;
+		case DB_STR: *(const char **)p = v; break;
+		case DB_STRN: *(const char **)p = PQgetisnull(res->res, row, c) ? NULL : v; break;
+		case DB_ISNULL:
+		case DB_NOTNULL:
+			*(bool *)p = PQgetisnull(res->res, row, c) == (fields[i].type == DB_ISNULL);
+			continue; /* the flag's column is the next entry's */
+		}
+		c++;
+	}
+	return c - col;
+}
+
+struct db_res *db_res_from_values(struct uow *uow, int rows, int cols, const char *const *values)
+{
+	PGresult *r = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
+	PGresAttDesc *attrs = arena_alloc(&uow->arena, (size_t)cols * sizeof(*attrs));
+	for (int c = 0; c < cols; c++)
+		attrs[c] = (PGresAttDesc){.name = arena_printf(&uow->arena, "c%d", c), .typid = 25, .typlen = -1};
+	PQsetResultAttrs(r, cols, attrs);
+	for (int i = 0; i < rows * cols; i++) {
+		const char *v = values[i];
+		PQsetvalue(r, i / cols, i % cols, (char *)(v ? v : ""), v ? (int)strlen(v) : -1);
+	}
+	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
+	res->res = r;
+	arena_defer(&uow->arena, clear_result, r);
+	return res;
+}
+
 static struct db_stmt st_begin = DB_STMT("BEGIN");
 static struct db_stmt st_begin_rr = DB_STMT("BEGIN ISOLATION LEVEL REPEATABLE READ");
 static struct db_stmt st_commit = DB_STMT("COMMIT");

@@ -14,6 +14,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct uow;
@@ -61,6 +62,42 @@ const char *db_val(const struct db_res *res, int row, int col);
 bool db_null(const struct db_res *res, int row, int col);
 int64_t db_int(const struct db_res *res, int row, int col);
 bool db_bool(const struct db_res *res, int row, int col);
+
+/*
+ * Rows read by name: a struct's columns are one list, written once as an X-macro of entries
+ *   X(member, type, "SQL expression")   a column, read into member (DB_I64, DB_INT, DB_BOOL, DB_CHAR, DB_STR, DB_STRN)
+ *   F(member, type)                     a flag about the next column (DB_ISNULL, DB_NOTNULL), no column of its own
+ * whose first column is written X0 instead of X. From the list come the SELECT list (DB_SQL0, DB_SQL, DB_SQL_FLAG:
+ * static text, the columns separated by ", ") and the table db_read_row() reads (DB_FIELD for both kinds).
+ * SQL NULL reads as 0, false, "" (DB_STR) or NULL (DB_STRN); strings point into the result.
+ */
+enum db_type {
+	DB_I64,     /* int64_t */
+	DB_INT,     /* int */
+	DB_BOOL,    /* bool */
+	DB_CHAR,    /* char: the first byte of the text ('\0' for NULL) */
+	DB_STR,     /* const char * */
+	DB_STRN,    /* const char *, NULL for SQL NULL */
+	DB_ISNULL,  /* bool: the next column is NULL */
+	DB_NOTNULL, /* bool: the next column is not NULL */
+};
+struct db_field {
+	size_t offset;
+	enum db_type type;
+};
+#define DB_SQL0(member, type, sql) sql
+#define DB_SQL(member, type, sql)  ", " sql
+#define DB_SQL_FLAG(member, type)
+#define DB_FIELD(T, member, type) {offsetof(T, member), (type)},
+#define DB_NFIELDS(table)         ((int)(sizeof(table) / sizeof((table)[0])))
+
+/* Reads the n fields of row from column col on into obj; returns the number of columns read. */
+int db_read_row(const struct db_res *res, int row, int col, const struct db_field *fields, int n, void *obj);
+/*
+ * A result of rows x cols text values (row-major; NULL entries are SQL NULL) made without a server, owned by
+ * the unit of work: for unit tests of readers.
+ */
+struct db_res *db_res_from_values(struct uow *uow, int rows, int cols, const char *const *values);
 
 /* Starts the request's transaction (one per request). Returns 0 or -1. */
 int db_begin(struct uow *uow);

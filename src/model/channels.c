@@ -36,57 +36,24 @@ const unsigned channel_setting_flags[CS_COUNT] = {
     [CS_SUBSCRIBE] = GS_NO_EVERYONE,
 };
 
-/* The four CHANNEL_STATS columns from column col (the counts are NULL in a CHANNEL_SELECT_LOOKUP row). */
-static void read_stats(struct channel *c, const struct db_res *res, int row, int col)
-{
-	c->complete = !db_null(res, row, col + 1);
-	c->first_message_is_null = db_null(res, row, col);
-	c->first_message_id = db_int(res, row, col);
-	c->subscriber_count = db_int(res, row, col + 1);
-	c->is_recently_active = db_bool(res, row, col + 2);
-	c->weekly_traffic_is_null = db_null(res, row, col + 3);
-	c->weekly_traffic = db_int(res, row, col + 3);
-}
+#define CHANNEL_FIELD(member, type, sql) DB_FIELD(struct channel, member, type)
+#define CHANNEL_FLAG(member, type)       DB_FIELD(struct channel, member, type)
+static const struct db_field channel_fields[] = {
+    CHANNEL_FIELDS("", "", CHANNEL_SETTING_NO_VALUE, CHANNEL_FIELD, CHANNEL_FIELD, CHANNEL_FLAG)};
 
-/* A CHANNEL_SETTING_VALUE column: an unnamed group's value, or NULL for the id of named group group_id. */
-static const char *setting_value(struct uow *uow, int64_t group_id, const struct db_res *res, int row, int col)
+/* The setting values a row left NULL: named groups, whose value is their id. */
+static void setting_ids(struct uow *uow, struct channel *c)
 {
-	return db_null(res, row, col) ? arena_printf(&uow->arena, "%lld", (long long)group_id) : db_val(res, row, col);
+	for (int i = 0; i < CS_COUNT; i++)
+		if (c->setting_json[i] == NULL)
+			c->setting_json[i] = arena_printf(&uow->arena, "%lld", (long long)c->settings[i]);
 }
 
 struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
 	struct channel *c = arena_alloc(&uow->arena, sizeof(*c));
-	c->id = db_int(res, row, col);
-	c->realm_id = db_int(res, row, col + 1);
-	c->name = db_val(res, row, col + 2);
-	c->description = db_val(res, row, col + 3);
-	c->rendered_description = db_val(res, row, col + 4);
-	c->invite_only = db_bool(res, row, col + 5);
-	c->is_web_public = db_bool(res, row, col + 6);
-	c->history_public_to_subscribers = db_bool(res, row, col + 7);
-	c->is_archived = db_bool(res, row, col + 8);
-	c->is_default = db_bool(res, row, col + 9);
-	c->retention_is_null = db_bool(res, row, col + 10);
-	c->message_retention_days = (int)db_int(res, row, col + 11);
-	c->folder_id = db_int(res, row, col + 12);
-	c->topics_policy = db_val(res, row, col + 13);
-	c->creator_id = db_int(res, row, col + 14);
-	c->date_created = db_int(res, row, col + 15);
-	c->is_subscribed = db_bool(res, row, col + 16);
-	read_stats(c, res, row, col + 17);
-	c->send_group_system_name = db_val(res, row, col + 21);
-	for (int i = 0; i < CS_COUNT; i++) {
-		c->settings[i] = db_int(res, row, col + 22 + 3 * i);
-		c->in_setting[i] = db_bool(res, row, col + 23 + 3 * i);
-		c->setting_json[i] = setting_value(uow, c->settings[i], res, row, col + 24 + 3 * i);
-	}
-	int sc = col + 22 + 3 * CS_COUNT;
-	c->color = db_val(res, row, sc);
-	c->pin_to_top = db_bool(res, row, sc + 1);
-	c->is_muted = db_bool(res, row, sc + 2);
-	for (int i = 0; i < 5; i++)
-		c->notifications[i] = db_val(res, row, sc + 3 + i);
+	db_read_row(res, row, col, channel_fields, DB_NFIELDS(channel_fields), c);
+	setting_ids(uow, c);
 	/* Access as channels.h defines it. */
 	const struct user *u = uow->user;
 	bool guest = u != NULL && user_is_guest(u);
@@ -175,21 +142,19 @@ int channel_stream_post_policy(const struct channel *c)
 	return 1;
 }
 
-/* What a lookup left out: CHANNEL_STATS, then the API value of each setting's group when it is unnamed (for one
- * channel, confab_group_setting_api() on those only; lists use CHANNEL_VALUE_JOINS). */
+/* What a lookup left out: the CHANNEL_STATS_FIELDS, then the API value of each setting's group when it is unnamed
+ * (for one channel, confab_group_setting_api() on those only; lists use CHANNEL_VALUE_JOINS). */
 /* clang-format off */
-#define VALUE_COLUMN(col) \
-	", (SELECT confab_group_setting_api(g.id)::text FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
-static struct db_stmt st_complete = DB_STMT(
-    "SELECT " CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC)
-    VALUE_COLUMN("can_add_subscribers_group_id") VALUE_COLUMN("can_administer_channel_group_id")
-    VALUE_COLUMN("can_create_topic_group_id") VALUE_COLUMN("can_delete_any_message_group_id")
-    VALUE_COLUMN("can_delete_own_message_group_id") VALUE_COLUMN("can_move_messages_out_of_channel_group_id")
-    VALUE_COLUMN("can_move_messages_within_channel_group_id") VALUE_COLUMN("can_remove_subscribers_group_id")
-    VALUE_COLUMN("can_resolve_topics_group_id") VALUE_COLUMN("can_send_message_group_id")
-    VALUE_COLUMN("can_subscribe_group_id") " FROM channels c WHERE c.realm_id = $1 AND c.id = $2");
-#undef VALUE_COLUMN
+#define LOOKUP_VALUE(col) \
+	"(SELECT confab_group_setting_api(g.id)::text FROM user_groups g WHERE g.id = c." col " AND g.name IS NULL)"
+#define VALUE_FIELD(i, col, VALUE, X) X(setting_json[i], DB_STRN, VALUE(col))
+#define COMPLETE_FIELDS(X0, X, F) \
+	CHANNEL_STATS_FIELDS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC, X0, X, F) \
+	CHANNEL_SETTINGS(VALUE_FIELD, LOOKUP_VALUE, X)
 /* clang-format on */
+static struct db_stmt st_complete = DB_STMT(
+    "SELECT " COMPLETE_FIELDS(DB_SQL0, DB_SQL, DB_SQL_FLAG) " FROM channels c WHERE c.realm_id = $1 AND c.id = $2");
+static const struct db_field complete_fields[] = {COMPLETE_FIELDS(CHANNEL_FIELD, CHANNEL_FIELD, CHANNEL_FLAG)};
 
 int channel_complete(struct uow *uow, struct channel *c)
 {
@@ -198,9 +163,8 @@ int channel_complete(struct uow *uow, struct channel *c)
 	struct db_res *res = DB_EXEC(uow, &st_complete, db_arg_int(uow, c->realm_id), db_arg_int(uow, c->id));
 	if (res == NULL || db_rows(res) != 1)
 		return uow_error(uow, ERR_INTERNAL, NULL);
-	read_stats(c, res, 0, 0);
-	for (int i = 0; i < CS_COUNT; i++)
-		c->setting_json[i] = setting_value(uow, c->settings[i], res, 0, 4 + i);
+	db_read_row(res, 0, 0, complete_fields, DB_NFIELDS(complete_fields), c);
+	setting_ids(uow, c);
 	c->complete = true;
 	return 0;
 }

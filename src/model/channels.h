@@ -110,17 +110,16 @@ struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content);
  */
 /* clang-format off */
 #define CHANNEL_SELECT \
-	CHANNEL_SELECT_WITH(CHANNEL_STATS(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC), CHANNEL_SETTING_VALUE, \
-	                    CHANNEL_VALUE_JOINS)
+	CHANNEL_SELECT_WITH(CHANNEL_COUNT_SUBSCRIBERS, CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_VALUE, CHANNEL_VALUE_JOINS)
 /* The same without what only the Channel object shows (subscriber_count, stream_weekly_traffic, the values of
  * unnamed groups), for lookups: channel_to_json() reads those when it needs them (struct channel.complete). */
 #define CHANNEL_SELECT_LOOKUP \
-	CHANNEL_SELECT_WITH(CHANNEL_STATS("NULL::bigint", "NULL::bigint"), CHANNEL_SETTING_NO_VALUE, "")
-#define CHANNEL_SELECT_WITH(stats, VALUE, joins) \
+	CHANNEL_SELECT_WITH("NULL::bigint", "NULL::bigint", CHANNEL_SETTING_NO_VALUE, "")
+#define CHANNEL_SELECT_WITH(subscribers, traffic, VALUE, joins) \
 	"WITH RECURSIVE mine (id) AS (SELECT group_id FROM user_group_members WHERE user_id = $2 UNION " \
 	"SELECT s.group_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id), " \
 	CHANNEL_UNNAMED_VALUES \
-	"SELECT " CHANNEL_COLUMNS_WITH(stats, VALUE) " FROM channels c " \
+	"SELECT " CHANNEL_FIELDS(subscribers, traffic, VALUE, DB_SQL0, DB_SQL, DB_SQL_FLAG) " FROM channels c " \
 	"CROSS JOIN (SELECT COALESCE(array_agg(id), '{}') AS ids FROM mine) my " \
 	"LEFT JOIN subscriptions sub ON sub.channel_id = c.id AND sub.user_id = $2 AND sub.active " \
 	"LEFT JOIN user_groups sg ON sg.id = c.can_send_message_group_id AND sg.is_system_group " joins \
@@ -142,28 +141,48 @@ struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content);
 	CHANNEL_VALUE_JOIN("can_move_messages_within_channel_group_id") \
 	CHANNEL_VALUE_JOIN("can_remove_subscribers_group_id") CHANNEL_VALUE_JOIN("can_resolve_topics_group_id") \
 	CHANNEL_VALUE_JOIN("can_send_message_group_id") CHANNEL_VALUE_JOIN("can_subscribe_group_id")
+/*
+ * The columns channel_from_row() reads (see "Rows read by name" in db/db.h). SUBSCRIBERS and TRAFFIC: the
+ * subscriber count and stream_weekly_traffic expressions (CHANNEL_STATS_FIELDS); VALUE(column): a setting's value.
+ */
+#define CHANNEL_FIELDS(SUBSCRIBERS, TRAFFIC, VALUE, X0, X, F) \
+	X0(id, DB_I64, "c.id") X(realm_id, DB_I64, "c.realm_id") X(name, DB_STR, "c.name") \
+	X(description, DB_STR, "c.description") X(rendered_description, DB_STR, "c.rendered_description") \
+	X(invite_only, DB_BOOL, "c.invite_only") X(is_web_public, DB_BOOL, "c.is_web_public") \
+	X(history_public_to_subscribers, DB_BOOL, "c.history_public_to_subscribers") \
+	X(is_archived, DB_BOOL, "c.is_archived") X(is_default, DB_BOOL, "c.is_default") \
+	X(retention_is_null, DB_BOOL, "c.message_retention_days IS NULL") \
+	X(message_retention_days, DB_INT, "COALESCE(c.message_retention_days, 0)") \
+	X(folder_id, DB_I64, "COALESCE(c.folder_id, 0)") X(topics_policy, DB_STR, "c.topics_policy") \
+	X(creator_id, DB_I64, "COALESCE(c.creator_id, 0)") \
+	X(date_created, DB_I64, "extract(epoch FROM c.date_created)::bigint") \
+	X(is_subscribed, DB_BOOL, "sub.user_id IS NOT NULL") \
+	CHANNEL_STATS_FIELDS(SUBSCRIBERS, TRAFFIC, X, X, F) X(send_group_system_name, DB_STR, "sg.name") \
+	CHANNEL_SETTINGS(CHANNEL_SETTING_FIELDS, VALUE, X) \
+	X(color, DB_STR, "sub.color") X(pin_to_top, DB_BOOL, "sub.pin_to_top") X(is_muted, DB_BOOL, "sub.is_muted") \
+	X(notifications[0], DB_STR, "sub.desktop_notifications") \
+	X(notifications[1], DB_STR, "sub.email_notifications") X(notifications[2], DB_STR, "sub.push_notifications") \
+	X(notifications[3], DB_STR, "sub.audible_notifications") \
+	X(notifications[4], DB_STR, "sub.wildcard_mentions_notify")
 /* Per setting: the group id, whether the user is in it (my.ids: the user's groups, as an array rather than a
- * subquery, which would build a hashed subplan per setting), and VALUE(column). */
-#define CHANNEL_SETTING_COLUMNS(col, VALUE) "c." col ", c." col " = ANY(my.ids), " VALUE(col)
-#define CHANNEL_COLUMNS_WITH(stats, VALUE) \
-	"c.id, c.realm_id, c.name, c.description, c.rendered_description, c.invite_only, c.is_web_public, " \
-	"c.history_public_to_subscribers, c.is_archived, c.is_default, c.message_retention_days IS NULL, " \
-	"COALESCE(c.message_retention_days, 0), COALESCE(c.folder_id, 0), c.topics_policy, " \
-	"COALESCE(c.creator_id, 0), extract(epoch FROM c.date_created)::bigint, sub.user_id IS NOT NULL, " \
-	stats ", sg.name, " \
-	CHANNEL_SETTING_COLUMNS("can_add_subscribers_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_administer_channel_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_create_topic_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_delete_any_message_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_delete_own_message_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_move_messages_out_of_channel_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_move_messages_within_channel_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_remove_subscribers_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_resolve_topics_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_send_message_group_id", VALUE) ", " \
-	CHANNEL_SETTING_COLUMNS("can_subscribe_group_id", VALUE) ", " \
-	"sub.color, sub.pin_to_top, sub.is_muted, sub.desktop_notifications, sub.email_notifications, " \
-	"sub.push_notifications, sub.audible_notifications, sub.wildcard_mentions_notify"
+ * subquery, which would build a hashed subplan per setting), and VALUE(column) (NULL: a named group, whose value
+ * is its id: channel_from_row() writes that). */
+#define CHANNEL_SETTING_FIELDS(i, col, VALUE, X) \
+	X(settings[i], DB_I64, "c." col) X(in_setting[i], DB_BOOL, "c." col " = ANY(my.ids)") \
+	X(setting_json[i], DB_STRN, VALUE(col))
+/* S(setting, column, VALUE, X) for each setting, in the order of enum channel_setting. */
+#define CHANNEL_SETTINGS(S, VALUE, X) \
+	S(CS_ADD_SUBSCRIBERS, "can_add_subscribers_group_id", VALUE, X) \
+	S(CS_ADMINISTER, "can_administer_channel_group_id", VALUE, X) \
+	S(CS_CREATE_TOPIC, "can_create_topic_group_id", VALUE, X) \
+	S(CS_DELETE_ANY, "can_delete_any_message_group_id", VALUE, X) \
+	S(CS_DELETE_OWN, "can_delete_own_message_group_id", VALUE, X) \
+	S(CS_MOVE_OUT, "can_move_messages_out_of_channel_group_id", VALUE, X) \
+	S(CS_MOVE_WITHIN, "can_move_messages_within_channel_group_id", VALUE, X) \
+	S(CS_REMOVE_SUBSCRIBERS, "can_remove_subscribers_group_id", VALUE, X) \
+	S(CS_RESOLVE_TOPICS, "can_resolve_topics_group_id", VALUE, X) \
+	S(CS_SEND_MESSAGE, "can_send_message_group_id", VALUE, X) \
+	S(CS_SUBSCRIBE, "can_subscribe_group_id", VALUE, X)
 /* The API value of an unnamed group (CHANNEL_VALUE_JOINS); NULL for a named group, whose value is its id
  * (channel_from_row() writes that). */
 #define CHANNEL_SETTING_VALUE(col) "v_" col ".v"
@@ -172,21 +191,24 @@ struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content);
  * messages are read from the index messages_channel by a row comparison: written as min(id) (or ORDER BY id LIMIT
  * 1), a prepared statement's generic plan walks messages_pkey instead, through every message older than the
  * channel's first. messages_channel_date serves the traffic count (migrations/0008_performance.sql). */
-#define CHANNEL_STATS(subscribers, traffic) \
+#define CHANNEL_STATS_FIELDS(SUBSCRIBERS, TRAFFIC, X0, X, F) \
+	F(first_message_is_null, DB_ISNULL) X0(first_message_id, DB_I64, CHANNEL_FIRST_MESSAGE) \
+	F(complete, DB_NOTNULL) X(subscriber_count, DB_I64, SUBSCRIBERS) \
+	X(is_recently_active, DB_BOOL, CHANNEL_RECENTLY_ACTIVE) \
+	F(weekly_traffic_is_null, DB_ISNULL) X(weekly_traffic, DB_I64, TRAFFIC)
+#define CHANNEL_FIRST_MESSAGE \
 	"(SELECT x.id FROM (SELECT m.channel_id, m.id FROM messages m WHERE m.channel_id IS NOT NULL" \
-	"  AND (m.channel_id, m.id) > (c.id, 0) ORDER BY m.channel_id, m.id LIMIT 1) x WHERE x.channel_id = c.id), " \
-	subscribers ", " \
+	"  AND (m.channel_id, m.id) > (c.id, 0) ORDER BY m.channel_id, m.id LIMIT 1) x WHERE x.channel_id = c.id)"
+#define CHANNEL_RECENTLY_ACTIVE \
 	"c.date_created > now() - interval '180 days' OR (SELECT x.date_sent FROM (SELECT m.channel_id, m.date_sent" \
 	"  FROM messages m WHERE m.channel_id IS NOT NULL AND (m.channel_id, m.id) < (c.id + 1, 0)" \
-	"  ORDER BY m.channel_id DESC, m.id DESC LIMIT 1) x WHERE x.channel_id = c.id) > now() - interval '180 days', " \
-	traffic
+	"  ORDER BY m.channel_id DESC, m.id DESC LIMIT 1) x WHERE x.channel_id = c.id) > now() - interval '180 days'"
 #define CHANNEL_COUNT_SUBSCRIBERS \
 	"(SELECT count(*) FROM subscriptions s2 WHERE s2.channel_id = c.id AND s2.active AND " \
 	USER_ACTIVE_SQL("s2.user_id") ")"
 #define CHANNEL_COUNT_TRAFFIC \
 	"CASE WHEN c.date_created > now() - interval '7 days' THEN NULL ELSE (SELECT count(*) / 4 FROM messages m " \
 	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END"
-#define CHANNEL_NCOLUMNS (22 + 3 * CS_COUNT + 8)
 /* clang-format on */
 
 struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int row, int col);

@@ -40,19 +40,19 @@ const char *realm_subdomain_for_host(struct uow *uow, const char *host)
 	return "";
 }
 
+#define REALM_FIELD(member, type, sql) DB_FIELD(struct realm, member, type)
+#define REALM_FLAG(member, type)       DB_FIELD(struct realm, member, type)
+static const struct db_field realm_fields[] = {REALM_FIELDS(REALM_FIELD, REALM_FIELD, REALM_FLAG)};
+
+int realm_read_row(const struct db_res *res, int row, int col, struct realm *r)
+{
+	return db_read_row(res, row, col, realm_fields, DB_NFIELDS(realm_fields), r);
+}
+
 struct realm *realm_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
 	struct realm *r = arena_alloc(&uow->arena, sizeof(*r));
-	r->id = db_int(res, row, col);
-	r->subdomain = db_val(res, row, col + 1);
-	r->name = db_val(res, row, col + 2);
-	r->description = db_val(res, row, col + 3);
-	r->deactivated = db_bool(res, row, col + 4);
-	r->enable_spectator_access = db_bool(res, row, col + 5);
-	r->invite_required = db_bool(res, row, col + 6);
-	r->emails_restricted_to_domains = db_bool(res, row, col + 7);
-	r->everyone_can_access_all_users = db_bool(res, row, col + 8);
-	r->subdomain_md5 = db_val(res, row, col + 9);
+	realm_read_row(res, row, col, r);
 	return r;
 }
 

@@ -25,16 +25,24 @@ struct realm {
 
 struct db_res;
 
-/* The column list realm_from_row() reads, for queries that join realms as r. */
-#define REALM_COLUMNS                                                                                                  \
-	"r.id, r.subdomain, r.name, r.description, r.deactivated, r.enable_spectator_access, r.invite_required, "      \
-	"r.emails_restricted_to_domains, "                                                                             \
-	"EXISTS (SELECT 1 FROM user_groups eg WHERE eg.id = r.can_access_all_users_group_id AND eg.is_system_group "   \
-	"AND eg.name = 'role:everyone'), md5(r.subdomain)"
-#define REALM_NCOLUMNS 10
+/* The columns realm_from_row() reads, for queries that join realms as r (see "Rows read by name" in db/db.h). */
+/* clang-format off */
+#define REALM_FIELDS(X0, X, F) \
+	X0(id, DB_I64, "r.id") X(subdomain, DB_STR, "r.subdomain") X(name, DB_STR, "r.name") \
+	X(description, DB_STR, "r.description") X(deactivated, DB_BOOL, "r.deactivated") \
+	X(enable_spectator_access, DB_BOOL, "r.enable_spectator_access") \
+	X(invite_required, DB_BOOL, "r.invite_required") \
+	X(emails_restricted_to_domains, DB_BOOL, "r.emails_restricted_to_domains") \
+	X(everyone_can_access_all_users, DB_BOOL, "EXISTS (SELECT 1 FROM user_groups eg WHERE " \
+	  "eg.id = r.can_access_all_users_group_id AND eg.is_system_group AND eg.name = 'role:everyone')") \
+	X(subdomain_md5, DB_STR, "md5(r.subdomain)")
+/* clang-format on */
+#define REALM_COLUMNS REALM_FIELDS(DB_SQL0, DB_SQL, DB_SQL_FLAG)
 
 /* Builds a realm (in the arena) from REALM_COLUMNS starting at column col of row. */
 struct realm *realm_from_row(struct uow *uow, const struct db_res *res, int row, int col);
+/* Reads REALM_COLUMNS from column col of row into r; returns the number of columns read. */
+int realm_read_row(const struct db_res *res, int row, int col, struct realm *r);
 /* The realm subdomain a Host header names ("" for the root domain); an arena string. */
 const char *realm_subdomain_for_host(struct uow *uow, const char *host);
 /* Loads the realm with that subdomain; NULL if there is none (check uow->error for a database failure). */

@@ -16,28 +16,19 @@
 #include "model/groups.h"
 #include "model/realm.h"
 
+#define USER_FIELD(member, type, sql) DB_FIELD(struct user, member, type)
+#define USER_FLAG(member, type)       DB_FIELD(struct user, member, type)
+static const struct db_field user_fields[] = {USER_FIELDS(USER_FIELD, USER_FIELD, USER_FLAG)};
+
+int user_read_row(const struct db_res *res, int row, int col, struct user *u)
+{
+	return db_read_row(res, row, col, user_fields, DB_NFIELDS(user_fields), u);
+}
+
 struct user *user_from_row(struct uow *uow, const struct db_res *res, int row, int col)
 {
 	struct user *u = arena_alloc(&uow->arena, sizeof(*u));
-	u->id = db_int(res, row, col);
-	u->realm_id = db_int(res, row, col + 1);
-	u->delivery_email = db_val(res, row, col + 2);
-	u->full_name = db_val(res, row, col + 3);
-	u->role = (int)db_int(res, row, col + 4);
-	u->is_active = db_bool(res, row, col + 5);
-	u->is_bot = db_bool(res, row, col + 6);
-	u->bot_type = db_null(res, row, col + 7) ? 0 : (int)db_int(res, row, col + 7);
-	u->bot_owner_id = db_null(res, row, col + 8) ? 0 : db_int(res, row, col + 8);
-	u->timezone = db_val(res, row, col + 9);
-	u->avatar_source = db_val(res, row, col + 10)[0];
-	u->avatar_version = (int)db_int(res, row, col + 11);
-	u->email_address_visibility = (int)db_int(res, row, col + 12);
-	u->date_joined = db_val(res, row, col + 13);
-	u->is_imported_stub = db_bool(res, row, col + 14);
-	u->is_deleted = db_bool(res, row, col + 15);
-	u->can_create_users = db_bool(res, row, col + 16);
-	u->can_change_user_emails = db_bool(res, row, col + 17);
-	u->email_md5 = db_val(res, row, col + 18);
+	user_read_row(res, row, col, u);
 	return u;
 }
 
@@ -109,8 +100,8 @@ int user_authenticate_key(struct uow *uow, const char *subdomain, const char *em
 		return -1;
 	if (db_rows(res) == 0)
 		return refuse(refusal, "Invalid API key");
-	struct user *u = user_from_row(uow, res, 0, 0);
-	struct realm *realm = realm_from_row(uow, res, 0, USER_NCOLUMNS);
+	struct user *u = arena_alloc(&uow->arena, sizeof(*u));
+	struct realm *realm = realm_from_row(uow, res, 0, user_read_row(res, 0, 0, u));
 	if (strcasecmp(u->delivery_email, email) != 0)
 		return refuse(refusal, "Invalid API key");
 	if (realm->deactivated)

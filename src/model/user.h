@@ -39,15 +39,24 @@ struct user {
 	const char *email_md5; /* of the lowercased delivery email, for Gravatar */
 };
 
-/* The column list user_from_row() reads, for queries on users as u. */
-#define USER_COLUMNS                                                                                                   \
-	"u.id, u.realm_id, u.delivery_email, u.full_name, u.role, u.is_active, u.is_bot, u.bot_type, u.bot_owner_id, " \
-	"u.timezone, u.avatar_source, u.avatar_version, u.email_address_visibility, "                                  \
-	"to_char(u.date_joined AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || "                                   \
-	"CASE WHEN date_part('microseconds', u.date_joined)::bigint % 1000000 = 0 THEN '' "                            \
-	"ELSE to_char(u.date_joined AT TIME ZONE 'UTC', '.US') END || '+00:00', "                                      \
-	"u.is_imported_stub, u.is_deleted, u.can_create_users, u.can_change_user_emails, md5(lower(u.delivery_email))"
-#define USER_NCOLUMNS 19
+/* The columns user_from_row() reads, for queries on users as u (see "Rows read by name" in db/db.h). */
+/* clang-format off */
+#define USER_FIELDS(X0, X, F) \
+	X0(id, DB_I64, "u.id") X(realm_id, DB_I64, "u.realm_id") X(delivery_email, DB_STR, "u.delivery_email") \
+	X(full_name, DB_STR, "u.full_name") X(role, DB_INT, "u.role") X(is_active, DB_BOOL, "u.is_active") \
+	X(is_bot, DB_BOOL, "u.is_bot") X(bot_type, DB_INT, "u.bot_type") X(bot_owner_id, DB_I64, "u.bot_owner_id") \
+	X(timezone, DB_STR, "u.timezone") X(avatar_source, DB_CHAR, "u.avatar_source") \
+	X(avatar_version, DB_INT, "u.avatar_version") \
+	X(email_address_visibility, DB_INT, "u.email_address_visibility") \
+	X(date_joined, DB_STR, "to_char(u.date_joined AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || " \
+	  "CASE WHEN date_part('microseconds', u.date_joined)::bigint % 1000000 = 0 THEN '' " \
+	  "ELSE to_char(u.date_joined AT TIME ZONE 'UTC', '.US') END || '+00:00'") \
+	X(is_imported_stub, DB_BOOL, "u.is_imported_stub") X(is_deleted, DB_BOOL, "u.is_deleted") \
+	X(can_create_users, DB_BOOL, "u.can_create_users") \
+	X(can_change_user_emails, DB_BOOL, "u.can_change_user_emails") \
+	X(email_md5, DB_STR, "md5(lower(u.delivery_email))")
+/* clang-format on */
+#define USER_COLUMNS USER_FIELDS(DB_SQL0, DB_SQL, DB_SQL_FLAG)
 /*
  * SQL condition: the user whose id is expr is active. An anti-join with the (few) deactivated users by the index
  * users_inactive, where a join with users would make generic plans hash the whole table at every execution.
@@ -73,6 +82,8 @@ static inline bool user_is_guest(const struct user *u)
 
 /* Builds a user (in the arena) from USER_COLUMNS starting at column col of row. */
 struct user *user_from_row(struct uow *uow, const struct db_res *res, int row, int col);
+/* Reads USER_COLUMNS from column col of row into u; returns the number of columns read. */
+int user_read_row(const struct db_res *res, int row, int col, struct user *u);
 /* Looks a user of the realm up by id, or by delivery e-mail (case-insensitively). NULL if there is none. */
 struct user *user_by_id(struct uow *uow, int64_t realm_id, int64_t id);
 struct user *user_by_email(struct uow *uow, int64_t realm_id, const char *email);
