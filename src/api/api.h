@@ -14,6 +14,13 @@ int users_list(struct request *req);
 int users_get_by_id(struct request *req);
 int users_get_by_email(struct request *req);
 int users_create(struct request *req);
+/* user_status.c */
+int user_status_update_own(struct request *req);
+int user_status_update_for_user(struct request *req);
+int user_status_get(struct request *req);
+/* push_tokens.c */
+int apns_token_add(struct request *req);
+int apns_token_remove(struct request *req);
 
 /* channels.c */
 int channels_list(struct request *req);

@@ -23,8 +23,9 @@ struct request;
  * organization answers 401 as for an authenticated route.
  */
 #define R_AUTH_OPTIONAL 0x20u
-#define R_ROOT          0x40u /* the pattern is the whole path, not one under /api/v1 (/health, /user_uploads/...) */
-#define R_NO_REALM      0x80u /* with R_PUBLIC: no organization lookup (/health answers with PostgreSQL down) */
+#define R_ROOT          0x40u  /* the pattern is the whole path, not one under /api/v1 (/health, /user_uploads/...) */
+#define R_NO_REALM      0x80u  /* with R_PUBLIC: no organization lookup (/health answers with PostgreSQL down) */
+#define R_HUMAN         0x100u /* the reference's human_users_only: "This endpoint does not accept bot requests." */
 
 struct route {
 	const char *method;

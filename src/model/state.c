@@ -21,6 +21,7 @@
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
+#include "model/user_status.h"
 
 static bool want(const struct state_options *o, const char *type)
 {
@@ -84,7 +85,6 @@ static const struct {
     {"saved_snippets", "saved_snippets", "[]"},
     {"scheduled_messages", "scheduled_messages", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
-    {"user_status", "user_status", "{}"},
     {"user_topic", "user_topics", "[]"},
     {"video_calls", "has_zoom_token", "false"},
     {"video_calls", "has_webex_token", "false"},
@@ -839,6 +839,17 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 	return 0;
 }
 
+/* ---- user_status ---------------------------------------------------------------------------------------------- */
+
+static int add_user_status(struct uow *uow, json_object *out)
+{
+	json_object *statuses = user_status_all(uow);
+	if (statuses == NULL)
+		return -1;
+	json_object_object_add(out, "user_status", json_object_get(statuses));
+	return 0;
+}
+
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	add_empty_state(uow, o, out);
@@ -857,6 +868,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
 		return -1;
 	if (want(o, "recent_private_conversations") && add_recent_private_conversations(uow, out) < 0)
+		return -1;
+	if (want(o, "user_status") && add_user_status(uow, out) < 0)
 		return -1;
 	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)

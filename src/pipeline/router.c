@@ -129,6 +129,8 @@ const struct route *router_find(struct request *req)
 static int check_role(struct request *req, unsigned flags)
 {
 	const struct user *u = req->user;
+	if ((flags & R_HUMAN) && u->is_bot)
+		return api_error(req, ERR_BAD_REQUEST, "This endpoint does not accept bot requests.");
 	if ((flags & R_NO_GUEST) && user_is_guest(u))
 		return api_error(req, ERR_BAD_REQUEST, "Not allowed for guest users");
 	if ((flags & R_OWNER) && !user_is_owner(u))

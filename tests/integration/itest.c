@@ -1053,6 +1053,8 @@ int main(int argc, char **argv)
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_user_status_tests();
+	register_apns_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();

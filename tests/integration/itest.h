@@ -220,6 +220,8 @@ void register_events_tests(void);
 void register_register_tests(void);
 void register_typing_tests(void);
 void register_realm_tests(void);
+void register_user_status_tests(void);
+void register_apns_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
