@@ -17,6 +17,7 @@
 #include "db/db.h"
 #include "core/uow.h"
 #include "model/realm.h"
+#include "model/retention.h"
 #include "model/user.h"
 #include "redis/redis.h"
 
@@ -28,7 +29,8 @@ static const char usage[] =
     "              [--password P] [--can-create-users]\n"
     "  reset-api-key --realm S --email E\n"
     "  deactivate-user --realm S --email E\n"
-    "  show-realm --subdomain S\n";
+    "  show-realm --subdomain S\n"
+    "  retention-run\n";
 
 struct opts {
 	const char *subdomain, *name, *owner_name, *email, *password, *role;
@@ -294,6 +296,20 @@ static int cmd_show_realm(struct uow *uow, struct opts *o)
 	return 0;
 }
 
+/* Message retention once, as the reaper runs it: {"deleted": n}. */
+static int cmd_retention_run(struct worker *w)
+{
+	long n = retention_run(w, 1);
+	if (n < 0) {
+		fputs("confabctl: message retention failed (see the log)\n", stderr);
+		return 1;
+	}
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "deleted", json_object_new_int64(n));
+	print(out);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *config_path = NULL;
@@ -363,6 +379,8 @@ int main(int argc, char **argv)
 		rc = cmd_deactivate_user(&uow, &o);
 	} else if (strcmp(cmd, "show-realm") == 0) {
 		rc = cmd_show_realm(&uow, &o);
+	} else if (strcmp(cmd, "retention-run") == 0) {
+		rc = cmd_retention_run(&w);
 	} else {
 		fputs(usage, stderr);
 		rc = 2;

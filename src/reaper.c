@@ -1,13 +1,15 @@
 /*
  * confab-reaper: the periodic work no request triggers, about once a second: heartbeats to long-polls that have
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
- * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap). Scheduled messages and
- * invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL,
- * so two reapers running at once are harmless. It outlives Redis and PostgreSQL restarts (a lost connection is
- * reconnected on the next attempt, with backoff) and is itself restarted by multiwatch or systemd if it dies.
+ * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap); and, from its start and
+ * then every retention_interval seconds, message retention (model/retention.h), one batch a tick. Scheduled messages
+ * and invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL, so
+ * two reapers running at once are harmless. It outlives Redis and PostgreSQL restarts (a lost connection is reconnected
+ * on the next attempt, with backoff) and is itself restarted by multiwatch or systemd if it dies.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +19,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
+#include "model/retention.h"
 #include "core/uow.h"
 #include "redis/redis.h"
 
@@ -49,6 +52,34 @@ static int tick(struct worker *w, unsigned long long n, int *failures)
 	return touched < 0 ? -1 : 0;
 }
 
+/*
+ * Message retention: a run starts retention_interval seconds after the last one started (the first at start-up)
+ * and deletes one batch per tick until a batch finds fewer than RETENTION_BATCH messages, so that heartbeats and
+ * the outbox never wait for a long run. *next: monotonic second when the next run starts (0: at once); *running:
+ * a run is under way. A failed batch ends the run (logged); the next one starts at the next interval.
+ */
+static void retention(struct worker *w, unsigned long long n, time_t *next, bool *running)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (w->cfg->retention_interval <= 0 || (!*running && now.tv_sec < *next))
+		return;
+	if (!*running) {
+		*running = true;
+		*next = now.tv_sec + w->cfg->retention_interval;
+	}
+	struct uow uow;
+	uow_init(&uow, w, n);
+	int deleted = retention_delete_batch(&uow, RETENTION_BATCH);
+	if (deleted < 0)
+		log_msg(LOG_WARNING, "message retention failed: %s", uow.error_msg ? uow.error_msg : "?");
+	else if (deleted > 0)
+		log_msg(LOG_INFO, "message retention: deleted %d messages", deleted);
+	if (deleted < RETENTION_BATCH) /* done, or failed: tried again at the next interval */
+		*running = false;
+	uow_finish(&uow);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 2 && strcmp(argv[1], "-c") == 0 ? argv[2] : NULL;
@@ -76,6 +107,8 @@ int main(int argc, char **argv)
 	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
 	log_msg(LOG_INFO, "started");
 	int failures = 0;
+	time_t next_retention = 0;
+	bool retention_running = false;
 	struct timespec wait = {1, 0};
 	for (unsigned long long n = 1;; n++) {
 		int sig = sigtimedwait(&set, NULL, &wait);
@@ -85,10 +118,12 @@ int main(int argc, char **argv)
 		}
 		if (sig < 0 && errno == EINTR)
 			continue;
-		if (tick(&w, n, &failures) == 0)
+		if (tick(&w, n, &failures) == 0) {
 			wait.tv_sec = 1;
-		else if (wait.tv_sec < MAX_BACKOFF_SECS)
+			retention(&w, n, &next_retention, &retention_running);
+		} else if (wait.tv_sec < MAX_BACKOFF_SECS) {
 			wait.tv_sec *= 2;
+		}
 	}
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);

@@ -42,6 +42,8 @@ int channel_update(struct request *req);
 /* channel_folders.c */
 int channel_folders_create(struct request *req);
 int channel_folders_list(struct request *req);
+int channel_folders_update(struct request *req);
+int channel_folders_reorder(struct request *req);
 
 /* user_groups.c */
 int user_groups_create(struct request *req);

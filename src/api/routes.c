@@ -173,8 +173,21 @@ static const struct param_spec subscription_properties_params[] = {
 };
 
 static const struct param_spec channel_folders_create_params[] = {
-    {"name", PT_STR, P_REQUIRED, 0, NULL},
+    {"name", PT_STR, P_REQUIRED | P_RAW, 60, NULL},
     {"description", PT_STR, 0, 1024, ""},
+    END,
+};
+
+static const struct param_spec channel_folders_update_params[] = {
+    {"channel_folder_id", PT_INT, P_PATH, 0, NULL},
+    {"name", PT_STR, P_RAW, 60, NULL},
+    {"description", PT_STR, 0, 1024, NULL},
+    {"is_archived", PT_BOOL, P_NULL, 0, NULL},
+    END,
+};
+
+static const struct param_spec channel_folders_reorder_params[] = {
+    {"order", PT_INT_LIST, P_REQUIRED, 0, NULL},
     END,
 };
 
@@ -419,6 +432,9 @@ const struct route routes[] = {
     {"DELETE", "/default_streams", default_streams_remove, R_ADMIN | R_TXN, default_stream_params},
     {"POST", "/channel_folders/create", channel_folders_create, R_ADMIN | R_TXN, channel_folders_create_params},
     {"GET", "/channel_folders", channel_folders_list, 0, channel_folders_list_params},
+    {"PATCH", "/channel_folders", channel_folders_reorder, R_ADMIN | R_TXN, channel_folders_reorder_params},
+    {"PATCH", "/channel_folders/{channel_folder_id}", channel_folders_update, R_ADMIN | R_TXN,
+     channel_folders_update_params},
     {"POST", "/user_groups/create", user_groups_create, R_NO_GUEST | R_TXN, user_groups_create_params},
     {"GET", "/user_groups", user_groups_list, R_NO_GUEST, user_groups_list_params},
     {"PATCH", "/user_groups/{user_group_id}", user_groups_update, R_NO_GUEST | R_TXN, user_groups_update_params},

@@ -48,6 +48,7 @@ static const struct key keys[] = {
     KEY(api_key_fail_window, K_INT, "60"),
     KEY(password_hash_slots, K_INT, "0"),
     KEY(password_hash_wait_ms, K_INT, "1000"),
+    KEY(retention_interval, K_INT, "86400"),
 };
 
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)

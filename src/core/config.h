@@ -35,6 +35,8 @@ struct config {
 	/* Password checks (Argon2id) at once per process (0: one per CPU), and how long a login waits for one. */
 	int password_hash_slots;
 	int password_hash_wait_ms;
+	/* Seconds between two message retention runs of the reaper (the first one at its start); 0: none. */
+	int retention_interval;
 };
 
 /*

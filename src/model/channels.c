@@ -949,3 +949,22 @@ int channel_folder_events_created(struct uow *uow, int64_t folder_id)
 	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
 	return users ? emit(uow, event, users, n) : -1;
 }
+
+int channel_folder_events_update(struct uow *uow, int64_t folder_id, json_object *data)
+{
+	json_object *event = new_event(uow, "channel_folder", "update");
+	json_object_object_add(event, "channel_folder_id", json_object_new_int64(folder_id));
+	json_object_object_add(event, "data", data);
+	int n;
+	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
+	return users ? emit(uow, event, users, n) : -1;
+}
+
+int channel_folder_events_reorder(struct uow *uow, const int64_t *order, int norder)
+{
+	json_object *event = new_event(uow, "channel_folder", "reorder");
+	json_object_object_add(event, "order", ids_json(order, norder));
+	int n;
+	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
+	return users ? emit(uow, event, users, n) : -1;
+}

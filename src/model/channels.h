@@ -306,5 +306,9 @@ int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *us
 int channel_events_lost(struct uow *uow, int64_t channel_id, const int64_t *users, int n);
 /* channel_folder add with the folder to every active user. 0 or -1. */
 int channel_folder_events_created(struct uow *uow, int64_t folder_id);
+/* channel_folder update {channel_folder_id, data (taken)} to every active user. 0 or -1. */
+int channel_folder_events_update(struct uow *uow, int64_t folder_id, json_object *data);
+/* channel_folder reorder {order: the folder ids, first shown first} to every active user. 0 or -1. */
+int channel_folder_events_reorder(struct uow *uow, const int64_t *order, int norder);
 
 #endif

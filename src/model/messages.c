@@ -1382,15 +1382,15 @@ int message_events_send(struct uow *uow, const struct message_draft *d, const st
 
 /* Who hears of a deletion: direct messages, those who received it; protected history, subscribers who received
  * it; private channels, the subscribers; public channels, the subscribers and the non-guests who have a copy.
- * $2: 0 direct, 1 protected, 2 private, 3 public. And always the deleting user ($4). */
-static struct db_stmt st_delete_audience =
-    DB_STMT("WITH subs AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
-            "   WHERE s.channel_id = $3 AND s.active AND u.is_active),"
-            " copies AS (SELECT um.user_id FROM user_messages um JOIN users u ON u.id = um.user_id"
-            "   WHERE um.message_id = $1 AND ($2 <> 3 OR u.role <> 600))"
-            " SELECT id FROM (SELECT user_id AS id FROM copies WHERE $2 IN (0, 3) OR ($2 = 1 AND user_id IN (SELECT "
-            "user_id FROM subs))"
-            "   UNION SELECT user_id FROM subs WHERE $2 >= 2 UNION SELECT $4::bigint) x ORDER BY id");
+ * $2: 0 direct, 1 protected, 2 private, 3 public. And always the deleting user ($4; 0 for none: retention). */
+static struct db_stmt st_delete_audience = DB_STMT(
+    "WITH subs AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
+    "   WHERE s.channel_id = $3 AND s.active AND u.is_active),"
+    " copies AS (SELECT um.user_id FROM user_messages um JOIN users u ON u.id = um.user_id"
+    "   WHERE um.message_id = $1 AND ($2 <> 3 OR u.role <> 600))"
+    " SELECT id FROM (SELECT user_id AS id FROM copies WHERE $2 IN (0, 3) OR ($2 = 1 AND user_id IN (SELECT "
+    "user_id FROM subs))"
+    "   UNION SELECT user_id FROM subs WHERE $2 >= 2 UNION SELECT $4::bigint WHERE $4::bigint <> 0) x ORDER BY id");
 static struct db_stmt st_delete_topic = DB_STMT(
     "SELECT lower(m.topic), (SELECT min(x.id) FROM messages x WHERE x.channel_id = m.channel_id AND x.id <> m.id)"
     " FROM messages m WHERE m.id = $1");
@@ -1400,7 +1400,7 @@ int message_events_delete(struct uow *uow, const struct message_ref *m)
 	const struct channel *c = m->channel;
 	int kind = c == NULL ? 0 : !c->history_public_to_subscribers ? 1 : c->invite_only ? 2 : 3;
 	struct db_res *res = DB_EXEC(uow, &st_delete_audience, db_arg_int(uow, m->id), db_arg_int(uow, kind),
-	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, uow->user->id));
+	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, uow->user ? uow->user->id : 0));
 	struct db_res *topic = res ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
 	if (topic == NULL || db_rows(topic) != 1)
 		return uow_error(uow, ERR_INTERNAL, NULL);

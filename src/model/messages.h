@@ -302,8 +302,8 @@ int message_events_send(struct uow *uow, const struct message_draft *d, const st
                         const char *queue_id, const char *local_id);
 /*
  * Records delete_message {message_ids, message_type, stream_id, topic (lowercase)} for the users who may see m
- * (the reference's event_recipient_ids_for_action_on_messages, plus the deleting user), preceded by stream update
- * first_message_id when m is its channel's first message. Call before message_delete(). 0 or -1.
+ * (the reference's event_recipient_ids_for_action_on_messages, plus the deleting user if any), preceded by stream
+ * update first_message_id when m is its channel's first message. Call before message_delete(). 0 or -1.
  */
 int message_events_delete(struct uow *uow, const struct message_ref *m);
 /* Records update_message_flags {op, operation, flag, messages (ids, n), all: false} for the requesting user, with

@@ -1043,6 +1043,7 @@ int main(int argc, char **argv)
 	register_channel_archive_tests();
 	register_default_channels_tests();
 	register_channel_update_tests();
+	register_channel_folders_tests();
 	register_user_groups_tests();
 	register_uploads_tests();
 	register_messages_tests();
@@ -1053,6 +1054,7 @@ int main(int argc, char **argv)
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_retention_tests();
 	register_user_status_tests();
 	register_apns_tests();
 	register_outbox_tests();

@@ -210,6 +210,8 @@ void register_channels_tests(void);
 void register_channel_archive_tests(void);
 void register_default_channels_tests(void);
 void register_channel_update_tests(void);
+void register_channel_folders_tests(void);
+void register_retention_tests(void);
 void register_user_groups_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
