@@ -1,11 +1,12 @@
 /*
  * confab-reaper: the periodic work no request triggers, about once a second: heartbeats to long-polls that have
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
- * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap); and, from its start and
- * then every retention_interval seconds, message retention (model/retention.h), one batch a tick. Scheduled messages
- * and invitation expiry join it with their features. Every step claims its work atomically in Redis or PostgreSQL, so
- * two reapers running at once are harmless. It outlives Redis and PostgreSQL restarts (a lost connection is reconnected
- * on the next attempt, with backoff) and is itself restarted by multiwatch or systemd if it dies.
+ * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap), delivery of due scheduled
+ * messages (deliver_scheduled); and, from its start and then every retention_interval seconds, message retention
+ * (model/retention.h), one batch a tick. Invitation expiry joins it with its feature. Every step claims its work
+ * atomically in Redis or PostgreSQL, so two reapers running at once are harmless. It outlives Redis and PostgreSQL
+ * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by multiwatch
+ * or systemd if it dies.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,10 +22,62 @@
 #include "events/events.h"
 #include "model/retention.h"
 #include "core/uow.h"
+#include "model/scheduled_messages.h"
 #include "redis/redis.h"
 
 /* Longest wait between two attempts while the work keeps failing (Redis down): 1, 2, 4, 8, 16, 16 ... s. */
 #define MAX_BACKOFF_SECS 16
+
+/* Most scheduled messages one round sends; the rest go in the next round, a second later. */
+#define MAX_SCHEDULED_PER_ROUND 100
+
+/* A scheduled message the checks of sending refused (reason) becomes failed, in a transaction of its own. */
+static int fail_scheduled(struct worker *w, unsigned long long n, int64_t id, const char *reason)
+{
+	struct uow uow;
+	uow_init(&uow, w, n);
+	int rc = scheduled_message_fail(&uow, id, reason) < 0 || events_commit(&uow) < 0 ? -1 : 0;
+	if (rc < 0)
+		log_msg(LOG_WARNING, "could not mark scheduled message %lld failed: %s", (long long)id,
+		        uow.error_msg ? uow.error_msg : "?");
+	else
+		log_msg(LOG_INFO, "scheduled message %lld failed: %s", (long long)id, reason);
+	uow_finish(&uow);
+	return rc;
+}
+
+/*
+ * Sends the due scheduled messages, each claimed and sent in one transaction of its own (so a reaper killed in the
+ * middle leaves it unsent and unclaimed); one the send checks refuse is rolled back, then marked failed. Returns
+ * how many were handled, or -1 (PostgreSQL or Redis down: the rest wait for the next round).
+ */
+static int deliver_scheduled(struct worker *w, unsigned long long n)
+{
+	int handled = 0;
+	while (handled < MAX_SCHEDULED_PER_ROUND) {
+		struct uow uow;
+		uow_init(&uow, w, n);
+		int64_t id;
+		int rc = scheduled_message_deliver_due(&uow, &id);
+		if (rc > 0 && events_commit(&uow) < 0)
+			rc = -1;
+		/* A refusal (a 4xx error) is the message's failure; anything else is the server's, to be retried. */
+		bool refused = rc < 0 && id > 0 && err_info(uow.error)->status < 500;
+		char reason[1024];
+		snprintf(reason, sizeof(reason), "%s", uow.error_msg ? uow.error_msg : err_info(uow.error)->msg);
+		uow_finish(&uow);
+		if (rc == 0)
+			break;
+		if (rc < 0 && !refused) {
+			log_msg(LOG_WARNING, "could not deliver scheduled messages: %s", reason);
+			return -1;
+		}
+		if (refused && fail_scheduled(w, n, id, reason) < 0)
+			return -1;
+		handled++;
+	}
+	return handled;
+}
 
 /*
  * One round of work. Returns 0, or -1 if it failed; *failures counts the failed rounds in a row, so that an
@@ -49,7 +102,28 @@ static int tick(struct worker *w, unsigned long long n, int *failures)
 	if (touched > 0)
 		log_msg(LOG_DEBUG, "event queue maintenance: %d queues", touched);
 	uow_finish(&uow);
-	return touched < 0 ? -1 : 0;
+	/* After uow_finish(): each scheduled message takes a unit of work of its own, and the pool one connection. */
+	if (touched < 0 || deliver_scheduled(w, n) < 0)
+		return -1;
+	return 0;
+}
+
+/* Rounds start just after each whole second, so that a message scheduled for second T goes out right after T. */
+static struct timespec until_next_second(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	long ns = 1000000000L - now.tv_nsec + 5000000L;
+	return (struct timespec){ns / 1000000000L, ns % 1000000000L};
+}
+
+/* The wait after a failed round: 1 s after a success, then twice the last, up to MAX_BACKOFF_SECS. */
+static struct timespec backoff(struct timespec last)
+{
+	time_t secs = last.tv_sec < 1 ? 1 : last.tv_sec;
+	if (last.tv_sec >= 1 && secs < MAX_BACKOFF_SECS)
+		secs *= 2;
+	return (struct timespec){secs, 0};
 }
 
 /*
@@ -119,10 +193,10 @@ int main(int argc, char **argv)
 		if (sig < 0 && errno == EINTR)
 			continue;
 		if (tick(&w, n, &failures) == 0) {
-			wait.tv_sec = 1;
+			wait = until_next_second();
 			retention(&w, n, &next_retention, &retention_running);
-		} else if (wait.tv_sec < MAX_BACKOFF_SECS) {
-			wait.tv_sec *= 2;
+		} else {
+			wait = backoff(wait);
 		}
 	}
 	db_pool_free(w.db);

@@ -14,6 +14,16 @@ int users_list(struct request *req);
 int users_get_by_id(struct request *req);
 int users_get_by_email(struct request *req);
 int users_create(struct request *req);
+int users_update(struct request *req);
+int users_update_by_email(struct request *req);
+int users_deactivate(struct request *req);
+int users_deactivate_own(struct request *req);
+int users_reactivate(struct request *req);
+int profile_fields_list(struct request *req);
+int profile_fields_create(struct request *req);
+int profile_data_update(struct request *req);
+/* settings.c */
+int settings_update(struct request *req);
 /* user_status.c */
 int user_status_update_own(struct request *req);
 int user_status_update_for_user(struct request *req);
@@ -70,6 +80,11 @@ int messages_flags_update(struct request *req);
 int messages_update(struct request *req);
 /* message_report.c */
 int message_report_create(struct request *req);
+/* scheduled_messages.c */
+int scheduled_messages_list(struct request *req);
+int scheduled_messages_create(struct request *req);
+int scheduled_messages_update(struct request *req);
+int scheduled_messages_delete(struct request *req);
 
 /* typing.c */
 int typing_send(struct request *req);

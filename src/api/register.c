@@ -92,6 +92,7 @@ static int read_capabilities(struct request *req, struct state_options *o, json_
 	}
 	o->notification_settings_null = value[0];
 	o->user_avatar_url_field_optional = value[2];
+	o->user_settings_object = value[4];
 	o->linkifier_url_template = value[5];
 	o->user_list_incomplete = value[6];
 	o->include_deactivated_groups = value[7];

@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "http/route.h"
 #include "model/messages.h"
+#include "model/user_settings.h"
 
 #define END                                                                                                            \
 	{                                                                                                              \
@@ -48,6 +49,29 @@ static const struct param_spec users_create_params[] = {
     END,
 };
 
+static const struct param_spec user_update_params[] = {
+    {"user_id", PT_INT, P_PATH, 0, NULL},       {"full_name", PT_STR, 0, 0, NULL}, {"role", PT_INT, P_NULL, 0, NULL},
+    {"profile_data", PT_JSON, P_NULL, 0, NULL}, {"new_email", PT_STR, 0, 0, NULL}, END,
+};
+
+static const struct param_spec user_update_by_email_params[] = {
+    {"email", PT_STR, P_PATH, 0, NULL},         {"full_name", PT_STR, 0, 0, NULL}, {"role", PT_INT, P_NULL, 0, NULL},
+    {"profile_data", PT_JSON, P_NULL, 0, NULL}, {"new_email", PT_STR, 0, 0, NULL}, END,
+};
+
+static const struct param_spec user_deactivate_params[] = {
+    {"user_id", PT_INT, P_PATH, 0, NULL},
+    {"deactivation_notification_comment", PT_STR, 0, 2000, NULL},
+    END,
+};
+
+/* Every user setting (model/user_settings.h), a JSON null counting as not sent for the JSON-encoded ones. */
+#define SETTING_PARAM(n, k, d, v, l) {#n, USER_SETTING_PT(k), USER_SETTING_PT(k) == PT_STR ? 0u : P_NULL, 0, NULL},
+static const struct param_spec settings_params[] = {
+    USER_SETTINGS(SETTING_PARAM){"full_name", PT_STR, 0, 0, NULL},
+    END,
+};
+
 static const struct param_spec user_status_own_params[] = {
     {"status_text", PT_STR, 0, 0, NULL}, {"away", PT_BOOL, 0, 0, NULL},         {"emoji_name", PT_STR, 0, 0, NULL},
     {"emoji_code", PT_STR, 0, 0, NULL},  {"reaction_type", PT_STR, 0, 0, NULL}, END,
@@ -60,6 +84,22 @@ static const struct param_spec user_status_for_user_params[] = {
 
 static const struct param_spec user_id_params[] = {
     {"user_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec profile_fields_create_params[] = {
+    {"name", PT_STR, 0, 0, ""},
+    {"hint", PT_STR, 0, 0, ""},
+    {"field_type", PT_INT, P_REQUIRED, 0, NULL},
+    {"field_data", PT_DICT, P_NULL, 0, NULL},
+    {"display_in_profile_summary", PT_BOOL, 0, 0, "false"},
+    {"required", PT_BOOL, 0, 0, "false"},
+    {"editable_by_user", PT_BOOL, 0, 0, "true"},
+    END,
+};
+
+static const struct param_spec profile_data_params[] = {
+    {"data", PT_JSON, P_REQUIRED, 0, NULL},
     END,
 };
 
@@ -322,6 +362,31 @@ static const struct param_spec message_update_params[] = {
     END,
 };
 
+static const struct param_spec scheduled_messages_create_params[] = {
+    {"type", PT_STR, P_REQUIRED, 0, NULL}, /* stream, channel, private or direct */
+    {"to", PT_JSON, P_REQUIRED, 0, NULL},  /* a channel id or a list of user ids */
+    {"content", PT_STR, P_RAW | P_REQUIRED, 0, NULL},
+    {"topic", PT_STR, P_RAW, 0, NULL},
+    {"scheduled_delivery_timestamp", PT_INT, P_REQUIRED, 0, NULL},
+    {"read_by_sender", PT_BOOL, P_NULL, 0, "false"},
+    END,
+};
+
+static const struct param_spec scheduled_message_update_params[] = {
+    {"scheduled_message_id", PT_INT, P_PATH, 0, NULL},
+    {"type", PT_STR, 0, 0, NULL},
+    {"to", PT_JSON, 0, 0, NULL},
+    {"content", PT_STR, P_RAW, 0, NULL},
+    {"topic", PT_STR, P_RAW, 0, NULL},
+    {"scheduled_delivery_timestamp", PT_INT, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec scheduled_message_id_params[] = {
+    {"scheduled_message_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
 static const struct param_spec message_report_params[] = {
     {"message_id", PT_INT, P_PATH, 0, NULL},
     {"report_type", PT_STR, P_REQUIRED, 0, NULL},
@@ -410,6 +475,14 @@ const struct route routes[] = {
     {"GET", "/events", events_get, 0, events_get_params},
     {"DELETE", "/events", events_delete, 0, events_delete_params},
     {"GET", "/users/me", users_me_get, 0, no_params},
+    {"DELETE", "/users/me", users_deactivate_own, R_TXN, no_params},
+    {"PATCH", "/users/me/profile_data", profile_data_update, R_HUMAN | R_TXN, profile_data_params},
+    {"GET", "/realm/profile_fields", profile_fields_list, 0, no_params},
+    {"POST", "/realm/profile_fields", profile_fields_create, R_ADMIN | R_TXN, profile_fields_create_params},
+    {"PATCH", "/settings", settings_update, R_HUMAN | R_TXN, settings_params},
+    /* The deprecated aliases of feature level 80. */
+    {"PATCH", "/settings/display", settings_update, R_HUMAN | R_TXN, settings_params},
+    {"PATCH", "/settings/notifications", settings_update, R_HUMAN | R_TXN, settings_params},
     {"GET", "/users", users_list, 0, users_list_params},
     {"POST", "/users", users_create, R_ADMIN | R_TXN, users_create_params},
     {"GET", "/users/me/subscriptions", subscriptions_list, 0, subscriptions_list_params},
@@ -456,10 +529,20 @@ const struct route routes[] = {
     {"POST", "/typing", typing_send, 0, typing_params},
     {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
+    {"GET", "/scheduled_messages", scheduled_messages_list, 0, no_params},
+    {"POST", "/scheduled_messages", scheduled_messages_create, R_TXN, scheduled_messages_create_params},
+    {"PATCH", "/scheduled_messages/{scheduled_message_id}", scheduled_messages_update, R_TXN,
+     scheduled_message_update_params},
+    {"DELETE", "/scheduled_messages/{scheduled_message_id}", scheduled_messages_delete, R_TXN,
+     scheduled_message_id_params},
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{user_id}/status", user_status_get, 0, user_id_params},
     {"POST", "/users/{user_id}/status", user_status_update_for_user, R_HUMAN | R_TXN, user_status_for_user_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
+    {"PATCH", "/users/{user_id}", users_update, R_TXN, user_update_params},
+    {"PATCH", "/users/{email}", users_update_by_email, R_TXN, user_update_by_email_params},
+    {"DELETE", "/users/{user_id}", users_deactivate, R_TXN, user_deactivate_params},
+    {"POST", "/users/{user_id}/reactivate", users_reactivate, R_TXN, user_id_params},
 
     /* Outside /api/v1. /health must answer while PostgreSQL is down: no organization lookup. */
     {"GET", "/health", health_get, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},

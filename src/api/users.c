@@ -1,4 +1,5 @@
-/* Users: the current user, the member list, one user by id or e-mail, and account creation. */
+/* Users: the current user, the member list, one user by id or e-mail, account creation and administration
+ * (updates, deactivation, reactivation). */
 #include <ctype.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -10,8 +11,10 @@
 #include "http/params.h"
 #include "http/request.h"
 #include "model/default_channels.h"
+#include "model/profile_fields.h"
 #include "model/realm.h"
 #include "model/user.h"
+#include "model/user_admin.h"
 
 /* Guests may be limited to the users they share a channel or conversation with (can_access_all_users_group). */
 static bool can_access_user(struct request *req, const struct user *target)
@@ -129,4 +132,182 @@ int users_create(struct request *req)
 		return -1;
 	json_object_object_add(request_result(req), "user_id", json_object_new_int64(id));
 	return 0;
+}
+
+/* ---- administration ------------------------------------------------------------------------------------------ */
+
+static struct db_stmt st_is_system_bot = DB_STMT("SELECT is_system_bot FROM users WHERE id = $1");
+
+/* The reference's access_user_by_id(..., for_admin=True) checks on a target found (NULL: "No such user" is
+ * recorded already). System bots belong to no organization as clients see it. 0 or -1. */
+static int admin_access(struct request *req, const struct user *target, bool allow_deactivated, bool allow_bots)
+{
+	if (target == NULL)
+		return -1;
+	struct db_res *res = DB_EXEC(&req->uow, &st_is_system_bot, db_arg_int(&req->uow, target->id));
+	if (res == NULL)
+		return -1;
+	if (db_bool(res, 0, 0) || (target->is_bot && !allow_bots))
+		return api_error(req, ERR_BAD_REQUEST, "No such user");
+	if (!target->is_active && !allow_deactivated)
+		return api_error(req, ERR_BAD_REQUEST, "User is deactivated");
+	if (!user_can_admin(req->user, target))
+		return api_error(req, ERR_BAD_REQUEST, "Insufficient permission");
+	return 0;
+}
+
+static bool is_role(int64_t role)
+{
+	return role == ROLE_OWNER || role == ROLE_ADMIN || role == ROLE_MODERATOR || role == ROLE_MEMBER ||
+	       role == ROLE_GUEST;
+}
+
+/* The role part of the reference's update_user_backend. */
+static int update_role(struct request *req, const struct user *target)
+{
+	int64_t role = param_int(req, "role");
+	if (role == target->role)
+		return 0;
+	if ((role == ROLE_OWNER || user_is_owner(target)) && !user_is_owner(req->user))
+		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization owner");
+	if (!user_is_admin(req->user))
+		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization administrator");
+	int last = user_is_last_owner(&req->uow, target);
+	if (last < 0)
+		return -1;
+	if (last)
+		return api_error(req, ERR_BAD_REQUEST,
+		                 "The owner permission cannot be removed from the only organization owner.");
+	return user_change_role(&req->uow, target, (int)role);
+}
+
+/* A blank or unchanged name is ignored; administrators are not bound by name_changes_disabled. */
+static int update_full_name(struct request *req, const struct user *target)
+{
+	const char *raw = param_str(req, "full_name");
+	const char *name = arena_strip(&req->arena, raw);
+	if (strcmp(raw, target->full_name) == 0 || name[0] == '\0')
+		return 0;
+	if (user_check_full_name(&req->uow, name) < 0)
+		return -1;
+	return strcmp(name, target->full_name) == 0 ? 0 : user_change_full_name(&req->uow, target, name);
+}
+
+static int update_email(struct request *req, const struct user *target, const char *email)
+{
+	if (strcmp(email, target->delivery_email) == 0)
+		return 0;
+	if (!user_email_is_valid(email))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid new email address.");
+	struct user *holder = user_by_email(&req->uow, req->realm->id, email);
+	if (holder != NULL)
+		return api_error(req, ERR_BAD_REQUEST, "New email value error: %s",
+		                 holder->is_active ? "Already has an account." : "Account has been deactivated.");
+	if (req->error)
+		return -1;
+	return user_change_email(&req->uow, target, email);
+}
+
+/* The reference's update_user_backend on a target the requester may administer. */
+static int update_user(struct request *req, const struct user *target)
+{
+	const char *new_email = param_present(req, "new_email") ? param_str(req, "new_email") : NULL;
+	if (new_email != NULL && (!req->user->can_change_user_emails || !user_is_admin(req->user)))
+		return api_error(req, ERR_BAD_REQUEST, "User not authorized to change user emails");
+	if (param_present(req, "role") && update_role(req, target) < 0)
+		return -1;
+	if (param_present(req, "full_name") && update_full_name(req, target) < 0)
+		return -1;
+	json_object *profile = param_present(req, "profile_data") ? param_json(req, "profile_data") : NULL;
+	if (profile != NULL && (profile_data_check(&req->uow, profile, req->user, true) < 0 ||
+	                        profile_data_apply(&req->uow, target, profile, true) < 0))
+		return -1;
+	return new_email != NULL ? update_email(req, target, new_email) : 0;
+}
+
+/* The reference validates role with the parameters, before it looks the target up. */
+static int check_role_param(struct request *req)
+{
+	if (param_present(req, "role") && !is_role(param_int(req, "role")))
+		return api_error(req, ERR_BAD_REQUEST, "Invalid role: Value error, Not in the list of possible values");
+	return 0;
+}
+
+/* PATCH /api/v1/users/{user_id} */
+int users_update(struct request *req)
+{
+	if (check_role_param(req) < 0)
+		return -1;
+	struct user *target = user_by_id_or_error(&req->uow, req->realm->id, param_int(req, "user_id"));
+	if (admin_access(req, target, true, true) < 0)
+		return -1;
+	return update_user(req, target);
+}
+
+/* PATCH /api/v1/users/{email} */
+int users_update_by_email(struct request *req)
+{
+	if (check_role_param(req) < 0)
+		return -1;
+	const char *email = param_str(req, "email");
+	int64_t id = user_placeholder_email_id(&req->uow, email);
+	struct user *target = id ? user_by_id_or_error(&req->uow, req->realm->id, id)
+	                         : user_by_email_or_error(&req->uow, req->realm->id, email);
+	/* A real address only finds users whose visibility setting shows it to the requester. */
+	if (target != NULL && id == 0 && !user_can_see_email(req->user, target))
+		return api_error(req, ERR_BAD_REQUEST, "No such user");
+	if (admin_access(req, target, true, true) < 0)
+		return -1;
+	return update_user(req, target);
+}
+
+/* DELETE /api/v1/users/{user_id} */
+int users_deactivate(struct request *req)
+{
+	struct user *target = user_by_id_or_error(&req->uow, req->realm->id, param_int(req, "user_id"));
+	if (admin_access(req, target, false, false) < 0)
+		return -1;
+	if (user_is_owner(target) && !user_is_owner(req->user))
+		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization owner");
+	int last = user_is_last_owner(&req->uow, target);
+	if (last < 0)
+		return -1;
+	if (last)
+		return api_error(req, ERR_BAD_REQUEST, "Cannot deactivate the only organization owner");
+	return user_deactivate(&req->uow, target);
+}
+
+/* CANNOT_DEACTIVATE_LAST_USER, with the reference's entity and is_last_owner. */
+static int last_user_error(struct request *req, bool is_last_owner)
+{
+	const char *entity = is_last_owner ? "organization owner" : "user";
+	api_error(req, ERR_CANNOT_DEACTIVATE_LAST_USER, "Cannot deactivate the only %s.", entity);
+	api_error_field(req, "entity", json_object_new_string(entity));
+	api_error_field(req, "is_last_owner", json_object_new_boolean(is_last_owner));
+	return -1;
+}
+
+/* DELETE /api/v1/users/me */
+int users_deactivate_own(struct request *req)
+{
+	int64_t active = user_active_count(&req->uow, req->realm->id);
+	if (active < 0)
+		return -1;
+	if (active == 1)
+		return last_user_error(req, false);
+	int last = user_is_last_owner(&req->uow, req->user);
+	if (last < 0)
+		return -1;
+	if (last)
+		return last_user_error(req, true);
+	return user_deactivate(&req->uow, req->user);
+}
+
+/* POST /api/v1/users/{user_id}/reactivate */
+int users_reactivate(struct request *req)
+{
+	struct user *target = user_by_id_or_error(&req->uow, req->realm->id, param_int(req, "user_id"));
+	if (admin_access(req, target, true, true) < 0)
+		return -1;
+	return user_reactivate(&req->uow, target);
 }

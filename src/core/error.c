@@ -36,6 +36,7 @@ static const struct err_info table[ERR_COUNT] = {
     [ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED] = {400, "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
                                                "You only have permission to move some messages in this topic."},
     [ERR_REQUEST_CONFUSING_VAR] = {400, "REQUEST_CONFUSING_VAR", "Can't decide between arguments"},
+    [ERR_CANNOT_DEACTIVATE_LAST_USER] = {400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only user."},
 };
 
 const struct err_info *err_info(enum err e)

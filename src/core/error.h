@@ -35,7 +35,8 @@ enum err {
 	/* 400 MOVE_MESSAGES_TIME_LIMIT_EXCEEDED, with first_message_id_allowed_to_move, total_messages_in_topic and
 	 * total_messages_allowed_to_move */
 	ERR_MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
-	ERR_REQUEST_CONFUSING_VAR, /* 400 REQUEST_CONFUSING_VAR, with var_name1 and var_name2 */
+	ERR_REQUEST_CONFUSING_VAR,       /* 400 REQUEST_CONFUSING_VAR, with var_name1 and var_name2 */
+	ERR_CANNOT_DEACTIVATE_LAST_USER, /* 400 CANNOT_DEACTIVATE_LAST_USER, with entity and is_last_owner */
 	ERR_COUNT
 };
 

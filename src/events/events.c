@@ -341,6 +341,9 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 		ok = narrow_matches(event, narrow);
 	if (ok && strcmp(type, "typing") == 0 && json_object_object_get_ex(event, "stream_id", &v))
 		ok = capability(caps, "stream_typing_notifications");
+	/* The legacy settings events go only to clients without user_settings_object (which get user_settings). */
+	if (ok && (strcmp(type, "update_display_settings") == 0 || strcmp(type, "update_global_notifications") == 0))
+		ok = !capability(caps, "user_settings_object");
 	if (ok && strcmp(type, "realm_linkifiers") == 0)
 		ok = capability(caps, "linkifier_url_template");
 	if (ok && strcmp(type, "user_group") == 0) {
@@ -363,6 +366,8 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 	return ok;
 }
 
+static int delete_queues_of(struct uow *uow, const char **queues, int nq);
+
 /* Pushes one event to the queues that accept it (two round trips: their settings, then the pushes). */
 static int publish_one(struct uow *uow, const struct pending_event *e)
 {
@@ -372,6 +377,8 @@ static int publish_one(struct uow *uow, const struct pending_event *e)
 		return -1;
 	if (nq == 0)
 		return 0;
+	if (e->flags & EV_DELETE_QUEUES)
+		return delete_queues_of(uow, queues, nq);
 	const char *const **cmds = arena_alloc(&uow->arena, (size_t)nq * sizeof(*cmds));
 	int *argcs = arena_alloc(&uow->arena, (size_t)nq * sizeof(*argcs));
 	struct rreply **meta = arena_alloc(&uow->arena, (size_t)nq * sizeof(*meta));
@@ -472,6 +479,15 @@ void events_outbox_clear(struct uow *uow)
 	uow->nevents = 0;
 	if (argc > 2 && redis_try_cmd(uow, argc, argv) == NULL)
 		log_publish_failure(uow, "mark published events in the outbox");
+}
+
+int events_commit(struct uow *uow)
+{
+	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
+		return -1;
+	events_publish(uow);
+	events_outbox_clear(uow);
+	return 0;
 }
 
 static struct db_stmt st_outbox_delete = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
@@ -842,6 +858,29 @@ static int delete_queue(struct uow *uow, const char *qid)
 	                 key(uow, qid, "applied"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), qid)
 	           ? 0
 	           : -1;
+}
+
+/* EV_DELETE_QUEUES: deletes the queues (after COMMIT, so a failure is logged and left to the queues' expiry). */
+static int delete_queues_of(struct uow *uow, const char **queues, int nq)
+{
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)nq * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)nq * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)nq * sizeof(*replies));
+	for (int i = 0; i < nq; i++) {
+		const char **argv = arena_alloc(&uow->arena, 9 * sizeof(*argv));
+		const char *qid = queues[i];
+		argv[0] = "EVAL";
+		argv[1] = delete_script;
+		argv[2] = "3";
+		argv[3] = key(uow, qid, "meta");
+		argv[4] = key(uow, qid, "events");
+		argv[5] = key(uow, qid, "applied");
+		argv[6] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid);
+		argv[7] = qid;
+		cmds[i] = argv;
+		argcs[i] = 8;
+	}
+	return redis_try_pipeline(uow, nq, argcs, cmds, replies);
 }
 
 int events_queue_delete(struct uow *uow, const char *queue_id)

@@ -26,6 +26,9 @@ struct uow;
 
 /* Flags for events_add(). */
 #define EV_ALL_PUBLIC 0x1u /* also to the organization's queues registered with all_public_streams */
+/* Not an event: when published, deletes every queue of the users (a deactivated account's), waking their polls,
+ * which then answer BAD_EVENT_QUEUE_ID. Recorded like an event, so that it happens after COMMIT and only then. */
+#define EV_DELETE_QUEUES 0x2u
 
 /*
  * Records event (a JSON object with at least "type"; the function takes a reference of its own) for the queues of
@@ -54,6 +57,12 @@ void events_outbox_clear(struct uow *uow);
  * what follows. Does nothing outside a transaction. 0 or -1 (error recorded).
  */
 int events_commit_step(struct uow *uow);
+/*
+ * What the pipeline does after a handler, for work that runs its own transaction (the reaper's scheduled messages):
+ * writes the recorded events to the outbox, commits, publishes them and marks their rows done. Returns 0, or -1
+ * with the error recorded (nothing committed).
+ */
+int events_commit(struct uow *uow);
 /*
  * For the reaper: deletes the outbox rows marked done, then publishes the rows older than two seconds (left by a
  * worker that stopped between COMMIT and marking them), claimed with FOR UPDATE SKIP LOCKED, in id order, and

@@ -950,6 +950,36 @@ int channel_folder_events_created(struct uow *uow, int64_t folder_id)
 	return users ? emit(uow, event, users, n) : -1;
 }
 
+int channel_events_peers(struct uow *uow, const char *op, const struct channel_sub *subs, int n)
+{
+	int na;
+	struct altered *a = by_channel(uow, subs, n, &na);
+	return peer_events(uow, op, a, na);
+}
+
+/* The channels of the user's realm it has metadata access to (st_metadata_users, from the user's side). */
+static struct db_stmt st_visible_channels =
+    DB_STMT("SELECT c.id FROM users u JOIN channels c ON c.realm_id = u.realm_id"
+            " WHERE u.id = $1 AND NOT c.is_archived AND (c.is_web_public OR (NOT c.invite_only AND u.role <> 600)"
+            "   OR EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = u.id AND s.active)"
+            "   OR (c.invite_only AND u.role <= 200)"
+            "   OR (c.invite_only AND u.role <> 600 AND (confab_group_contains(c.can_administer_channel_group_id, u.id)"
+            "     OR confab_group_contains(c.can_add_subscribers_group_id, u.id)"
+            "     OR confab_group_contains(c.can_subscribe_group_id, u.id))))"
+            " ORDER BY c.id");
+
+int64_t *channel_visible_ids(struct uow *uow, int64_t user_id, int *n)
+{
+	struct db_res *res = DB_EXEC(uow, &st_visible_channels, db_arg_int(uow, user_id));
+	if (res == NULL)
+		return NULL;
+	*n = db_rows(res);
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
+	for (int i = 0; i < *n; i++)
+		ids[i] = db_int(res, i, 0);
+	return ids;
+}
+
 int channel_folder_events_update(struct uow *uow, int64_t folder_id, json_object *data)
 {
 	json_object *event = new_event(uow, "channel_folder", "update");

@@ -300,6 +300,12 @@ int channel_events_property(struct uow *uow, int64_t channel_id, const char *pro
 /* stream update {property, value (taken), stream_id, name} to users. 0 or -1. */
 int channel_events_update(struct uow *uow, const struct channel *c, const char *property, json_object *value,
                           const int64_t *users, int n);
+/* op ("peer_add" or "peer_remove") for the subscriptions subs (n of them) to the channels' viewers, as after a
+ * subscription change (used when an account is deactivated or reactivated). 0 or -1. */
+int channel_events_peers(struct uow *uow, const char *op, const struct channel_sub *subs, int n);
+/* The ids of the unarchived channels of the user's organization it has metadata access to, ascending, in the
+ * arena; NULL on error. */
+int64_t *channel_visible_ids(struct uow *uow, int64_t user_id, int *n);
 /* Users who now see a private channel: stream create, then peer_add with its subscribers. 0 or -1. */
 int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *users, int n);
 /* Users who no longer see a channel: stream delete. 0 or -1. */

@@ -19,8 +19,11 @@
 #include "model/groups.h"
 #include "model/messages.h"
 #include "model/permissions.h"
+#include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/scheduled_messages.h"
 #include "model/user.h"
+#include "model/user_settings.h"
 #include "model/user_status.h"
 
 static bool want(const struct state_options *o, const char *type)
@@ -83,7 +86,6 @@ static const struct {
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
     {"saved_snippets", "saved_snippets", "[]"},
-    {"scheduled_messages", "scheduled_messages", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
     {"user_topic", "user_topics", "[]"},
     {"video_calls", "has_zoom_token", "false"},
@@ -129,6 +131,7 @@ static struct db_stmt st_realm = DB_STMT(
     "  'realm_enable_spectator_access', r.enable_spectator_access,"
     "  'realm_emails_restricted_to_domains', r.emails_restricted_to_domains,"
     "  'realm_invite_required', r.invite_required,"
+    "  'realm_name_changes_disabled', r.name_changes_disabled,"
     "  'realm_message_retention_days', COALESCE(r.message_retention_days, -1),"
     "  'realm_moderation_request_channel_id', COALESCE(r.moderation_request_channel_id, -1),"
     "  'realm_date_created', floor(extract(epoch FROM r.date_created))::bigint)::text,"
@@ -185,7 +188,6 @@ static const struct {
     {"realm_message_content_allowed_in_email_notifications", "true"},
     {"realm_message_edit_history_visibility_policy", "\"all\""},
     {"realm_allow_edit_history", "true"},
-    {"realm_name_changes_disabled", "false"},
     {"realm_push_notifications_enabled", "false"},
     {"realm_push_notifications_enabled_end_timestamp", "null"},
     {"realm_require_e2ee_push_notifications", "false"},
@@ -439,14 +441,12 @@ static void apply_left_settings(struct channel *c, const struct db_res *res, int
 		c->notifications[i] = db_val(res, row, 4 + i);
 }
 
-/* Clients without notification_settings_null get the user's defaults (all off) instead of null. */
-static void notification_defaults(json_object *sub)
+/* Clients without notification_settings_null get the user's defaults (enable_stream_*) instead of null. */
+static void notification_defaults(json_object *sub, json_object *defaults)
 {
-	static const char *const keys[] = {"desktop_notifications", "audible_notifications", "push_notifications",
-	                                   "email_notifications"};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (json_object_object_get(sub, keys[i]) == NULL)
-			json_object_object_add(sub, keys[i], json_object_new_boolean(false));
+	json_object_object_foreach (defaults, key, val)
+		if (json_object_object_get(sub, key) == NULL)
+			json_object_object_add(sub, key, json_object_get(val));
 }
 
 /* Metadata access through the channel's permission groups (the reference's has_metadata_access_via_groups). */
@@ -501,6 +501,9 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 	json_object *subscribers = o->subscribers != SUBSCRIBERS_NONE ? subscriber_map(uow) : NULL;
 	if (left == NULL || (o->subscribers != SUBSCRIBERS_NONE && subscribers == NULL))
 		return -1;
+	json_object *defaults = o->notification_settings_null ? NULL : user_settings_stream_defaults(uow);
+	if (!o->notification_settings_null && defaults == NULL)
+		return -1;
 	json_object *left_rows = left_map(uow, left), *row_index;
 	json_object *subs = json_object_new_array(), *unsubs = json_object_new_array(),
 	            *never = json_object_new_array();
@@ -529,7 +532,7 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 			subscription = false;
 		}
 		if (subscription && !o->notification_settings_null)
-			notification_defaults(obj);
+			notification_defaults(obj, defaults);
 		if (subscribers != NULL)
 			add_subscribers(uow, o, subscribers, c, obj);
 	}
@@ -839,6 +842,16 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 	return 0;
 }
 
+/* The user's undelivered scheduled messages (none for spectators). */
+static int add_scheduled_messages(struct uow *uow, json_object *out)
+{
+	json_object *list = scheduled_messages_json(uow);
+	if (list == NULL)
+		return -1;
+	json_object_object_add(out, "scheduled_messages", json_object_get(list));
+	return 0;
+}
+
 /* ---- user_status ---------------------------------------------------------------------------------------------- */
 
 static int add_user_status(struct uow *uow, json_object *out)
@@ -865,7 +878,15 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	}
 	if (add_channels(uow, o, out) < 0)
 		return -1;
+	if (want(o, "custom_profile_fields") && profile_fields_state(uow, uow->realm->id, out) < 0)
+		return -1;
+	if (user_settings_state(uow, want(o, "user_settings"),
+	                        want(o, "update_display_settings") && !o->user_settings_object,
+	                        want(o, "update_global_notifications") && !o->user_settings_object, out) < 0)
+		return -1;
 	if (want(o, "channel_folders") && add_channel_folders(uow, out) < 0)
+		return -1;
+	if (want(o, "scheduled_messages") && add_scheduled_messages(uow, out) < 0)
 		return -1;
 	if (want(o, "recent_private_conversations") && add_recent_private_conversations(uow, out) < 0)
 		return -1;

@@ -30,13 +30,15 @@ struct state_options {
 	bool include_deactivated_groups;
 	bool archived_channels;
 	bool empty_topic_name;
+	bool user_settings_object;
 };
 
 /*
  * Adds to out the keys of every fetch type named in o->fetch_types (unknown types are ignored): realm, realm_user,
  * realm_user_groups, subscription, stream, channel_folders, message, update_message_flags (with message),
- * recent_private_conversations, realm_linkifiers, realm_filters, navigation_views, saved_snippets, and the types
- * whose features do not exist yet with their empty values. Returns 0, or -1 with the error recorded.
+ * recent_private_conversations, realm_linkifiers, realm_filters, navigation_views, saved_snippets, scheduled_messages,
+ * user_settings (and the legacy update_display_settings, update_global_notifications), and the types whose features do
+ * not exist yet with their empty values. Returns 0, or -1 with the error recorded.
  */
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out);
 

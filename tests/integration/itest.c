@@ -1049,11 +1049,15 @@ int main(int argc, char **argv)
 	register_messages_tests();
 	register_message_edit_tests();
 	register_message_report_tests();
+	register_scheduled_messages_tests();
 	register_event_queue_tests();
 	register_events_tests();
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_user_admin_tests();
+	register_profile_fields_tests();
+	register_settings_tests();
 	register_retention_tests();
 	register_user_status_tests();
 	register_apns_tests();

@@ -217,11 +217,15 @@ void register_uploads_tests(void);
 void register_messages_tests(void);
 void register_message_edit_tests(void);
 void register_message_report_tests(void);
+void register_scheduled_messages_tests(void);
 void register_event_queue_tests(void);
 void register_events_tests(void);
 void register_register_tests(void);
 void register_typing_tests(void);
 void register_realm_tests(void);
+void register_user_admin_tests(void);
+void register_profile_fields_tests(void);
+void register_settings_tests(void);
 void register_user_status_tests(void);
 void register_apns_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */

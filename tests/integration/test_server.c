@@ -121,11 +121,11 @@ static void test_method_not_allowed(void)
 	EXPECT_HEADER(r, "Allow", "GET, POST, HEAD");
 	r = api_method("POST", &itest_owner, "/users/me");
 	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
-	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "HEAD");
-	EXPECT_HEADER(r, "Allow", "GET, HEAD");
-	r = api_method("PATCH", &itest_owner, fmt("/users/%lld", (long long)itest_owner.id));
+	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "DELETE", "HEAD");
+	EXPECT_HEADER(r, "Allow", "GET, DELETE, HEAD");
+	r = api_method("PUT", &itest_owner, fmt("/users/%lld", (long long)itest_owner.id));
 	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
-	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "HEAD");
+	EXPECT_STR_LIST(r->json, "allowed_methods", "GET", "PATCH", "DELETE", "HEAD");
 	/* The method is checked before authentication. */
 	r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users"});
 	EXPECT_ERROR(r, 405, NULL, "Method Not Allowed");
@@ -152,7 +152,7 @@ static void test_options(void)
 	EXPECT_HEADER(r, "Allow", "GET, HEAD, POST");
 	r = api_method("OPTIONS", &itest_owner, "/users/me");
 	EXPECT_STATUS(r, 204);
-	EXPECT_HEADER(r, "Allow", "GET, HEAD");
+	EXPECT_HEADER(r, "Allow", "DELETE, GET, HEAD");
 }
 
 /* ---- rate limiting ------------------------------------------------------------------------------------------ */

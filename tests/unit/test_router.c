@@ -55,7 +55,7 @@ static void test_router_method_not_allowed(void)
 	CU_ASSERT_STRING_EQUAL(req.header_values[0], "GET, POST, HEAD");
 	CU_ASSERT_PTR_NULL(find("POST", "/users/me"));
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(req.error_fields, "allowed_methods", &allowed));
-	CU_ASSERT_STRING_EQUAL(jsonx_string(allowed), "[\"GET\",\"HEAD\"]");
+	CU_ASSERT_STRING_EQUAL(jsonx_string(allowed), "[\"GET\",\"DELETE\",\"HEAD\"]");
 }
 
 static void test_router_head_is_get(void)
