@@ -37,6 +37,10 @@ int channels_list(struct request *req);
 int channels_get(struct request *req);
 int channels_members(struct request *req);
 int channels_topics(struct request *req);
+int channels_archive(struct request *req);
+/* default_streams.c */
+int default_streams_add(struct request *req);
+int default_streams_remove(struct request *req);
 /* subscriptions.c */
 int subscriptions_list(struct request *req);
 int subscriptions_add(struct request *req);
@@ -57,6 +61,9 @@ int navigation_views_list(struct request *req);
 int navigation_views_create(struct request *req);
 int navigation_views_update(struct request *req);
 int navigation_views_delete(struct request *req);
+/* channel_update.c */
+int channel_update(struct request *req);
+
 /* channel_folders.c */
 int channel_folders_create(struct request *req);
 int channel_folders_list(struct request *req);

@@ -6,6 +6,7 @@
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
+#include "model/channel_archive.h"
 #include "model/channels.h"
 #include "model/permissions.h"
 #include "model/realm.h"
@@ -105,4 +106,13 @@ int channels_topics(struct request *req)
 		json_object_array_add(topics, t);
 	}
 	return 0;
+}
+
+/* DELETE /api/v1/streams/{stream_id} */
+int channels_archive(struct request *req)
+{
+	struct channel *c = channel_admin_access_by_id(&req->uow, param_int(req, "stream_id"));
+	if (c == NULL)
+		return -1;
+	return channel_archive(&req->uow, c);
 }

@@ -135,29 +135,13 @@ static const char *report_content(struct request *req, const struct reported *r,
 
 static struct db_stmt st_moderation_channel =
     DB_STMT("SELECT COALESCE(moderation_request_channel_id, 0) FROM realms WHERE id = $1");
-static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
-
 /* Posts content as the Notification Bot to the channel, like the reference's internal_send_stream_message. */
 static int post_report(struct request *req, int64_t channel_id, const char *topic, const char *content)
 {
-	struct db_res *res = DB_EXEC(&req->uow, &st_notification_bot, db_arg_int(&req->uow, req->realm->id));
-	const struct user *bot = res ? user_by_id(&req->uow, req->realm->id, db_int(res, 0, 0)) : NULL;
-	const struct channel *c = bot ? channel_by_id(&req->uow, channel_id) : NULL;
+	const struct channel *c = channel_by_id(&req->uow, channel_id);
 	if (c == NULL)
 		return api_error(req, ERR_INTERNAL, NULL);
-	struct message_draft d = {
-	    .sender = bot,
-	    .channel = c,
-	    .topic = message_truncate_topic(&req->uow, topic),
-	    .client = "Internal",
-	    .skip_mention_checks = true,
-	};
-	if ((d.content = message_normalize_content(&req->uow, content, strlen(content))) == NULL)
-		return -1;
-	struct message_sent sent;
-	if (message_send(&req->uow, &d, &sent) < 0)
-		return -1;
-	return message_events_send(&req->uow, &d, &sent, NULL, NULL);
+	return message_send_notification(&req->uow, c, topic, content) == 0 ? -1 : 0;
 }
 
 /* POST /api/v1/messages/{message_id}/report */

@@ -127,6 +127,37 @@ static const struct param_spec channels_list_params[] = {
     END,
 };
 
+static const struct param_spec default_stream_params[] = {
+    {"stream_id", PT_INT, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec channel_update_params[] = {
+    {"stream_id", PT_INT, P_PATH, 0, NULL},
+    {"description", PT_STR, 0, 1024, NULL},
+    {"new_name", PT_STR, 0, 0, NULL},
+    {"is_private", PT_BOOL, P_NULL, 0, NULL},
+    {"is_web_public", PT_BOOL, P_NULL, 0, NULL},
+    {"history_public_to_subscribers", PT_BOOL, P_NULL, 0, NULL},
+    {"is_default_stream", PT_BOOL, P_NULL, 0, NULL},
+    {"message_retention_days", PT_LIMIT, P_NULL | P_UNLIMITED | P_REALM_DEFAULT, 0, NULL},
+    {"is_archived", PT_BOOL, P_NULL, 0, NULL},
+    {"topics_policy", PT_STR, 0, 0, NULL},
+    {"folder_id", PT_JSON, 0, 0, NULL},
+    {"can_add_subscribers_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_administer_channel_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_create_topic_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_delete_any_message_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_delete_own_message_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_move_messages_out_of_channel_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_move_messages_within_channel_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_remove_subscribers_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_resolve_topics_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_send_message_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    {"can_subscribe_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
+    END,
+};
+
 static const struct param_spec channel_id_params[] = {
     {"stream_id", PT_INT, P_PATH, 0, NULL},
     END,
@@ -153,6 +184,7 @@ static const struct param_spec subscriptions_add_params[] = {
     {"is_default_stream", PT_BOOL, 0, 0, "false"},
     {"history_public_to_subscribers", PT_BOOL, 0, 0, NULL},
     {"message_retention_days", PT_LIMIT, P_NULL | P_UNLIMITED | P_REALM_DEFAULT, 0, NULL},
+    {"is_archived", PT_BOOL, P_NULL, 0, NULL},
     {"topics_policy", PT_STR, 0, 0, NULL},
     {"folder_id", PT_INT, 0, 0, NULL},
     {"can_add_subscribers_group", PT_GROUP_SETTING, P_NULL, 0, NULL},
@@ -516,7 +548,11 @@ const struct route routes[] = {
     {"DELETE", "/users/me/apns_device_token", apns_token_remove, R_HUMAN | R_TXN, apns_token_remove_params},
     {"GET", "/streams", channels_list, 0, channels_list_params},
     {"GET", "/streams/{stream_id}", channels_get, 0, channel_id_params},
+    {"PATCH", "/streams/{stream_id}", channel_update, R_TXN, channel_update_params},
     {"GET", "/streams/{stream_id}/members", channels_members, 0, channel_id_params},
+    {"DELETE", "/streams/{stream_id}", channels_archive, R_TXN, channel_id_params},
+    {"POST", "/default_streams", default_streams_add, R_ADMIN | R_TXN, default_stream_params},
+    {"DELETE", "/default_streams", default_streams_remove, R_ADMIN | R_TXN, default_stream_params},
     {"POST", "/channel_folders/create", channel_folders_create, R_ADMIN | R_TXN, channel_folders_create_params},
     {"GET", "/channel_folders", channel_folders_list, 0, channel_folders_list_params},
     {"PATCH", "/channel_folders", channel_folders_reorder, R_ADMIN | R_TXN, channel_folders_reorder_params},

@@ -256,10 +256,9 @@ static int new_channel_settings(struct request *req, int64_t settings[CS_COUNT])
 	    DB_STMT("SELECT confab_unnamed_group($1, NULL, ARRAY[$2::bigint], ARRAY[]::bigint[])");
 	for (int i = 0; i < CS_COUNT; i++) {
 		const struct group_setting_value *value = param_group_setting(req, channel_setting_names[i]);
-		unsigned flags =
-		    i == CS_ADD_SUBSCRIBERS || i == CS_ADMINISTER || i == CS_SUBSCRIBE ? GS_NO_EVERYONE : 0;
 		if (value != NULL) {
-			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value->json, flags);
+			settings[i] = group_setting_store(&req->uow, channel_setting_names[i], value->json,
+			                                  channel_setting_flags[i]);
 		} else if (defaults[i] != NULL) {
 			settings[i] = group_system_id(&req->uow, req->realm->id, defaults[i]);
 		} else {
@@ -395,12 +394,6 @@ static struct id_pair *pairs_of(struct request *req, const struct db_res *res)
 	return p;
 }
 
-/* The reference's palette for new subscriptions. */
-static const char *const palette[] = {"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55",
-                                      "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a", "#94c849", "#bd86e5",
-                                      "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063", "#9987e1", "#e4523d",
-                                      "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462"};
-
 /* Adds one name to the list of key user_id in obj (a {"<user id>": [names]} map). */
 static void add_name(json_object *obj, int64_t user_id, const char *name)
 {
@@ -431,9 +424,8 @@ static int subscribe_all(struct request *req, const struct wanted *w, size_t n, 
 		const struct channel *c = w[i].channel;
 		json_object *pair = json_object_new_array();
 		json_object_array_add(pair, json_object_new_int64(c->id));
-		json_object_array_add(
-		    pair, json_object_new_string(w[i].color ? w[i].color
-		                                            : palette[c->id % (sizeof(palette) / sizeof(*palette))]));
+		json_object_array_add(pair,
+		                      json_object_new_string(w[i].color ? w[i].color : channel_default_color(c->id)));
 		json_object_array_add(channels, pair);
 	}
 	struct db_res *res = n == 0 ? NULL

@@ -10,6 +10,7 @@
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
+#include "model/default_channels.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -127,7 +128,7 @@ int users_create(struct request *req)
 	if (!user_password_is_strong(spec.password))
 		return api_error(req, ERR_BAD_REQUEST, "The password is too weak.");
 	int64_t id = user_create(&req->uow, req->realm->id, &spec);
-	if (id == 0 || user_events_created(&req->uow, id) < 0)
+	if (id == 0 || user_events_created(&req->uow, id) < 0 || default_channels_events_subscribed(&req->uow, id) < 0)
 		return -1;
 	json_object_object_add(request_result(req), "user_id", json_object_new_int64(id));
 	return 0;

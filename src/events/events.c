@@ -306,6 +306,22 @@ static bool in_id_list(json_object *list, int64_t id)
 	return false;
 }
 
+/*
+ * Archived channels (model/channel_archive.h): a client with archived_channels keeps the channel and gets its
+ * is_archived updates; the others get it deleted on archiving (_for_archiving) and created on unarchiving
+ * (_for_unarchiving) instead.
+ */
+static bool stream_accepted(json_object *event, bool archived_channels)
+{
+	json_object *v;
+	if (json_object_object_get_ex(event, "property", &v) && strcmp(json_object_get_string(v), "is_archived") == 0)
+		return archived_channels;
+	if (json_object_object_get_ex(event, "_for_archiving", &v) ||
+	    json_object_object_get_ex(event, "_for_unarchiving", &v))
+		return !archived_channels;
+	return true;
+}
+
 /* The reference's accepts_event: event_types, narrow, and the capability-dependent kinds. */
 static bool accepts(json_object *event, const char *types_json, const char *narrow_json, const char *caps_json)
 {
@@ -340,6 +356,8 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 		                                       json_object_object_get_ex(event, "_group_deactivated", &v)))
 			ok = capability(caps, "include_deactivated_groups");
 	}
+	if (ok && strcmp(type, "stream") == 0)
+		ok = stream_accepted(event, capability(caps, "archived_channels"));
 	if (ok && strcmp(type, "realm_user") == 0 && json_object_object_get_ex(event, "_inaccessible_user", &v))
 		ok = !capability(caps, "user_list_incomplete");
 	json_object_put(types);
@@ -491,6 +509,17 @@ static int outbox_delete_done(struct uow *uow)
 		if (r->n < OUTBOX_DONE_BATCH)
 			return deleted;
 	}
+}
+
+int events_commit_step(struct uow *uow)
+{
+	if (!uow->in_txn)
+		return 0;
+	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
+		return -1;
+	events_publish(uow);
+	events_outbox_clear(uow);
+	return db_begin(uow);
 }
 
 /* Rows old enough that their worker is not publishing them any more (it publishes right after COMMIT). */

@@ -51,6 +51,13 @@ void events_publish(struct uow *uow);
  * recorded events. A failure is logged (the reaper publishes the rows again, and the queues drop them). */
 void events_outbox_clear(struct uow *uow);
 /*
+ * For handlers that are not atomic, as the reference's (PATCH /streams/{id}: each setting is its own durable
+ * transaction): writes the events recorded so far to the outbox, commits the open transaction, publishes and
+ * clears them as the pipeline does after a handler, then begins a new transaction. A later error rolls back only
+ * what follows. Does nothing outside a transaction. 0 or -1 (error recorded).
+ */
+int events_commit_step(struct uow *uow);
+/*
  * What the pipeline does after a handler, for work that runs its own transaction (the reaper's scheduled messages):
  * writes the recorded events to the outbox, commits, publishes them and marks their rows done. Returns 0, or -1
  * with the error recorded (nothing committed).

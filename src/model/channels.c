@@ -11,6 +11,7 @@
 #include "events/events.h"
 #include "core/uow.h"
 #include "model/markdown.h"
+#include "model/groups.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -26,6 +27,13 @@ const char *const channel_setting_names[CS_COUNT] = {
     [CS_RESOLVE_TOPICS] = "can_resolve_topics_group",
     [CS_SEND_MESSAGE] = "can_send_message_group",
     [CS_SUBSCRIBE] = "can_subscribe_group",
+};
+
+/* The settings that grant metadata access refuse role:everyone (the reference's allow_everyone_group False). */
+const unsigned channel_setting_flags[CS_COUNT] = {
+    [CS_ADD_SUBSCRIBERS] = GS_NO_EVERYONE,
+    [CS_ADMINISTER] = GS_NO_EVERYONE,
+    [CS_SUBSCRIBE] = GS_NO_EVERYONE,
 };
 
 #define CHANNEL_FIELD(member, type, sql) DB_FIELD(struct channel, member, type)
@@ -123,7 +131,7 @@ struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content)
 }
 
 /* The deprecated stream_post_policy, derived from can_send_message_group when it is a system group. */
-static int stream_post_policy(const struct channel *c)
+int channel_stream_post_policy(const struct channel *c)
 {
 	if (strcmp(c->send_group_system_name, "role:administrators") == 0)
 		return 2;
@@ -187,7 +195,7 @@ json_object *channel_to_json(struct uow *uow, const struct channel *c)
 	                       c->first_message_is_null ? NULL : json_object_new_int64(c->first_message_id));
 	json_object_object_add(o, "folder_id", c->folder_id ? json_object_new_int64(c->folder_id) : NULL);
 	json_object_object_add(o, "topics_policy", json_object_new_string(c->topics_policy));
-	int policy = stream_post_policy(c);
+	int policy = channel_stream_post_policy(c);
 	json_object_object_add(o, "stream_post_policy", json_object_new_int(policy));
 	json_object_object_add(o, "is_announcement_only", json_object_new_boolean(policy == 2));
 	json_object_object_add(o, "is_recently_active", json_object_new_boolean(c->is_recently_active));
@@ -262,6 +270,17 @@ int64_t *channel_metadata_user_ids(struct uow *uow, int64_t channel_id, bool wit
 	for (int i = 0; i < *n; i++)
 		ids[i] = db_int(res, i, 0);
 	return ids;
+}
+
+/* The reference's palette for new subscriptions. */
+static const char *const palette[] = {"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55",
+                                      "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a", "#94c849", "#bd86e5",
+                                      "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063", "#9987e1", "#e4523d",
+                                      "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462"};
+
+const char *channel_default_color(int64_t channel_id)
+{
+	return palette[channel_id % (int64_t)(sizeof(palette) / sizeof(*palette))];
 }
 
 json_object *ids_json(const int64_t *ids, int n)
@@ -375,7 +394,6 @@ static int create_event(struct uow *uow, const struct channel *c, const int64_t 
 	json_object *event = new_event(uow, "stream", "create"), *streams = json_object_new_array();
 	json_object_array_add(streams, channel_to_json(uow, c));
 	json_object_object_add(event, "streams", streams);
-	json_object_object_add(event, "for_unarchiving", json_object_new_boolean(false));
 	return emit(uow, event, users, n);
 }
 
@@ -389,7 +407,6 @@ static int delete_event(struct uow *uow, const int64_t *channel_ids, int nchanne
 	}
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
-	json_object_object_add(event, "for_archiving", json_object_new_boolean(false));
 	return emit(uow, event, users, n);
 }
 

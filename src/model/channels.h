@@ -40,6 +40,8 @@ enum channel_setting {
 
 /* The API names of the settings ("can_add_subscribers_group", ...), indexed by enum channel_setting. */
 extern const char *const channel_setting_names[CS_COUNT];
+/* What each setting refuses (model/groups.h GS_* flags for group_setting_store()), indexed by enum channel_setting. */
+extern const unsigned channel_setting_flags[CS_COUNT];
 
 struct channel {
 	int64_t id;
@@ -218,6 +220,8 @@ struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int 
  * stream_weekly_traffic, subscriber_count and the eleven group settings). A new object.
  */
 json_object *channel_to_json(struct uow *uow, const struct channel *c);
+/* The deprecated stream_post_policy (1-4) derived from can_send_message_group when it is a system group. */
+int channel_stream_post_policy(const struct channel *c);
 /* Reads what a lookup (CHANNEL_SELECT_LOOKUP) left out; channel_to_json() does it for a copy when needed. 0 or -1. */
 int channel_complete(struct uow *uow, struct channel *c);
 
@@ -245,6 +249,9 @@ const struct id_pair *id_pairs_find(const struct id_pair *p, int n, int64_t user
  * ascending (the order of a loop over the distinct keys, each over its positions, in n log n rather than n^2).
  * An arena array of n. */
 int *ids_group_order(struct arena *a, const int64_t *keys, int n);
+
+/* The color of a new subscription to a channel when none is asked for (the reference's palette). A constant. */
+const char *channel_default_color(int64_t channel_id);
 
 /* A JSON array of n ids. A new object. */
 json_object *ids_json(const int64_t *ids, int n);

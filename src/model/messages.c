@@ -1480,3 +1480,47 @@ int message_events_flags(struct uow *uow, const char *op, const char *flag, cons
 	}
 	return events_add(uow, event, &uow->user->id, 1, 0);
 }
+
+static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
+
+static struct db_stmt st_notification_read =
+    DB_STMT("UPDATE user_messages SET flags = flags | 1 WHERE message_id = $1");
+
+/* message_send_notification(), read by every recipient when all_read (limit_unread_user_ids=set()). */
+static int64_t send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content,
+                                 bool all_read)
+{
+	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
+	const struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
+	if (bot == NULL) {
+		uow_error(uow, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
+		return 0;
+	}
+	struct message_draft d = {
+	    .sender = bot,
+	    .channel = c,
+	    .topic = message_truncate_topic(uow, topic),
+	    .client = "Internal",
+	    .skip_mention_checks = true,
+	};
+	struct message_sent sent;
+	if ((d.content = message_normalize_content(uow, content, strlen(content))) == NULL ||
+	    message_send(uow, &d, &sent) < 0 ||
+	    (all_read && DB_EXEC(uow, &st_notification_read, db_arg_int(uow, sent.id)) == NULL))
+		return 0;
+	for (int i = 0; all_read && i < sent.n_recipients; i++)
+		sent.recipients[i].flags |= MF_READ;
+	if (message_events_send(uow, &d, &sent, NULL, NULL) < 0)
+		return 0;
+	return sent.id;
+}
+
+int64_t message_send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content)
+{
+	return send_notification(uow, c, topic, content, false);
+}
+
+int64_t message_send_notification_read(struct uow *uow, const struct channel *c, const char *topic, const char *content)
+{
+	return send_notification(uow, c, topic, content, true);
+}

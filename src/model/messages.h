@@ -161,6 +161,15 @@ struct message_sent {
  */
 int message_send(struct uow *uow, const struct message_draft *d, struct message_sent *out);
 /*
+ * Sends content (raw Markdown) to channel c's topic as the organization's Notification Bot, as the reference's
+ * internal_send_stream_message: content normalized, topic truncated, client "Internal", mention checks skipped,
+ * the message events recorded. Returns the new message's id, or 0 with the error recorded.
+ */
+int64_t message_send_notification(struct uow *uow, const struct channel *c, const char *topic, const char *content);
+/* The same, already read by every recipient (the reference's limit_unread_user_ids=set(): archiving notices). */
+int64_t message_send_notification_read(struct uow *uow, const struct channel *c, const char *topic,
+                                       const char *content);
+/*
  * The rendering and mention checks of message_send() without storing anything, for edits: renders d->content with
  * d->sender's mentions and checks the wildcard mentions against d->channel and d->topic and the group mentions
  * (unless d->skip_mention_checks). Fills *md (arena). Returns 0 or -1 with the error recorded.

@@ -99,7 +99,8 @@ bool perm_realm(struct uow *uow, enum realm_setting s)
 
 bool perm_channel_administer(struct uow *uow, const struct channel *c)
 {
-	return user_is_admin(uow->user) || c->in_setting[CS_ADMINISTER];
+	/* can_administer_channel_group refuses role:everyone, so guests never hold it (even as direct members). */
+	return user_is_admin(uow->user) || (c->in_setting[CS_ADMINISTER] && !user_is_guest(uow->user));
 }
 
 bool perm_channel_send(struct uow *uow, const struct channel *c)

@@ -12,6 +12,7 @@
 #include "core/utf8.h"
 #include "events/events.h"
 #include "core/uow.h"
+#include "model/default_channels.h"
 #include "model/groups.h"
 #include "model/realm.h"
 
@@ -277,7 +278,11 @@ int64_t user_create(struct uow *uow, int64_t realm_id, const struct user_new *sp
 		uow_error(uow, ERR_BAD_REQUEST, "Email '%s' already in use", spec->email);
 		return 0;
 	}
-	return db_int(res, 0, 0);
+	int64_t id = db_int(res, 0, 0);
+	/* Humans join the organization's default channels. */
+	if (spec->bot_type == 0 && default_channels_subscribe(uow, realm_id, id) < 0)
+		return 0;
+	return id;
 }
 
 static struct db_stmt st_add_key = DB_STMT("INSERT INTO api_keys (key_hash, user_id) VALUES ($1, $2)");

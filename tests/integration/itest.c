@@ -1040,6 +1040,9 @@ int main(int argc, char **argv)
 	register_server_tests();
 	register_users_tests();
 	register_channels_tests();
+	register_channel_archive_tests();
+	register_default_channels_tests();
+	register_channel_update_tests();
 	register_channel_folders_tests();
 	register_user_groups_tests();
 	register_uploads_tests();

@@ -464,8 +464,7 @@ static void test_bulk_subscription_events(void)
 	CHECK(json_object_array_length(json_object_object_get(r->json, "removed")) == 2 * BULK_CHANNELS, "%s",
 	      r->body);
 	const char *own = fmt("[{\"type\":\"subscription\",\"op\":\"remove\",\"subscriptions\":[%s]},"
-	                      "{\"type\":\"stream\",\"op\":\"delete\",\"streams\":[%s],\"stream_ids\":[%s],"
-	                      "\"for_archiving\":false}]",
+	                      "{\"type\":\"stream\",\"op\":\"delete\",\"streams\":[%s],\"stream_ids\":[%s]}]",
 	                      removed, deleted, deleted_ids);
 	expect_queue(qb, own);
 	expect_queue(qc, own);

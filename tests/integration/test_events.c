@@ -372,7 +372,7 @@ static void test_subscribe_new_public_channel(void)
 		json_object *create = json_object_array_get_idx(ev, 0);
 		EXPECT_STR(create, "type", "stream");
 		EXPECT_STR(create, "op", "create");
-		EXPECT_BOOL(create, "for_unarchiving", false);
+		EXPECT_ABSENT(create, "for_unarchiving");
 		json_object *s = json_object_array_get_idx(jget(create, "streams"), 0);
 		EXPECT_INT(s, "stream_id", id);
 		EXPECT_STR(s, "name", ch);
@@ -473,7 +473,7 @@ static void test_unsubscribe(void)
 	EXPECT_EVENTS(qa, fmt("[{\"type\":\"subscription\",\"op\":\"remove\",\"subscriptions\":["
 	                      "{\"name\":\"%s\",\"stream_id\":%lld},{\"name\":\"%s\",\"stream_id\":%lld}]},"
 	                      "{\"type\":\"stream\",\"op\":\"delete\",\"streams\":[{\"stream_id\":%lld}],"
-	                      "\"stream_ids\":[%lld],\"for_archiving\":false}]",
+	                      "\"stream_ids\":[%lld]}]",
 	                      pub, (long long)pid, priv, (long long)vid, (long long)vid, (long long)vid));
 	EXPECT_EVENTS(qo, fmt("[{\"type\":\"subscription\",\"op\":\"peer_remove\",\"stream_ids\":[%lld],"
 	                      "\"user_ids\":[%lld]},"
@@ -730,7 +730,7 @@ static void test_group_grants_channel_metadata(void)
 	EXPECT_SUCCESS(
 	    api_post(z.o, fmt("/user_groups/%lld/members", (long long)gid), fmt("delete=[%lld]", (long long)z.b->id)));
 	EXPECT_EVENTS(qb, fmt("[{\"type\":\"stream\",\"op\":\"delete\",\"streams\":[{\"stream_id\":%lld}],"
-	                      "\"stream_ids\":[%lld],\"for_archiving\":false}]",
+	                      "\"stream_ids\":[%lld]}]",
 	                      (long long)id, (long long)id));
 }
 
