@@ -258,6 +258,17 @@ int64_t db_int(const struct db_res *res, int row, int col)
 	return strtoll(PQgetvalue(res->res, row, col), NULL, 10);
 }
 
+int64_t *db_ids(struct uow *uow, const struct db_res *res, int col, int *n)
+{
+	if (res == NULL)
+		return NULL;
+	*n = db_rows(res);
+	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
+	for (int i = 0; i < *n; i++)
+		ids[i] = db_int(res, i, col);
+	return ids;
+}
+
 bool db_bool(const struct db_res *res, int row, int col)
 {
 	return PQgetvalue(res->res, row, col)[0] == 't';

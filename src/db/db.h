@@ -62,6 +62,9 @@ const char *db_val(const struct db_res *res, int row, int col);
 bool db_null(const struct db_res *res, int row, int col);
 int64_t db_int(const struct db_res *res, int row, int col);
 bool db_bool(const struct db_res *res, int row, int col);
+/* Column col of every row as integers, in the arena (one spare slot); *n is the row count. NULL, *n untouched,
+ * for a NULL res (the failed query's error is recorded already). */
+int64_t *db_ids(struct uow *uow, const struct db_res *res, int col, int *n);
 
 /*
  * Rows read by name: a struct's columns are one list, written once as an X-macro of entries

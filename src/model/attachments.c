@@ -814,10 +814,8 @@ int attachments_of_message(struct uow *uow, int64_t message_id, int64_t **ids)
 	struct db_res *res = DB_EXEC(uow, &st_of_message, db_arg_int(uow, message_id));
 	if (res == NULL)
 		return -1;
-	int n = db_rows(res);
-	*ids = arena_alloc(&uow->arena, ((size_t)n + 1) * sizeof(**ids));
-	for (int i = 0; i < n; i++)
-		(*ids)[i] = db_int(res, i, 0);
+	int n;
+	*ids = db_ids(uow, res, 0, &n);
 	return n;
 }
 

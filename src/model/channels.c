@@ -263,13 +263,7 @@ int64_t *channel_metadata_user_ids(struct uow *uow, int64_t channel_id, bool wit
 {
 	struct db_res *res =
 	    DB_EXEC(uow, &st_metadata_users, db_arg_int(uow, channel_id), with_subscribers ? "true" : "false");
-	if (res == NULL)
-		return NULL;
-	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
-	for (int i = 0; i < *n; i++)
-		ids[i] = db_int(res, i, 0);
-	return ids;
+	return db_ids(uow, res, 0, n);
 }
 
 /* The reference's palette for new subscriptions. */
@@ -971,13 +965,7 @@ static struct db_stmt st_visible_channels =
 int64_t *channel_visible_ids(struct uow *uow, int64_t user_id, int *n)
 {
 	struct db_res *res = DB_EXEC(uow, &st_visible_channels, db_arg_int(uow, user_id));
-	if (res == NULL)
-		return NULL;
-	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
-	for (int i = 0; i < *n; i++)
-		ids[i] = db_int(res, i, 0);
-	return ids;
+	return db_ids(uow, res, 0, n);
 }
 
 int channel_folder_events_update(struct uow *uow, int64_t folder_id, json_object *data)

@@ -513,10 +513,7 @@ static int move_messages(struct uow *uow, const struct message_edit *e, struct i
 	            bool_arg(e->stream_edited));
 	if (res == NULL)
 		return -1;
-	moved->n = db_rows(res);
-	moved->v = arena_alloc(&uow->arena, (size_t)(moved->n + 1) * sizeof(int64_t));
-	for (int i = 0; i < moved->n; i++)
-		moved->v[i] = db_int(res, i, 0);
+	moved->v = db_ids(uow, res, 0, &moved->n);
 	return 0;
 }
 

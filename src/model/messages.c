@@ -1404,10 +1404,8 @@ int message_events_delete(struct uow *uow, const struct message_ref *m)
 	struct db_res *topic = res ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
 	if (topic == NULL || db_rows(topic) != 1)
 		return uow_error(uow, ERR_INTERNAL, NULL);
-	int n = db_rows(res);
-	int64_t *users = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*users));
-	for (int i = 0; i < n; i++)
-		users[i] = db_int(res, i, 0);
+	int n;
+	int64_t *users = db_ids(uow, res, 0, &n);
 	/* The reference moves first_message_id on when the channel's first message goes. */
 	if (c != NULL && !c->first_message_is_null && c->first_message_id == m->id &&
 	    channel_events_update(uow, c, "first_message_id",

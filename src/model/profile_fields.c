@@ -190,10 +190,8 @@ static int fields_event(struct uow *uow, int64_t realm_id)
 		json_object_put(fields);
 		return -1;
 	}
-	int n = db_rows(res);
-	int64_t *ids = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*ids));
-	for (int i = 0; i < n; i++)
-		ids[i] = db_int(res, i, 0);
+	int n;
+	int64_t *ids = db_ids(uow, res, 0, &n);
 	json_object *event = uow_own_json(uow, json_object_new_object());
 	json_object_object_add(event, "type", json_object_new_string("custom_profile_fields"));
 	json_object_object_add(event, "fields", fields);

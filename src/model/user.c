@@ -436,13 +436,7 @@ static struct db_stmt st_active_ids = DB_STMT("SELECT id FROM users WHERE realm_
 int64_t *user_active_ids(struct uow *uow, int64_t realm_id, int *n)
 {
 	struct db_res *res = DB_EXEC(uow, &st_active_ids, db_arg_int(uow, realm_id));
-	if (res == NULL)
-		return NULL;
-	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
-	for (int i = 0; i < *n; i++)
-		ids[i] = db_int(res, i, 0);
-	return ids;
+	return db_ids(uow, res, 0, n);
 }
 
 static struct db_stmt st_active_users =

@@ -39,23 +39,11 @@ int64_t user_active_count(struct uow *uow, int64_t realm_id)
 static struct db_stmt st_audience =
     DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND is_active AND ($2 OR role <> 600 OR id = $3) ORDER BY id");
 
-/* The ids of a one-column result, in the arena. */
-static int64_t *ids_of(struct uow *uow, struct db_res *res, int *n)
-{
-	if (res == NULL)
-		return NULL;
-	*n = db_rows(res);
-	int64_t *ids = arena_alloc(&uow->arena, (size_t)(*n + 1) * sizeof(*ids));
-	for (int i = 0; i < *n; i++)
-		ids[i] = db_int(res, i, 0);
-	return ids;
-}
-
 int64_t *user_access_audience(struct uow *uow, const struct user *target, int *n)
 {
 	const char *all = uow->realm->everyone_can_access_all_users ? "true" : "false";
-	return ids_of(
-	    uow, DB_EXEC(uow, &st_audience, db_arg_int(uow, target->realm_id), all, db_arg_int(uow, target->id)), n);
+	return db_ids(
+	    uow, DB_EXEC(uow, &st_audience, db_arg_int(uow, target->realm_id), all, db_arg_int(uow, target->id)), 0, n);
 }
 
 /* realm_user update {user_id, key: value} (value taken) to users. */
@@ -235,7 +223,7 @@ static struct db_stmt st_guests =
 static int peer_events_of(struct uow *uow, int64_t user_id, const char *op)
 {
 	int n;
-	int64_t *ids = ids_of(uow, DB_EXEC(uow, &st_subscribed, db_arg_int(uow, user_id)), &n);
+	int64_t *ids = db_ids(uow, DB_EXEC(uow, &st_subscribed, db_arg_int(uow, user_id)), 0, &n);
 	if (ids == NULL)
 		return -1;
 	struct channel_sub *subs = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*subs));
@@ -251,7 +239,7 @@ static int peer_events_of(struct uow *uow, int64_t user_id, const char *op)
 static int leave_groups_events(struct uow *uow, int64_t user_id, const int64_t *users, int nusers)
 {
 	int n;
-	int64_t *groups = ids_of(uow, DB_EXEC(uow, &st_named_groups, db_arg_int(uow, user_id)), &n);
+	int64_t *groups = db_ids(uow, DB_EXEC(uow, &st_named_groups, db_arg_int(uow, user_id)), 0, &n);
 	if (groups == NULL)
 		return -1;
 	for (int i = 0; i < n && nusers > 0; i++) {
@@ -275,8 +263,9 @@ static int deactivation_events(struct uow *uow, const struct user *target)
 	if (!uow->realm->everyone_can_access_all_users) {
 		/* Guests who may not see the account learn only that it left its groups. */
 		int n;
-		int64_t *guests = ids_of(
-		    uow, DB_EXEC(uow, &st_guests, db_arg_int(uow, target->realm_id), db_arg_int(uow, target->id)), &n);
+		int64_t *guests = db_ids(
+		    uow, DB_EXEC(uow, &st_guests, db_arg_int(uow, target->realm_id), db_arg_int(uow, target->id)), 0,
+		    &n);
 		if (guests == NULL || leave_groups_events(uow, target->id, guests, n) < 0)
 			return -1;
 	}
@@ -298,7 +287,7 @@ int user_deactivate(struct uow *uow, const struct user *target)
 		return 0;
 	/* Bots first, as the reference does. */
 	int n;
-	int64_t *bots = ids_of(uow, DB_EXEC(uow, &st_active_bots, db_arg_int(uow, target->id)), &n);
+	int64_t *bots = db_ids(uow, DB_EXEC(uow, &st_active_bots, db_arg_int(uow, target->id)), 0, &n);
 	if (bots == NULL)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -317,7 +306,7 @@ int user_reactivate(struct uow *uow, const struct user *target)
 	    peer_events_of(uow, target->id, "peer_add") < 0)
 		return -1;
 	int n;
-	int64_t *groups = ids_of(uow, DB_EXEC(uow, &st_named_groups, db_arg_int(uow, target->id)), &n);
+	int64_t *groups = db_ids(uow, DB_EXEC(uow, &st_named_groups, db_arg_int(uow, target->id)), 0, &n);
 	if (groups == NULL)
 		return -1;
 	json_object *ids = uow_own_json(uow, json_object_new_array());
