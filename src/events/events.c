@@ -89,6 +89,20 @@ int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int
 	return 0;
 }
 
+json_object *events_new(struct uow *uow, const char *type, const char *op)
+{
+	json_object *event = uow_own_json(uow, json_object_new_object());
+	json_object_object_add(event, "type", json_object_new_string(type));
+	if (op != NULL)
+		json_object_object_add(event, "op", json_object_new_string(op));
+	return event;
+}
+
+int events_add_some(struct uow *uow, json_object *event, const int64_t *user_ids, int n)
+{
+	return n > 0 ? events_add(uow, event, user_ids, n, 0) : 0;
+}
+
 /*
  * One statement for all the events of a request, in their order: nextval() runs in the order of the SELECT, so
  * the ids ascend with the events, and the outer ORDER BY returns them that way (RETURNING promises no order).

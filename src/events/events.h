@@ -36,6 +36,10 @@ struct uow;
  * are published in the order they were added. Returns 0 (the int is kept for callers that chain it).
  */
 int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int n, unsigned flags);
+/* A new event {"type": type, "op": op} (no "op" for a NULL op), owned by the uow. */
+json_object *events_new(struct uow *uow, const char *type, const char *op);
+/* events_add(uow, event, user_ids, n, 0) when n > 0; nothing is recorded for no users. Returns 0. */
+int events_add_some(struct uow *uow, json_object *event, const int64_t *user_ids, int n);
 /*
  * Writes the recorded events to the outbox in the request's open transaction (one statement, one row per event),
  * with the transaction's id; call it just before COMMIT. Does nothing outside a transaction. Returns 0, or -1 with

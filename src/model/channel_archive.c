@@ -46,19 +46,6 @@ static struct db_stmt st_unset_moderation =
     DB_STMT("UPDATE realms SET moderation_request_channel_id = NULL"
             " WHERE id = $1 AND moderation_request_channel_id = $2 RETURNING id");
 
-static json_object *new_event(struct uow *uow, const char *type, const char *op)
-{
-	json_object *event = uow_own_json(uow, json_object_new_object());
-	json_object_object_add(event, "type", json_object_new_string(type));
-	json_object_object_add(event, "op", json_object_new_string(op));
-	return event;
-}
-
-static int emit(struct uow *uow, json_object *event, const int64_t *users, int n)
-{
-	return n > 0 ? events_add(uow, event, users, n, 0) : 0;
-}
-
 /* The reference's maybe_set_moderation_or_announcement_channels_none (confab has only the moderation channel). */
 static int leave_moderation_channel(struct uow *uow, const struct channel *c)
 {
@@ -70,11 +57,11 @@ static int leave_moderation_channel(struct uow *uow, const struct channel *c)
 	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
 	if (users == NULL)
 		return -1;
-	json_object *event = new_event(uow, "realm", "update_dict"), *data = json_object_new_object();
+	json_object *event = events_new(uow, "realm", "update_dict"), *data = json_object_new_object();
 	json_object_object_add(event, "property", json_object_new_string("default"));
 	json_object_object_add(data, "moderation_request_channel_id", json_object_new_int64(-1));
 	json_object_object_add(event, "data", data);
-	return emit(uow, event, users, n);
+	return events_add_some(uow, event, users, n);
 }
 
 /* stream update is_archived (to clients with archived_channels: events/events.c). */
@@ -98,14 +85,14 @@ int channel_archive(struct uow *uow, struct channel *c)
 	if (is_archived_event(uow, c, true, users, n) < 0)
 		return -1;
 	/* send_stream_deletion_event(for_archiving=True): for the clients without archived_channels. */
-	json_object *event = new_event(uow, "stream", "delete"), *streams = json_object_new_array(),
+	json_object *event = events_new(uow, "stream", "delete"), *streams = json_object_new_array(),
 	            *s = json_object_new_object();
 	json_object_object_add(s, "stream_id", json_object_new_int64(c->id));
 	json_object_array_add(streams, s);
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "stream_ids", ids_json(&c->id, 1));
 	json_object_object_add(event, "_for_archiving", json_object_new_boolean(true));
-	if (emit(uow, event, users, n) < 0)
+	if (events_add_some(uow, event, users, n) < 0)
 		return -1;
 	const char *content = arena_printf(&uow->arena, "Channel #**%s** has been archived.", c->name);
 	return channel_events_notice(uow, c, content, true) ? 0 : -1;
@@ -134,11 +121,11 @@ int channel_unarchive(struct uow *uow, struct channel *c)
 	if (users == NULL || is_archived_event(uow, c, false, users, n) < 0)
 		return -1;
 	/* send_stream_creation_event(for_unarchiving=True): for the clients without archived_channels. */
-	json_object *event = new_event(uow, "stream", "create"), *streams = json_object_new_array();
+	json_object *event = events_new(uow, "stream", "create"), *streams = json_object_new_array();
 	json_object_array_add(streams, channel_to_json(uow, c));
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "_for_unarchiving", json_object_new_boolean(true));
-	if (emit(uow, event, users, n) < 0)
+	if (events_add_some(uow, event, users, n) < 0)
 		return -1;
 	const char *content = arena_printf(&uow->arena, "Channel #**%s** has been unarchived.", c->name);
 	return channel_events_notice(uow, c, content, false) ? 0 : -1;

@@ -369,31 +369,18 @@ int *ids_group_order(struct arena *a, const int64_t *keys, int n)
 	return order;
 }
 
-static json_object *new_event(struct uow *uow, const char *type, const char *op)
-{
-	json_object *event = uow_own_json(uow, json_object_new_object());
-	json_object_object_add(event, "type", json_object_new_string(type));
-	json_object_object_add(event, "op", json_object_new_string(op));
-	return event;
-}
-
-static int emit(struct uow *uow, json_object *event, const int64_t *users, int n)
-{
-	return n > 0 ? events_add(uow, event, users, n, 0) : 0;
-}
-
 /* stream create with c as it is in memory (the reference's stream_to_dict of the object it holds). */
 static int create_event(struct uow *uow, const struct channel *c, const int64_t *users, int n)
 {
-	json_object *event = new_event(uow, "stream", "create"), *streams = json_object_new_array();
+	json_object *event = events_new(uow, "stream", "create"), *streams = json_object_new_array();
 	json_object_array_add(streams, channel_to_json(uow, c));
 	json_object_object_add(event, "streams", streams);
-	return emit(uow, event, users, n);
+	return events_add_some(uow, event, users, n);
 }
 
 static int delete_event(struct uow *uow, const int64_t *channel_ids, int nchannels, const int64_t *users, int n)
 {
-	json_object *event = new_event(uow, "stream", "delete"), *streams = json_object_new_array();
+	json_object *event = events_new(uow, "stream", "delete"), *streams = json_object_new_array();
 	for (int i = 0; i < nchannels; i++) {
 		json_object *s = json_object_new_object();
 		json_object_object_add(s, "stream_id", json_object_new_int64(channel_ids[i]));
@@ -401,27 +388,27 @@ static int delete_event(struct uow *uow, const int64_t *channel_ids, int nchanne
 	}
 	json_object_object_add(event, "streams", streams);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
-	return emit(uow, event, users, n);
+	return events_add_some(uow, event, users, n);
 }
 
 static int peer_event(struct uow *uow, const char *op, const int64_t *channel_ids, int nchannels,
                       const int64_t *altered, int naltered, const int64_t *users, int n)
 {
-	json_object *event = new_event(uow, "subscription", op);
+	json_object *event = events_new(uow, "subscription", op);
 	json_object_object_add(event, "stream_ids", ids_json(channel_ids, nchannels));
 	json_object_object_add(event, "user_ids", ids_json(altered, naltered));
-	return emit(uow, event, users, n);
+	return events_add_some(uow, event, users, n);
 }
 
 int channel_events_update(struct uow *uow, const struct channel *c, const char *property, json_object *value,
                           const int64_t *users, int n)
 {
-	json_object *event = new_event(uow, "stream", "update");
+	json_object *event = events_new(uow, "stream", "update");
 	json_object_object_add(event, "property", json_object_new_string(property));
 	json_object_object_add(event, "value", value);
 	json_object_object_add(event, "stream_id", json_object_new_int64(c->id));
 	json_object_object_add(event, "name", json_object_new_string(c->name));
-	return emit(uow, event, users, n);
+	return events_add_some(uow, event, users, n);
 }
 
 int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *users, int n)
@@ -432,11 +419,11 @@ int channel_events_gained(struct uow *uow, int64_t channel_id, const int64_t *us
 		return uow_error(uow, ERR_INTERNAL, NULL);
 	if (create_event(uow, c, users, n) < 0)
 		return -1;
-	json_object *event = new_event(uow, "subscription", "peer_add"), *ids = json_object_new_array();
+	json_object *event = events_new(uow, "subscription", "peer_add"), *ids = json_object_new_array();
 	json_object_array_add(ids, json_object_new_int64(channel_id));
 	json_object_object_add(event, "stream_ids", ids);
 	json_object_object_add(event, "user_ids", json_object_get(subscribers));
-	return emit(uow, event, users, n);
+	return events_add_some(uow, event, users, n);
 }
 
 int channel_events_lost(struct uow *uow, int64_t channel_id, const int64_t *users, int n)
@@ -831,7 +818,7 @@ static int add_events(struct uow *uow, const struct channel_changes *ch, const s
 	int *order = ids_group_order(&uow->arena, keys, ch->nsubs);
 	for (int i = 0; i < ch->nsubs;) {
 		int64_t user = keys[order[i]];
-		json_object *event = new_event(uow, "subscription", "add"), *list = json_object_new_array();
+		json_object *event = events_new(uow, "subscription", "add"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		for (; i < ch->nsubs && keys[order[i]] == user; i++) {
 			json_object *sub = subscription_of(uow, st, &ch->subs[order[i]]);
@@ -839,7 +826,7 @@ static int add_events(struct uow *uow, const struct channel_changes *ch, const s
 				return uow_error(uow, ERR_INTERNAL, NULL);
 			json_object_array_add(list, sub);
 		}
-		if (emit(uow, event, &user, 1) < 0)
+		if (events_add_some(uow, event, &user, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -884,7 +871,7 @@ int channel_events_unsubscribe(struct uow *uow, const struct channel_sub *remove
 	int *order = ids_group_order(&uow->arena, keys, n);
 	for (int i = 0; i < n;) {
 		int64_t user = keys[order[i]];
-		json_object *event = new_event(uow, "subscription", "remove"), *list = json_object_new_array();
+		json_object *event = events_new(uow, "subscription", "remove"), *list = json_object_new_array();
 		json_object_object_add(event, "subscriptions", list);
 		int nlost = 0;
 		for (; i < n && keys[order[i]] == user; i++) {
@@ -897,7 +884,8 @@ int channel_events_unsubscribe(struct uow *uow, const struct channel_sub *remove
 				lost[nlost++] = c->id;
 		}
 		/* Unsubscribing from a channel one may not otherwise see removes it (the reference's stream delete). */
-		if (emit(uow, event, &user, 1) < 0 || (nlost && delete_event(uow, lost, nlost, &user, 1) < 0))
+		if (events_add_some(uow, event, &user, 1) < 0 ||
+		    (nlost && delete_event(uow, lost, nlost, &user, 1) < 0))
 			return -1;
 	}
 	struct altered *a = by_channel(uow, removed, n, &na);
@@ -910,7 +898,7 @@ int channel_events_property(struct uow *uow, int64_t channel_id, const char *pro
 	bool muting = strcmp(property, "is_muted") == 0 || strcmp(property, "in_home_view") == 0;
 	bool muted = muting && json_object_get_boolean(value) == (strcmp(property, "is_muted") == 0);
 	for (int k = muting ? 0 : 1; k < 2; k++) {
-		json_object *event = new_event(uow, "subscription", "update");
+		json_object *event = events_new(uow, "subscription", "update");
 		json_object_object_add(event, "property",
 		                       json_object_new_string(!muting  ? property
 		                                              : k == 0 ? "in_home_view"
@@ -920,7 +908,7 @@ int channel_events_property(struct uow *uow, int64_t channel_id, const char *pro
 		                       : k == 0 ? json_object_new_boolean(!muted)
 		                                : json_object_new_boolean(muted));
 		json_object_object_add(event, "stream_id", json_object_new_int64(channel_id));
-		if (emit(uow, event, &uow->user->id, 1) < 0)
+		if (events_add_some(uow, event, &uow->user->id, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -937,11 +925,11 @@ int channel_folder_events_created(struct uow *uow, int64_t folder_id)
 	json_object *folder = NULL;
 	if (res == NULL || db_rows(res) != 1 || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &folder) < 0)
 		return uow_error(uow, ERR_INTERNAL, NULL);
-	json_object *event = new_event(uow, "channel_folder", "add");
+	json_object *event = events_new(uow, "channel_folder", "add");
 	json_object_object_add(event, "channel_folder", folder);
 	int n;
 	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
-	return users ? emit(uow, event, users, n) : -1;
+	return users ? events_add_some(uow, event, users, n) : -1;
 }
 
 int channel_events_peers(struct uow *uow, const char *op, const struct channel_sub *subs, int n)
@@ -970,19 +958,19 @@ int64_t *channel_visible_ids(struct uow *uow, int64_t user_id, int *n)
 
 int channel_folder_events_update(struct uow *uow, int64_t folder_id, json_object *data)
 {
-	json_object *event = new_event(uow, "channel_folder", "update");
+	json_object *event = events_new(uow, "channel_folder", "update");
 	json_object_object_add(event, "channel_folder_id", json_object_new_int64(folder_id));
 	json_object_object_add(event, "data", data);
 	int n;
 	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
-	return users ? emit(uow, event, users, n) : -1;
+	return users ? events_add_some(uow, event, users, n) : -1;
 }
 
 int channel_folder_events_reorder(struct uow *uow, const int64_t *order, int norder)
 {
-	json_object *event = new_event(uow, "channel_folder", "reorder");
+	json_object *event = events_new(uow, "channel_folder", "reorder");
 	json_object_object_add(event, "order", ids_json(order, norder));
 	int n;
 	int64_t *users = user_active_ids(uow, uow->realm->id, &n);
-	return users ? emit(uow, event, users, n) : -1;
+	return users ? events_add_some(uow, event, users, n) : -1;
 }

@@ -73,10 +73,7 @@ json_object *personal_navigation_views_json(struct uow *uow, int64_t user_id)
 
 json_object *personal_new_event(struct uow *uow, const char *type, const char *op)
 {
-	json_object *event = uow_own_json(uow, json_object_new_object());
-	json_object_object_add(event, "type", json_object_new_string(type));
-	json_object_object_add(event, "op", json_object_new_string(op));
-	return event;
+	return events_new(uow, type, op);
 }
 
 int personal_event(struct uow *uow, json_object *event, int64_t user_id)

@@ -345,19 +345,10 @@ static const char *api_email(struct uow *uow, int vis)
 	return arena_printf(&uow->arena, "user%lld@%s", (long long)me->id, realm_fake_email_domain(uow, uow->realm));
 }
 
-static json_object *new_event(struct uow *uow, const char *type, const char *op)
-{
-	json_object *e = uow_own_json(uow, json_object_new_object());
-	json_object_object_add(e, "type", json_object_new_string(type));
-	if (op != NULL)
-		json_object_object_add(e, "op", json_object_new_string(op));
-	return e;
-}
-
 /* A realm_user update with person (whose user_id is added first) for ids (nothing when n is 0). */
 static int person_event(struct uow *uow, json_object *person, const int64_t *ids, int n)
 {
-	json_object *e = new_event(uow, "realm_user", "update"), *p = json_object_new_object();
+	json_object *e = events_new(uow, "realm_user", "update"), *p = json_object_new_object();
 	json_object_object_add(p, "user_id", json_object_new_int64(uow->user->id));
 	json_object_object_foreach (person, key, val)
 		json_object_object_add(p, key, json_object_get(val));
@@ -445,21 +436,21 @@ static int own_events(struct uow *uow, const struct user_setting_value *v, int v
 {
 	const struct setting *s = &settings[v->index];
 	int64_t me = uow->user->id;
-	json_object *e = new_event(uow, "user_settings", "update");
+	json_object *e = events_new(uow, "user_settings", "update");
 	json_object_object_add(e, "property", json_object_new_string(s->name));
 	json_object_object_add(e, "value", value_json(s, v));
 	if (s->kind == US_LANGUAGE)
 		json_object_object_add(e, "language_name", json_object_new_string(language_name(v->s)));
 	events_add(uow, e, &me, 1, 0);
 	if (s->legacy & US_LEGACY_NOTIFICATION) {
-		e = new_event(uow, "update_global_notifications", NULL);
+		e = events_new(uow, "update_global_notifications", NULL);
 		json_object_object_add(e, "user", json_object_new_string(api_email(uow, vis)));
 		json_object_object_add(e, "notification_name", json_object_new_string(s->name));
 		json_object_object_add(e, "setting", value_json(s, v));
 		events_add(uow, e, &me, 1, 0);
 	}
 	if (s->legacy & US_LEGACY_DISPLAY) {
-		e = new_event(uow, "update_display_settings", NULL);
+		e = events_new(uow, "update_display_settings", NULL);
 		json_object_object_add(e, "user", json_object_new_string(api_email(uow, vis)));
 		json_object_object_add(e, "setting_name", json_object_new_string(s->name));
 		json_object_object_add(e, "setting", value_json(s, v));
