@@ -95,17 +95,26 @@ static int add_view(struct request *req, const char *fragment, bool is_pinned, c
 	return add_event(req, db_val(res, 0, 0));
 }
 
+/* The optional name parameter (NULL when absent); -1 when it is blank, or given for a built-in view. */
+static int name_param(struct request *req, const char *fragment, const char **name)
+{
+	*name = NULL;
+	if (param_present(req, "name") && (*name = nonblank(req, "name", param_str(req, "name"))) == NULL)
+		return -1;
+	if (is_built_in(fragment) && *name != NULL)
+		return api_error(req, ERR_BAD_REQUEST, "Built-in views cannot have a custom name.");
+	return 0;
+}
+
 /* POST /api/v1/navigation_views */
 int navigation_views_create(struct request *req)
 {
 	const char *fragment = nonblank(req, "fragment", param_str(req, "fragment"));
 	if (fragment == NULL)
 		return -1;
-	const char *name = NULL;
-	if (param_present(req, "name") && (name = nonblank(req, "name", param_str(req, "name"))) == NULL)
+	const char *name;
+	if (name_param(req, fragment, &name) < 0)
 		return -1;
-	if (is_built_in(fragment) && name != NULL)
-		return api_error(req, ERR_BAD_REQUEST, "Built-in views cannot have a custom name.");
 	if (!is_built_in(fragment) && name == NULL)
 		return api_error(req, ERR_BAD_REQUEST, "Custom views must have a valid name.");
 	return add_view(req, fragment, param_bool(req, "is_pinned"), name);
@@ -136,11 +145,9 @@ int navigation_views_update(struct request *req)
 	const char *fragment = path_fragment(req);
 	if (fragment == NULL)
 		return -1;
-	const char *name = NULL;
-	if (param_present(req, "name") && (name = nonblank(req, "name", param_str(req, "name"))) == NULL)
+	const char *name;
+	if (name_param(req, fragment, &name) < 0)
 		return -1;
-	if (is_built_in(fragment) && name != NULL)
-		return api_error(req, ERR_BAD_REQUEST, "Built-in views cannot have a custom name.");
 	const char *uid = db_arg_int(&req->uow, req->user->id);
 	struct db_res *res = name ? DB_EXEC(&req->uow, &st_name_used, uid, name) : NULL;
 	if (name != NULL && res == NULL)

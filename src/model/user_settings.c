@@ -431,6 +431,18 @@ static int timezone_event(struct uow *uow, const char *tz, int vis)
 	return person_event(uow, p, ids_of(uow, viewers, n), n);
 }
 
+/* A legacy update_global_notifications / update_display_settings event: {user, <key>: the name, setting}. */
+static json_object *legacy_event(struct uow *uow, const char *type, const char *key, const struct user_setting_value *v,
+                                 int vis)
+{
+	const struct setting *s = &settings[v->index];
+	json_object *e = events_new(uow, type, NULL);
+	json_object_object_add(e, "user", json_object_new_string(api_email(uow, vis)));
+	json_object_object_add(e, key, json_object_new_string(s->name));
+	json_object_object_add(e, "setting", value_json(s, v));
+	return e;
+}
+
 /* user_settings update, then the legacy event of the setting's kind; all to the user's own queues. */
 static int own_events(struct uow *uow, const struct user_setting_value *v, int vis)
 {
@@ -442,18 +454,11 @@ static int own_events(struct uow *uow, const struct user_setting_value *v, int v
 	if (s->kind == US_LANGUAGE)
 		json_object_object_add(e, "language_name", json_object_new_string(language_name(v->s)));
 	events_add(uow, e, &me, 1, 0);
-	if (s->legacy & US_LEGACY_NOTIFICATION) {
-		e = events_new(uow, "update_global_notifications", NULL);
-		json_object_object_add(e, "user", json_object_new_string(api_email(uow, vis)));
-		json_object_object_add(e, "notification_name", json_object_new_string(s->name));
-		json_object_object_add(e, "setting", value_json(s, v));
-		events_add(uow, e, &me, 1, 0);
-	}
+	if (s->legacy & US_LEGACY_NOTIFICATION)
+		events_add(uow, legacy_event(uow, "update_global_notifications", "notification_name", v, vis), &me, 1,
+		           0);
 	if (s->legacy & US_LEGACY_DISPLAY) {
-		e = events_new(uow, "update_display_settings", NULL);
-		json_object_object_add(e, "user", json_object_new_string(api_email(uow, vis)));
-		json_object_object_add(e, "setting_name", json_object_new_string(s->name));
-		json_object_object_add(e, "setting", value_json(s, v));
+		e = legacy_event(uow, "update_display_settings", "setting_name", v, vis);
 		if (s->kind == US_LANGUAGE)
 			json_object_object_add(e, "language_name", json_object_new_string(language_name(v->s)));
 		events_add(uow, e, &me, 1, 0);
