@@ -257,6 +257,14 @@ static struct field *field_or_error(struct uow *uow, int64_t id)
 	return f;
 }
 
+/* The field of data[i] (an entry whose shape was checked), or NULL with the error recorded; *value its "value". */
+static struct field *entry_field(struct uow *uow, json_object *data, size_t i, json_object **value)
+{
+	json_object *entry = json_object_array_get_idx(data, i);
+	*value = json_object_object_get(entry, "value");
+	return field_or_error(uow, json_object_get_int64(json_object_object_get(entry, "id")));
+}
+
 /* YYYY-MM-DD naming a real day (Python's strptime with "%Y-%m-%d", printed back identically). */
 static bool is_date(const char *s)
 {
@@ -390,9 +398,8 @@ int profile_data_check(struct uow *uow, json_object *data, const struct user *ac
 		if (check_entry_shape(uow, json_object_array_get_idx(data, i), i, var) < 0)
 			return -1;
 	for (size_t i = 0; i < json_object_array_length(data); i++) {
-		json_object *entry = json_object_array_get_idx(data, i);
-		json_object *value = json_object_object_get(entry, "value");
-		struct field *f = field_or_error(uow, json_object_get_int64(json_object_object_get(entry, "id")));
+		json_object *value;
+		struct field *f = entry_field(uow, data, i, &value);
 		if (f == NULL)
 			return -1;
 		if (!user_is_admin(acting) && !f->editable_by_user)
@@ -462,9 +469,8 @@ static int set_value(struct uow *uow, const struct user *target, const struct fi
 int profile_data_apply(struct uow *uow, const struct user *target, json_object *data, bool allow_remove)
 {
 	for (size_t i = 0; i < json_object_array_length(data); i++) {
-		json_object *entry = json_object_array_get_idx(data, i);
-		json_object *value = json_object_object_get(entry, "value");
-		struct field *f = field_or_error(uow, json_object_get_int64(json_object_object_get(entry, "id")));
+		json_object *value;
+		struct field *f = entry_field(uow, data, i, &value);
 		if (f == NULL)
 			return -1;
 		if (allow_remove && is_removal(value)) {
