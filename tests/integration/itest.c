@@ -432,6 +432,20 @@ json_object *queue_drain(struct queue *q)
 	return out;
 }
 
+void expect_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line)
+{
+	json_object *w = json_tokener_parse(want);
+	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
+	itest_check(json_object_equal(got, w), false, file, line, "user %lld: expected events %s\n      got %s",
+	            (long long)u->id, want, jtext(got));
+	json_object_put(w);
+}
+
+void expect_events_at(struct queue *q, const char *want, const char *file, int line)
+{
+	expect_json_at(queue_drain(q), want, q->u, file, line);
+}
+
 /* ---- HTTP --------------------------------------------------------------------------------------------------- */
 
 void itest_http_after_fork(void)
@@ -830,9 +844,27 @@ static char *random_password(void)
 	return keep(p);
 }
 
+static unsigned channel_counter;
+
 char *unique_email(const char *tag)
 {
 	return fmt("it-%s-%s-%d@example.com", tag, run_id, ++counter);
+}
+
+char *unique_channel_name(const char *tag)
+{
+	return fmt("%s-%u-%ld", tag, ++channel_counter, (long)getpid());
+}
+
+int64_t create_channel_with(const struct user *u, const char *name, const char *extra)
+{
+	char *form = fmt("subscriptions=%s%s%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)), extra ? "&" : "",
+	                 extra ? extra : "");
+	struct resp *r = api_post(u, "/users/me/subscriptions", form);
+	EXPECT_SUCCESS(r);
+	char *id = psql_ok("SELECT id FROM channels WHERE name = '%s'", name);
+	REQUIRE(id != NULL && *id, "channel %s was not created: %s", name, r->body);
+	return strtoll(id, NULL, 10);
 }
 
 char *realm_host(const char *realm)

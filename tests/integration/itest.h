@@ -59,6 +59,10 @@ struct user *new_realm(void);
 void deactivate_user(const struct user *u);
 /* A unique lowercase e-mail address for this run. */
 char *unique_email(const char *tag);
+/* A unique channel name for this run. */
+char *unique_channel_name(const char *tag);
+/* Creates (and subscribes u to) a channel with extra form fields (NULL for none); returns its id. */
+int64_t create_channel_with(const struct user *u, const char *name, const char *extra);
 /* A JSON list of n copies of item, "%zu" in item (if any) replaced by the index: "[1,1]"; freed after the test. */
 char *json_list(size_t n, const char *item);
 /* The Host header value that selects realm ("" = the root organization: CONFAB_URL's host[:port]). */
@@ -191,6 +195,12 @@ struct queue *queue_register(const struct user *u, const char *form);
 /* The events since the last call, in order, heartbeats left out and ids removed (ids must increase); acknowledges
  * them. Owned by the current test. */
 json_object *queue_drain(struct queue *q);
+/* got (events of u) equals want (a JSON list text); a bad want stops the test. */
+void expect_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line);
+/* The queue holds exactly the events of want (a JSON list text), in order; drains it. */
+void expect_events_at(struct queue *q, const char *want, const char *file, int line);
+#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
+#define EXPECT_NO_EVENTS(q)    expect_events_at((q), "[]", __FILE__, __LINE__)
 
 /* ---- suites ------------------------------------------------------------------------------------------------- */
 

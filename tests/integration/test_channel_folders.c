@@ -46,17 +46,6 @@ static struct queue *folder_queue(const struct user *u)
 	return queue_register(u, fmt("event_types=%s", url_encode("[\"channel_folder\"]")));
 }
 
-/* The queue holds exactly the events of want (a JSON list text), in order. */
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
-{
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want, jtext(got));
-	json_object_put(w);
-}
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-#define EXPECT_NO_EVENTS(q)    expect_events_at((q), "[]", __FILE__, __LINE__)
-
 static json_object *find_folder(json_object *list, int64_t id)
 {
 	for (size_t i = 0; list != NULL && i < json_object_array_length(list); i++)

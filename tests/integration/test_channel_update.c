@@ -14,25 +14,6 @@
 
 #include "itest.h"
 
-static unsigned counter;
-
-static char *channel_name(const char *tag)
-{
-	return fmt("%s-%u-%ld", tag, ++counter, (long)getpid());
-}
-
-/* Creates (and subscribes u to) a channel with extra form fields; returns its id. */
-static int64_t create_channel(const struct user *u, const char *name, const char *extra)
-{
-	char *form = fmt("subscriptions=%s%s%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)), extra ? "&" : "",
-	                 extra ? extra : "");
-	struct resp *r = api_post(u, "/users/me/subscriptions", form);
-	EXPECT_SUCCESS(r);
-	char *id = psql_ok("SELECT id FROM channels WHERE name = '%s'", name);
-	REQUIRE(id != NULL && *id, "channel %s was not created: %s", name, r->body);
-	return strtoll(id, NULL, 10);
-}
-
 static void subscribe(const struct user *u, const char *name)
 {
 	EXPECT_SUCCESS(api_post(u, "/users/me/subscriptions", fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)))));
@@ -151,9 +132,9 @@ static void test_access_rules(void)
 	struct user *owner = new_realm();
 	struct user *admin = new_user_in(owner->realm, "admin", NULL), *member = new_user_in(owner->realm, "member", NULL);
 	struct user *chadmin = new_user_in(owner->realm, "member", NULL), *guest = new_user_in(owner->realm, "guest", NULL);
-	char *name = channel_name("acc");
-	int64_t pub = create_channel(owner, name, NULL);
-	int64_t priv = create_channel(owner, channel_name("accp"), "invite_only=true");
+	char *name = unique_channel_name("acc");
+	int64_t pub = create_channel_with(owner, name, NULL);
+	int64_t priv = create_channel_with(owner, unique_channel_name("accp"), "invite_only=true");
 	/* An organization administrator administers any channel it can see. */
 	patch_ok(admin, pub, "description=by%20admin");
 	/* A non-administrator may not. */
@@ -196,8 +177,8 @@ static void test_access_rules(void)
 static void test_description(void)
 {
 	struct user *owner = new_realm();
-	char *name = channel_name("desc");
-	int64_t id = create_channel(owner, name, NULL);
+	char *name = unique_channel_name("desc");
+	int64_t id = create_channel_with(owner, name, NULL);
 	struct queue *q = queue_register(owner, "event_types=%5B%22stream%22%5D");
 	patch_ok(owner, id, fmt("description=%s", url_encode("first *line*\nsecond")));
 	json_object *c = get_channel(owner, id);
@@ -222,9 +203,9 @@ static void test_description(void)
 static void test_rename(void)
 {
 	struct user *owner = new_realm();
-	char *name = channel_name("old"), *taken = channel_name("taken"), *new_name = channel_name("new");
-	int64_t id = create_channel(owner, name, NULL);
-	create_channel(owner, taken, NULL);
+	char *name = unique_channel_name("old"), *taken = unique_channel_name("taken"), *new_name = unique_channel_name("new");
+	int64_t id = create_channel_with(owner, name, NULL);
+	create_channel_with(owner, taken, NULL);
 	EXPECT_ERROR(patch(owner, id, fmt("new_name=%s", url_encode(fmt(" %s ", name)))), 400, "BAD_REQUEST",
 	             "Channel already has that name.");
 	EXPECT_ERROR(patch(owner, id, fmt("new_name=%s", url_encode(taken))), 400, "BAD_REQUEST",
@@ -258,8 +239,8 @@ static void test_privacy_checks(void)
 {
 	struct user *owner = new_realm();
 	struct user *admin = new_user_in(owner->realm, "admin", NULL);
-	int64_t pub = create_channel(owner, channel_name("pc"), NULL);
-	int64_t priv = create_channel(owner, channel_name("pcp"), "invite_only=true");
+	int64_t pub = create_channel_with(owner, unique_channel_name("pc"), NULL);
+	int64_t priv = create_channel_with(owner, unique_channel_name("pcp"), "invite_only=true");
 	EXPECT_ERROR(patch(owner, pub, "history_public_to_subscribers=false"), 400, "BAD_REQUEST", "Invalid parameters");
 	EXPECT_ERROR(patch(owner, pub, "is_private=false&history_public_to_subscribers=false"), 400, "BAD_REQUEST",
 	             "Invalid parameters");
@@ -280,7 +261,7 @@ static void test_privacy_checks(void)
 	psql_ok("UPDATE realms SET moderation_request_channel_id = NULL WHERE id = %s", realm_of(owner));
 	/* Changing the privacy needs the matching creation permission. */
 	struct user *member = new_user_in(owner->realm, "member", NULL);
-	int64_t mine = create_channel(member, channel_name("pcm"), NULL);
+	int64_t mine = create_channel_with(member, unique_channel_name("pcm"), NULL);
 	psql_ok("UPDATE realms SET can_create_private_channel_group_id = (SELECT id FROM user_groups WHERE realm_id = %s"
 	        " AND name = 'role:administrators') WHERE id = %s",
 	        realm_of(owner), realm_of(owner));
@@ -303,8 +284,8 @@ static void test_privacy_events(void)
 {
 	struct user *owner = new_realm();
 	struct user *member = new_user_in(owner->realm, "member", NULL), *guest = new_user_in(owner->realm, "guest", NULL);
-	char *name = channel_name("pe");
-	int64_t id = create_channel(owner, name, "invite_only=true");
+	char *name = unique_channel_name("pe");
+	int64_t id = create_channel_with(owner, name, "invite_only=true");
 	struct queue *qo = queue_register(owner, "event_types=%5B%22stream%22%2C%22subscription%22%5D");
 	struct queue *qm = queue_register(member, "event_types=%5B%22stream%22%2C%22subscription%22%5D");
 	struct queue *qg = queue_register(guest, "event_types=%5B%22stream%22%2C%22subscription%22%5D");
@@ -343,8 +324,8 @@ static void test_web_public(void)
 {
 	struct user *owner = new_realm();
 	struct user *member = new_user_in(owner->realm, "member", NULL), *guest = new_user_in(owner->realm, "guest", NULL);
-	char *name = channel_name("web");
-	int64_t id = create_channel(owner, name, NULL);
+	char *name = unique_channel_name("web");
+	int64_t id = create_channel_with(owner, name, NULL);
 	subscribe(member, name);
 	psql_ok("UPDATE realms SET enable_spectator_access = true WHERE id = %s", realm_of(owner));
 	/* A channel administrator who may not create web-public channels. */
@@ -368,8 +349,8 @@ static void test_default_stream(void)
 {
 	struct user *owner = new_realm();
 	struct user *admin = new_user_in(owner->realm, "admin", NULL), *guest = new_user_in(owner->realm, "guest", NULL);
-	int64_t id = create_channel(owner, channel_name("def"), NULL);
-	int64_t priv = create_channel(owner, channel_name("defp"), "invite_only=true");
+	int64_t id = create_channel_with(owner, unique_channel_name("def"), NULL);
+	int64_t priv = create_channel_with(owner, unique_channel_name("defp"), "invite_only=true");
 	struct queue *q = queue_register(admin, "event_types=%5B%22default_streams%22%5D");
 	struct queue *qg = queue_register(guest, "event_types=%5B%22default_streams%22%5D");
 	patch_ok(admin, id, "is_default_stream=true");
@@ -399,8 +380,8 @@ static void test_retention(void)
 {
 	struct user *owner = new_realm();
 	struct user *admin = new_user_in(owner->realm, "admin", NULL);
-	char *name = channel_name("ret");
-	int64_t id = create_channel(owner, name, NULL);
+	char *name = unique_channel_name("ret");
+	int64_t id = create_channel_with(owner, name, NULL);
 	EXPECT_ERROR(patch(admin, id, "message_retention_days=30"), 400, "UNAUTHORIZED_PRINCIPAL",
 	             "Must be an organization owner");
 	struct resp *r = patch(owner, id, "message_retention_days=0");
@@ -436,8 +417,8 @@ static void test_topics_policy(void)
 {
 	struct user *owner = new_realm();
 	struct user *member = new_user_in(owner->realm, "member", NULL);
-	char *name = channel_name("tp");
-	int64_t id = create_channel(owner, name, NULL);
+	char *name = unique_channel_name("tp");
+	int64_t id = create_channel_with(owner, name, NULL);
 	EXPECT_ERROR(patch(owner, id, "topics_policy=sometimes"), 400, "BAD_REQUEST", "Invalid topics_policy");
 	/* A channel administrator without the organization's can_set_topics_policy_group (moderators). */
 	patch_ok(owner, id,
@@ -461,7 +442,7 @@ static void test_topics_policy(void)
 	             "To enable this configuration, all messages in this channel must be in the general chat topic. "
 	             "Consider renaming other topics to general chat.");
 	/* A channel without messages may; its notices then go to the empty topic. */
-	int64_t empty = create_channel(owner, channel_name("tpe"), NULL);
+	int64_t empty = create_channel_with(owner, unique_channel_name("tpe"), NULL);
 	patch_ok(owner, empty, "topics_policy=empty_topic_only");
 	CHECK(strstr(last_notice(empty, ""), "to **Only *general chat* topic allowed**.") != NULL, "%s",
 	      last_notice(empty, ""));
@@ -470,9 +451,9 @@ static void test_topics_policy(void)
 static void test_folder(void)
 {
 	struct user *owner = new_realm();
-	char *name = channel_name("fold");
-	int64_t id = create_channel(owner, name, NULL);
-	struct resp *r = api_post(owner, "/channel_folders/create", fmt("name=%s", url_encode(channel_name("f"))));
+	char *name = unique_channel_name("fold");
+	int64_t id = create_channel_with(owner, name, NULL);
+	struct resp *r = api_post(owner, "/channel_folders/create", fmt("name=%s", url_encode(unique_channel_name("f"))));
 	EXPECT_SUCCESS(r);
 	int64_t folder = jint(r->json, "channel_folder_id");
 	EXPECT_ERROR(patch(owner, id, "folder_id=999999999"), 400, "BAD_REQUEST", "Invalid channel folder ID");
@@ -503,7 +484,7 @@ static char *update_of(const char *new_value, const char *old_value)
 static void test_group_setting_errors(void)
 {
 	struct user *owner = new_realm();
-	int64_t id = create_channel(owner, channel_name("gse"), NULL);
+	int64_t id = create_channel_with(owner, unique_channel_name("gse"), NULL);
 	long long everyone = system_group(owner, "role:everyone"), internet = system_group(owner, "role:internet");
 	long long members = system_group(owner, "role:members"), nobody = system_group(owner, "role:nobody");
 	EXPECT_ERROR(patch(owner, id, fmt("can_administer_channel_group=%s", url_encode(update_of(fmt("%lld", everyone), NULL)))),
@@ -543,8 +524,8 @@ static void test_group_setting_events(void)
 {
 	struct user *owner = new_realm();
 	struct user *member = new_user_in(owner->realm, "member", NULL);
-	char *name = channel_name("gs");
-	int64_t id = create_channel(owner, name, NULL);
+	char *name = unique_channel_name("gs");
+	int64_t id = create_channel_with(owner, name, NULL);
 	long long admins = system_group(owner, "role:administrators"), members = system_group(owner, "role:members");
 	struct queue *q = queue_register(owner, "event_types=%5B%22stream%22%5D");
 	patch_ok(owner, id, fmt("can_resolve_topics_group=%s", url_encode(update_of(fmt("%lld", members), NULL))));
@@ -581,8 +562,8 @@ static void test_group_setting_access(void)
 {
 	struct user *owner = new_realm();
 	struct user *admin = new_user_in(owner->realm, "admin", NULL), *member = new_user_in(owner->realm, "member", NULL);
-	char *name = channel_name("gsa");
-	int64_t id = create_channel(owner, name, "invite_only=true");
+	char *name = unique_channel_name("gsa");
+	int64_t id = create_channel_with(owner, name, "invite_only=true");
 	char *with_member = update_of(fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)member->id), NULL);
 	EXPECT_ERROR(patch(admin, id, fmt("can_subscribe_group=%s", url_encode(with_member))), 400, "BAD_REQUEST",
 	             "Channel content access is required.");
@@ -611,9 +592,9 @@ static void test_group_setting_access(void)
 static void test_not_atomic(void)
 {
 	struct user *owner = new_realm();
-	char *taken = channel_name("na-taken");
-	int64_t id = create_channel(owner, channel_name("na"), NULL);
-	create_channel(owner, taken, NULL);
+	char *taken = unique_channel_name("na-taken");
+	int64_t id = create_channel_with(owner, unique_channel_name("na"), NULL);
+	create_channel_with(owner, taken, NULL);
 	EXPECT_ERROR(patch(owner, id, fmt("description=kept&new_name=%s&folder_id=5", url_encode(taken))), 400,
 	             "BAD_REQUEST", "Channel name is already in use.");
 	json_object *c = get_channel(owner, id);

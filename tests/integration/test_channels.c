@@ -11,26 +11,6 @@
 
 #include "itest.h"
 
-static unsigned counter;
-
-/* A unique channel name for this run. */
-static char *channel_name(const char *tag)
-{
-	return fmt("%s-%u-%ld", tag, ++counter, (long)getpid());
-}
-
-/* Creates (and subscribes u to) a channel with extra form fields; returns its id. */
-static int64_t create_channel(const struct user *u, const char *name, const char *extra)
-{
-	char *form = fmt("subscriptions=%s%s%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)), extra ? "&" : "",
-	                 extra ? extra : "");
-	struct resp *r = api_post(u, "/users/me/subscriptions", form);
-	EXPECT_SUCCESS(r);
-	char *id = psql_ok("SELECT id FROM channels WHERE name = '%s'", name);
-	REQUIRE(id != NULL && *id, "channel %s was not created: %s", name, r->body);
-	return strtoll(id, NULL, 10);
-}
-
 static int64_t system_group(const struct user *u, const char *name)
 {
 	(void)u;
@@ -54,7 +34,7 @@ static json_object *find_by(json_object *list, const char *key, int64_t id)
 static void test_subscription_list_bounds(void)
 {
 	struct user *a = new_user("admin");
-	char *tag = channel_name("gone");
+	char *tag = unique_channel_name("gone");
 	const char *names = json_list(1000, fmt("\"%s-%%zu\"", tag));
 	struct resp *r = http(&(struct request){.method = "DELETE", .path = "/api/v1/users/me/subscriptions", .user = a,
 	                                        .form = fmt("subscriptions=%s", url_encode(names))});
@@ -89,7 +69,7 @@ static void test_subscription_list_bounds(void)
 static void test_subscription_repeated_names(void)
 {
 	struct user *a = new_user("member");
-	char *name = channel_name("Twice");
+	char *name = unique_channel_name("Twice");
 	char *lower = keep(strdup(name));
 	for (char *p = lower; *p; p++)
 		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
@@ -122,7 +102,7 @@ static void test_subscription_repeated_names(void)
 static void test_create_and_subscribe(void)
 {
 	struct user *u = new_user("member");
-	char *name = channel_name("create");
+	char *name = unique_channel_name("create");
 	struct resp *r = api_post(u, "/users/me/subscriptions",
 	                          fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name))));
 	EXPECT_SUCCESS(r);
@@ -143,8 +123,8 @@ static void test_create_and_subscribe(void)
 static void test_subscription_object(void)
 {
 	struct user *u = new_user("member");
-	char *name = channel_name("object");
-	int64_t id = create_channel(u, name, NULL);
+	char *name = unique_channel_name("object");
+	int64_t id = create_channel_with(u, name, NULL);
 	struct resp *r = api_get(u, "/users/me/subscriptions?include_subscribers=true");
 	EXPECT_SUCCESS(r);
 	json_object *s = find_by(jget(r->json, "subscriptions"), "stream_id", id);
@@ -202,15 +182,15 @@ static void test_guest_cannot_subscribe(void)
 {
 	struct user *g = new_user("guest");
 	struct resp *r = api_post(g, "/users/me/subscriptions",
-	                          fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("g")))));
+	                          fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", unique_channel_name("g")))));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Not allowed for guest users");
 }
 
 static void test_private_channel_access(void)
 {
 	struct user *owner = new_user("member"), *other = new_user("member"), *admin = new_user("admin");
-	char *name = channel_name("private");
-	int64_t id = create_channel(owner, name, "invite_only=true");
+	char *name = unique_channel_name("private");
+	int64_t id = create_channel_with(owner, name, "invite_only=true");
 	/* Not visible to a member who is not subscribed. */
 	struct resp *r = api_get(other, fmt("/streams/%lld", (long long)id));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel ID");
@@ -238,8 +218,8 @@ static void test_private_channel_access(void)
 static void test_subscribe_others(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member");
-	char *name = channel_name("others");
-	int64_t id = create_channel(a, name, NULL);
+	char *name = unique_channel_name("others");
+	int64_t id = create_channel_with(a, name, NULL);
 	struct resp *r = api_post(a, "/users/me/subscriptions",
 	                          fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)),
 	                              url_encode(fmt("[%lld]", (long long)b->id))));
@@ -258,7 +238,7 @@ static void test_subscribe_others(void)
 static void test_creation_permissions(void)
 {
 	struct user *m = new_user("member"), *owner = new_user("owner");
-	const char *sub = fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("perm"))));
+	const char *sub = fmt("subscriptions=%s", url_encode(fmt("[{\"name\":\"%s\"}]", unique_channel_name("perm"))));
 	struct resp *r = api_post(m, "/users/me/subscriptions", fmt("%s&message_retention_days=30", sub));
 	EXPECT_ERROR(r, 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
 	r = api_post(owner, "/users/me/subscriptions", fmt("%s&message_retention_days=%s", sub, url_encode("\"x\"")));
@@ -289,9 +269,9 @@ static void test_creation_permissions(void)
 static void test_group_setting_on_create(void)
 {
 	struct user *u = new_user("member"), *v = new_user("member");
-	char *name = channel_name("settings");
+	char *name = unique_channel_name("settings");
 	int64_t members = system_group(u, "role:members");
-	int64_t id = create_channel(
+	int64_t id = create_channel_with(
 	    u, name,
 	    fmt("can_send_message_group=%lld&can_remove_subscribers_group=%s", (long long)members,
 	        url_encode(fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)v->id))));
@@ -303,7 +283,7 @@ static void test_group_setting_on_create(void)
 	      "%s", jtext(s));
 	r = api_post(u, "/users/me/subscriptions",
 	             fmt("subscriptions=%s&can_add_subscribers_group=%lld",
-	                 url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("everyone"))),
+	                 url_encode(fmt("[{\"name\":\"%s\"}]", unique_channel_name("everyone"))),
 	                 (long long)system_group(u, "role:everyone")));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST",
 	             "'can_add_subscribers_group' setting cannot be set to 'role:everyone' group.");
@@ -312,8 +292,8 @@ static void test_group_setting_on_create(void)
 static void test_unsubscribe(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member");
-	char *name = channel_name("unsub");
-	create_channel(a, name,
+	char *name = unique_channel_name("unsub");
+	create_channel_with(a, name,
 	               fmt("principals=%s", url_encode(fmt("[%lld,%lld]", (long long)a->id, (long long)b->id))));
 	const char *subs = fmt("subscriptions=%s", url_encode(fmt("[\"%s\"]", name)));
 	struct resp *r = api_method("DELETE", a, fmt("/users/me/subscriptions?%s", subs));
@@ -361,8 +341,8 @@ static void bulk_setup(struct bulk *k)
 	k->guest_channel = 5;
 	for (int i = 0; i < BULK_CHANNELS; i++) {
 		k->private[i] = i == 1 || i == 4 || i == 8;
-		k->names[i] = channel_name(k->private[i] ? "bulkv" : "bulkp");
-		k->ids[i] = create_channel(k->admin, k->names[i], k->private[i] ? "invite_only=true" : NULL);
+		k->names[i] = unique_channel_name(k->private[i] ? "bulkv" : "bulkp");
+		k->ids[i] = create_channel_with(k->admin, k->names[i], k->private[i] ? "invite_only=true" : NULL);
 	}
 	EXPECT_SUCCESS(api_post(k->admin, "/users/me/subscriptions",
 	                        fmt("subscriptions=%s&principals=%s",
@@ -478,7 +458,7 @@ static void test_bulk_subscription_events(void)
 static void test_subscription_properties(void)
 {
 	struct user *u = new_user("member"), *other = new_user("member");
-	int64_t id = create_channel(u, channel_name("props"), NULL);
+	int64_t id = create_channel_with(u, unique_channel_name("props"), NULL);
 	const char *data = url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"color\",\"value\":\"#aabbcc\"},"
 	                                  "{\"stream_id\":%lld,\"property\":\"in_home_view\",\"value\":false},"
 	                                  "{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":true},"
@@ -527,7 +507,7 @@ static void test_subscription_properties(void)
 static void test_streams_list(void)
 {
 	struct user *u = new_user("member"), *g = new_user("guest");
-	int64_t pub = create_channel(u, channel_name("list"), NULL);
+	int64_t pub = create_channel_with(u, unique_channel_name("list"), NULL);
 	struct resp *r = api_get(u, "/streams");
 	EXPECT_SUCCESS(r);
 	json_object *s = find_by(jget(r->json, "streams"), "stream_id", pub);
@@ -550,7 +530,7 @@ static void test_streams_list(void)
 static void test_topics(void)
 {
 	struct user *u = new_user("member");
-	int64_t id = create_channel(u, channel_name("topics"), NULL);
+	int64_t id = create_channel_with(u, unique_channel_name("topics"), NULL);
 	psql_ok(
 	    "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content)"
 	    " SELECT realm_id, id, %lld, t, 'x', '<p>x</p>' FROM users, unnest(ARRAY['alpha', 'beta', 'Alpha', '']) t"
@@ -573,13 +553,13 @@ static void test_topics(void)
 static void test_channel_folders(void)
 {
 	struct user *admin = new_user("admin"), *m = new_user("member");
-	char *name = channel_name("folder");
+	char *name = unique_channel_name("folder");
 	struct resp *r = api_post(admin, "/channel_folders/create",
 	                          fmt("name=%s&description=%s", url_encode(name), url_encode("Some *words*")));
 	EXPECT_SUCCESS(r);
 	int64_t id = jint(r->json, "channel_folder_id");
 	CHECK(id > 0, "%s", r->body);
-	r = api_post(m, "/channel_folders/create", fmt("name=%s", url_encode(channel_name("folder"))));
+	r = api_post(m, "/channel_folders/create", fmt("name=%s", url_encode(unique_channel_name("folder"))));
 	EXPECT_ERROR(r, 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 	r = api_post(admin, "/channel_folders/create", fmt("name=%s", url_encode(name)));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Channel folder name already in use");
@@ -595,12 +575,12 @@ static void test_channel_folders(void)
 	EXPECT_INT(f, "creator_id", admin->id);
 	EXPECT_BOOL(f, "is_archived", false);
 	/* A channel can be created in it. */
-	int64_t c = create_channel(admin, channel_name("infolder"), fmt("folder_id=%lld", (long long)id));
+	int64_t c = create_channel_with(admin, unique_channel_name("infolder"), fmt("folder_id=%lld", (long long)id));
 	r = api_get(admin, fmt("/streams/%lld", (long long)c));
 	EXPECT_INT(jget(r->json, "stream"), "folder_id", id);
 	r = api_post(
 	    admin, "/users/me/subscriptions",
-	    fmt("subscriptions=%s&folder_id=999999999", url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("nf")))));
+	    fmt("subscriptions=%s&folder_id=999999999", url_encode(fmt("[{\"name\":\"%s\"}]", unique_channel_name("nf")))));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel folder ID");
 }
 
@@ -615,7 +595,7 @@ static void test_web_public_channel(void)
 	EXPECT_BOOL(r->json, "realm_web_public_access_enabled", false);
 	struct user *member = new_user_in(owner->realm, "member", NULL);
 	const char *sub = fmt("subscriptions=%s&is_web_public=true",
-	                      url_encode(fmt("[{\"name\":\"%s\"}]", channel_name("web"))));
+	                      url_encode(fmt("[{\"name\":\"%s\"}]", unique_channel_name("web"))));
 	r = api_post(member, "/users/me/subscriptions", sub);
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Insufficient permission");
 	r = api_post(owner, "/users/me/subscriptions", sub);

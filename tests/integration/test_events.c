@@ -44,19 +44,6 @@ static const char *text(json_object *o)
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
-/* The queue holds exactly the events of want (a JSON list text), in order. */
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
-{
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	bool same = json_object_equal(got, w);
-	itest_check(same, false, file, line, "user %lld: expected events %s\n      got %s", (long long)q->u->id, want,
-	            text(got));
-	json_object_put(w);
-}
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-#define EXPECT_NO_EVENTS(q)    expect_events_at((q), "[]", __FILE__, __LINE__)
-
 /* The queue holds exactly one event; returns it. */
 static json_object *one_event_at(struct queue *q, const char *file, int line)
 {

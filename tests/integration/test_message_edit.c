@@ -678,10 +678,9 @@ static struct queue *reg(const struct user *u, const char *types, const char *ex
 }
 
 /* The queue holds exactly the events of want (JSON text); edit_timestamp must be recent and is left out. */
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
+static void expect_edit_events_at(struct queue *q, const char *want, const char *file, int line)
 {
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
+	json_object *got = queue_drain(q);
 	for (size_t i = 0; i < json_object_array_length(got); i++) {
 		json_object *e = json_object_array_get_idx(got, i);
 		if (jhas(e, "edit_timestamp")) {
@@ -690,12 +689,9 @@ static void expect_events_at(struct queue *q, const char *want, const char *file
 			json_object_object_del(e, "edit_timestamp");
 		}
 	}
-	itest_check(json_object_equal(got, w), false, file, line, "user %lld: expected events %s\n      got %s",
-	            (long long)q->u->id, want, jtext(got));
-	json_object_put(w);
+	expect_json_at(got, want, q->u, file, line);
 }
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-#define EXPECT_NO_EVENTS(q)    expect_events_at((q), "[]", __FILE__, __LINE__)
+#define EXPECT_EDIT_EVENTS(q, want) expect_edit_events_at((q), (want), __FILE__, __LINE__)
 
 /* A content edit: to who received the message, with their flags (a new mention shows). */
 static void test_event_content_edit(void)
@@ -715,8 +711,8 @@ static void test_event_content_edit(void)
 	        "data-user-id=\\\"%lld\\\">@%s</span></p>\",\"is_me_message\":false,\"stream_name\":\"%s\","
 	        "\"stream_id\":%lld",
 	        (long long)z.a->id, id, id, (long long)z.b->id, (long long)z.b->id, name, ch, cid);
-	EXPECT_EVENTS(qa, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, id)));
-	EXPECT_EVENTS(qb, fmt("[{%s,\"flags\":[\"mentioned\"]}]", common));
+	EXPECT_EDIT_EVENTS(qa, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, id)));
+	EXPECT_EDIT_EVENTS(qb, fmt("[{%s,\"flags\":[\"mentioned\"]}]", common));
 	EXPECT_NO_EVENTS(qc);
 	CHECK(strcmp(psql_ok("SELECT flags FROM user_messages WHERE message_id = %lld AND user_id = %lld", id,
 	                     (long long)z.b->id),
@@ -771,9 +767,9 @@ static void test_event_topic_move(void)
 	                         "\"stream_id\":%lld,\"propagate_mode\":\"change_all\",\"orig_subject\":\"T\","
 	                         "\"subject\":\"u\",\"topic_links\":[]",
 	                         (long long)z.a->id, m2, m1, m2, ch, cid);
-	EXPECT_EVENTS(qa, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, m2)));
-	EXPECT_EVENTS(qn, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, m2)));
-	EXPECT_EVENTS(qb, fmt("[{%s,\"flags\":[\"read\"]}]", common));
+	EXPECT_EDIT_EVENTS(qa, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, m2)));
+	EXPECT_EDIT_EVENTS(qn, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, m2)));
+	EXPECT_EDIT_EVENTS(qb, fmt("[{%s,\"flags\":[\"read\"]}]", common));
 	EXPECT_NO_EVENTS(qc);
 }
 
@@ -793,7 +789,7 @@ static void test_event_channel_move(void)
 	struct queue *qc = reg(z.c, "[\"update_message\",\"delete_message\"]", bulk);
 	struct queue *qo = reg(z.o, "[\"update_message\",\"delete_message\"]", bulk);
 	edit_ok(z.a, m1, fmt("stream_id=%lld&propagate_mode=change_all&send_notification_to_new_thread=false", to));
-	EXPECT_EVENTS(qb, fmt("[{\"type\":\"delete_message\",\"message_ids\":[%lld,%lld],\"message_type\":\"stream\","
+	EXPECT_EDIT_EVENTS(qb, fmt("[{\"type\":\"delete_message\",\"message_ids\":[%lld,%lld],\"message_type\":\"stream\","
 	                      "\"stream_id\":%lld,\"topic\":\"t\"}]",
 	                      m1, m2, from));
 	const char *common = fmt("\"type\":\"update_message\",\"user_id\":%lld,\"message_id\":%lld,"
@@ -801,9 +797,9 @@ static void test_event_channel_move(void)
 	                         "\"stream_id\":%lld,\"propagate_mode\":\"change_all\",\"new_stream_id\":%lld,"
 	                         "\"orig_subject\":\"t\"",
 	                         (long long)z.a->id, m1, m1, m2, pub, from, to);
-	EXPECT_EVENTS(qa, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, m1)));
+	EXPECT_EDIT_EVENTS(qa, fmt("[{%s,\"flags\":%s}]", common, flags_of(z.a, m1)));
 	/* c now holds read copies of the moved messages (a protected history). */
-	EXPECT_EVENTS(qc, fmt("[{%s,\"flags\":[\"read\"]}]", common));
+	EXPECT_EDIT_EVENTS(qc, fmt("[{%s,\"flags\":[\"read\"]}]", common));
 	EXPECT_NO_EVENTS(qo);
 	CHECK(strcmp(psql_ok("SELECT count(*) FROM user_messages WHERE user_id = %lld AND message_id IN (%lld, %lld)",
 	                     (long long)z.c->id, m1, m2),
@@ -829,10 +825,10 @@ static void test_event_move_to_public_channel(void)
 	struct queue *qb = reg(z.b, "[\"update_message\",\"delete_message\"]", bulk);
 	struct queue *qg = reg(z.g, "[\"update_message\",\"delete_message\"]", bulk);
 	edit_ok(z.a, id, fmt("stream_id=%lld&send_notification_to_new_thread=false", to));
-	EXPECT_EVENTS(qg, fmt("[{\"type\":\"delete_message\",\"message_ids\":[%lld],\"message_type\":\"stream\","
+	EXPECT_EDIT_EVENTS(qg, fmt("[{\"type\":\"delete_message\",\"message_ids\":[%lld],\"message_type\":\"stream\","
 	                      "\"stream_id\":%lld,\"topic\":\"t\"}]",
 	                      id, from));
-	EXPECT_EVENTS(qb,
+	EXPECT_EDIT_EVENTS(qb,
 	              fmt("[{\"type\":\"update_message\",\"user_id\":%lld,\"message_id\":%lld,\"message_ids\":[%lld],"
 	                  "\"rendering_only\":false,\"stream_name\":\"%s\",\"stream_id\":%lld,"
 	                  "\"propagate_mode\":\"change_one\",\"new_stream_id\":%lld,\"orig_subject\":\"t\","
@@ -934,7 +930,7 @@ static void test_resolve_and_undo(void)
 	/* The quick undo deletes the notice (moved back along with the topic) and posts nothing. */
 	edit_ok(z.a, id, "topic=bug&propagate_mode=change_all");
 	CHECK(strcmp(bot_messages(&z), "") == 0, "after undo:\n%s", bot_messages(&z));
-	EXPECT_EVENTS(qb, fmt("[{\"type\":\"delete_message\",\"message_ids\":[%lld],\"message_type\":\"stream\","
+	EXPECT_EDIT_EVENTS(qb, fmt("[{\"type\":\"delete_message\",\"message_ids\":[%lld],\"message_type\":\"stream\","
 	                      "\"stream_id\":%lld,\"topic\":\"bug\"}]",
 	                      notice, channel_of(id)));
 	/* Past 60 seconds the notice stays and the unresolve notice follows. */

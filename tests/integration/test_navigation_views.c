@@ -23,15 +23,6 @@ static struct queue *reg(const struct user *u)
 	return queue_register(u, "event_types=%5B%22navigation_view%22%5D");
 }
 
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
-{
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want, jtext(got));
-	json_object_put(w);
-}
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-
 static void expect_list_at(const struct user *u, const char *want, const char *file, int line)
 {
 	struct resp *r = api_get(u, "/navigation_views");

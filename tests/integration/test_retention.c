@@ -53,16 +53,6 @@ static struct queue *delete_queue(const struct user *u, bool bulk)
 	                             bulk ? "&client_capabilities=%7B%22bulk_message_deletion%22%3Atrue%7D" : ""));
 }
 
-/* The queue holds exactly the events of want (a JSON list text), in order. */
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
-{
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "expected events %s\n      got %s", want, jtext(got));
-	json_object_put(w);
-}
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-
 /* Channel retention and the organization's (for channels without one and direct messages). */
 static void test_retention_deletes_expired(void)
 {

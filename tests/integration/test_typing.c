@@ -35,17 +35,6 @@ static struct queue *reg(const struct user *u, const char *caps)
 
 #define STREAM_TYPING "{\"stream_typing_notifications\":true,\"empty_topic_name\":true}"
 
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
-{
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "user %lld: expected events %s\n      got %s",
-	            (long long)q->u->id, want, jtext(got));
-	json_object_put(w);
-}
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-#define EXPECT_NO_EVENTS(q)    expect_events_at((q), "[]", __FILE__, __LINE__)
-
 /* ---- fixtures ----------------------------------------------------------------------------------------------- */
 
 /* A fresh organization: owner o, members a, b, c. */

@@ -44,17 +44,6 @@ static const char *text(json_object *o)
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
-/* The queue holds exactly the events of want (a JSON list text), in order. */
-static void expect_events_at(struct queue *q, const char *want, const char *file, int line)
-{
-	json_object *got = queue_drain(q), *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "user %lld: expected events %s\n      got %s",
-	            (long long)q->u->id, want, text(got));
-	json_object_put(w);
-}
-#define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)
-
 /* A bot owned by owner (confabctl makes ownerless bots). */
 static struct user *owned_bot(const struct user *owner)
 {
