@@ -1057,16 +1057,9 @@ static int setup(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Every suite, in the order they run. */
+static void register_suites(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	int setup_rc = setup();
-	if (setup_rc != 0)
-		return setup_rc;
-	if (CU_initialize_registry() != CUE_SUCCESS) {
-		fprintf(stderr, "confab-itest: CU_initialize_registry: %s\n", CU_get_error_msg());
-		return 2;
-	}
 	register_auth_tests();
 	register_params_tests();
 	register_server_tests();
@@ -1099,6 +1092,19 @@ int main(int argc, char **argv)
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	int setup_rc = setup();
+	if (setup_rc != 0)
+		return setup_rc;
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		fprintf(stderr, "confab-itest: CU_initialize_registry: %s\n", CU_get_error_msg());
+		return 2;
+	}
+	register_suites();
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	int rc = 0;
