@@ -432,7 +432,7 @@ json_object *queue_drain(struct queue *q)
 	return out;
 }
 
-void expect_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line)
+void expect_events_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line)
 {
 	json_object *w = json_tokener_parse(want);
 	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
@@ -443,7 +443,7 @@ void expect_json_at(json_object *got, const char *want, const struct user *u, co
 
 void expect_events_at(struct queue *q, const char *want, const char *file, int line)
 {
-	expect_json_at(queue_drain(q), want, q->u, file, line);
+	expect_events_json_at(queue_drain(q), want, q->u, file, line);
 }
 
 /* ---- HTTP --------------------------------------------------------------------------------------------------- */

@@ -196,7 +196,7 @@ struct queue *queue_register(const struct user *u, const char *form);
  * them. Owned by the current test. */
 json_object *queue_drain(struct queue *q);
 /* got (events of u) equals want (a JSON list text); a bad want stops the test. */
-void expect_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line);
+void expect_events_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line);
 /* The queue holds exactly the events of want (a JSON list text), in order; drains it. */
 void expect_events_at(struct queue *q, const char *want, const char *file, int line);
 #define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)

@@ -689,7 +689,7 @@ static void expect_edit_events_at(struct queue *q, const char *want, const char 
 			json_object_object_del(e, "edit_timestamp");
 		}
 	}
-	expect_json_at(got, want, q->u, file, line);
+	expect_events_json_at(got, want, q->u, file, line);
 }
 #define EXPECT_EDIT_EVENTS(q, want) expect_edit_events_at((q), (want), __FILE__, __LINE__)
 
