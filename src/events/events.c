@@ -504,6 +504,13 @@ int events_commit(struct uow *uow)
 	return 0;
 }
 
+int events_commit_step(struct uow *uow)
+{
+	if (!uow->in_txn)
+		return 0;
+	return events_commit(uow) < 0 ? -1 : db_begin(uow);
+}
+
 static struct db_stmt st_outbox_delete = DB_STMT("DELETE FROM event_outbox WHERE id = ANY($1::bigint[])");
 
 /* Deletes the rows whose ids the workers put in OUTBOX_DONE, a batch at a time; returns how many, or -1. */
@@ -523,17 +530,6 @@ static int outbox_delete_done(struct uow *uow)
 		if (r->n < OUTBOX_DONE_BATCH)
 			return deleted;
 	}
-}
-
-int events_commit_step(struct uow *uow)
-{
-	if (!uow->in_txn)
-		return 0;
-	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
-		return -1;
-	events_publish(uow);
-	events_outbox_clear(uow);
-	return db_begin(uow);
 }
 
 /* Rows old enough that their worker is not publishing them any more (it publishes right after COMMIT). */
