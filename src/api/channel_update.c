@@ -46,11 +46,13 @@ static int check_protected_history(struct request *req, const struct channel *c,
 	    (!param_present(req, "is_private") && !param_present(req, "history_public_to_subscribers")))
 		return 0;
 	int64_t everyone = group_system_id(&req->uow, req->realm->id, "role:everyone");
+	if (everyone == 0)
+		return -1;
 	const struct group_setting_update *u = param_group_update(req, "can_create_topic_group");
 	bool ok = u != NULL ? !u->new_value.is_anonymous && u->new_value.group_id == everyone
 	                    : c->settings[CS_CREATE_TOPIC] == everyone;
-	if (everyone == 0 || ok)
-		return everyone == 0 ? -1 : 0;
+	if (ok)
+		return 0;
 	api_error(req, ERR_BAD_REQUEST,
 	          "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group");
 	api_error_field(req, "parameters",
