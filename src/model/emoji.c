@@ -18,8 +18,7 @@ static int cmp_code(const void *key, const void *entry)
 	return strcmp(key, *(const char *const *)entry);
 }
 
-/* The reference's name_to_codepoint: the code of a Unicode emoji name, or NULL. */
-static const char *unicode_code(const char *name)
+const char *emoji_unicode_code(const char *name)
 {
 	const struct emoji_name *e = bsearch(name, emoji_names, emoji_names_count, sizeof(emoji_names[0]), cmp_name);
 	return e ? e->code : NULL;
@@ -39,7 +38,7 @@ int emoji_data_for_name(struct uow *uow, const char *name, const char **code, co
 		*reaction_type = "zulip_extra_emoji";
 		return 0;
 	}
-	if ((*code = unicode_code(name)) != NULL) {
+	if ((*code = emoji_unicode_code(name)) != NULL) {
 		*reaction_type = "unicode_emoji";
 		return 0;
 	}
@@ -60,7 +59,7 @@ int emoji_check(struct uow *uow, const char *name, const char *code, const char 
 	if (strcmp(reaction_type, "unicode_emoji") == 0) {
 		if (!is_unicode_code(code))
 			return uow_error(uow, ERR_BAD_REQUEST, "Invalid emoji code.");
-		const char *named = unicode_code(name);
+		const char *named = emoji_unicode_code(name);
 		if (named == NULL || strcmp(named, code) != 0)
 			return uow_error(uow, ERR_BAD_REQUEST, "Invalid emoji name.");
 		return 0;

@@ -13,6 +13,8 @@
 
 struct uow;
 
+/* The reference's name_to_codepoint: the code ("1f604") of a Unicode emoji name, or NULL (static string). */
+const char *emoji_unicode_code(const char *name);
 /*
  * The reference's get_emoji_data: the code and reaction type of the emoji called name (static strings). Returns 0,
  * or -1 with "Emoji 'NAME' does not exist" recorded.
