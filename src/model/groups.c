@@ -459,9 +459,10 @@ static struct db_stmt st_subgroup_ids =
             "  SELECT gs.subgroup_id FROM user_group_subgroups gs JOIN s ON gs.group_id = s.id WHERE NOT $2)"
             " SELECT COALESCE(json_agg(id ORDER BY id), '[]')::text FROM s");
 static struct db_stmt st_is_member =
-    DB_STMT("SELECT EXISTS (SELECT 1 FROM users u WHERE u.id = $2 AND u.is_active AND (CASE WHEN $3"
-            " THEN EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = $1 AND m.user_id = $2)"
-            " ELSE EXISTS (SELECT 1 FROM confab_group_members($1) r WHERE r.user_id = $2) END))");
+    DB_STMT("SELECT u.is_system_bot, u.is_active, CASE WHEN $3"
+            " THEN EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = $1 AND m.user_id = u.id)"
+            " ELSE EXISTS (SELECT 1 FROM confab_group_members($1) r WHERE r.user_id = u.id) END"
+            " FROM users u WHERE u.id = $2 AND u.realm_id = $4");
 
 /* The JSON text of column 0 of a one-row result, parsed; NULL on a failure. */
 static json_object *json_result(struct uow *uow, struct db_res *res)
@@ -488,9 +489,16 @@ json_object *group_subgroup_ids_json(struct uow *uow, int64_t id, bool direct_on
 
 int group_is_member(struct uow *uow, int64_t id, int64_t user_id, bool direct_only)
 {
-	struct db_res *res =
-	    DB_EXEC(uow, &st_is_member, db_arg_int(uow, id), db_arg_int(uow, user_id), direct_only ? "true" : "false");
-	return res == NULL ? -1 : db_bool(res, 0, 0);
+	struct db_res *res = DB_EXEC(uow, &st_is_member, db_arg_int(uow, id), db_arg_int(uow, user_id),
+	                             direct_only ? "true" : "false", db_arg_int(uow, uow->realm->id));
+	if (res == NULL)
+		return -1;
+	/* Bots are users here since FL 458; the system bots belong to no organization as clients see it. */
+	if (db_rows(res) == 0 || db_bool(res, 0, 0))
+		return uow_error(uow, ERR_BAD_REQUEST, "No such user");
+	if (!db_bool(res, 0, 1))
+		return uow_error(uow, ERR_BAD_REQUEST, "User is deactivated");
+	return db_bool(res, 0, 2);
 }
 
 static struct db_stmt st_reaches =

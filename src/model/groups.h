@@ -137,8 +137,9 @@ json_object *group_member_ids_json(struct uow *uow, int64_t id, bool direct_only
 /* The ids of the subgroups of group id, direct only or at any depth (get_subgroup_ids), sorted. A new array, or
  * NULL with the error recorded. */
 json_object *group_subgroup_ids_json(struct uow *uow, int64_t id, bool direct_only);
-/* 1 if user_id is an active member of group id (directly, or through subgroups unless direct_only), 0 if not, -1
- * on error (the reference's is_user_in_group). */
+/* 1 if user_id is a member of group id (directly, or through subgroups unless direct_only), 0 if not (the
+ * reference's is_user_in_group); -1 with the error of its access_user_by_id(allow_bots=True) recorded: "No such
+ * user" (unknown, of another organization, a system bot), "User is deactivated". */
 int group_is_member(struct uow *uow, int64_t id, int64_t user_id, bool direct_only);
 
 /*

@@ -337,8 +337,14 @@ static void test_get_membership(void)
 	expect_membership(z.o, t.mid, z.b, "?direct_member_only=true", true);
 	expect_membership(z.o, t.mid, z.a, "", false);
 	expect_membership(z.o, t.top, z.o, "", false);
-	/* access_user_by_id: bots and unknown ids are no users here; deactivated users are refused. */
-	BAD(api_get(z.o, fmt("/user_groups/%lld/members/%lld", (long long)t.low, (long long)z.bot->id)), "No such user");
+	/* access_user_by_id: bots are users here (FL 458), unknown ids, other organizations' users and the system bots
+	 * are not; deactivated users are refused. */
+	expect_membership(z.o, t.top, z.bot, "", true);
+	expect_membership(z.o, t.top, z.bot, "?direct_member_only=true", false);
+	expect_membership(z.o, t.low, z.bot, "?direct_member_only=true", true);
+	int64_t notification_bot = atoll(psql_ok("SELECT confab_notification_bot(%lld)", realm_of(z.o)));
+	BAD(api_get(z.o, fmt("/user_groups/%lld/members/%lld", (long long)t.low, (long long)notification_bot)),
+	    "No such user");
 	BAD(api_get(z.o, fmt("/user_groups/%lld/members/999999999", (long long)t.top)), "No such user");
 	BAD(api_get(z.o, fmt("/user_groups/%lld/members/%lld", (long long)t.top, (long long)itest_owner.id)),
 	    "No such user");
