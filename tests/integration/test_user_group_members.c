@@ -236,6 +236,17 @@ static void test_deactivated_groups(void)
 	BAD(members(z.a, sub, fmt("add_subgroups=[%lld]", (long long)old)), "User group is deactivated.");
 	BAD(subgroups(z.a, sub, fmt("add=[%lld,999999999]", (long long)old)), "Invalid user group ID: 999999999");
 	BAD(subgroups(z.a, id, fmt("add=[%lld]", (long long)old)), "User group is deactivated.");
+	/* A subgroup of a deactivated group may be deactivated too; it cannot be removed then. */
+	int64_t inner = create_group(z.a, gname("Inner"), "[]");
+	EXPECT_SUCCESS(subgroups(z.a, id, fmt("add=[%lld]", (long long)inner)));
+	EXPECT_SUCCESS(api_post(z.a, fmt("/user_groups/%lld/deactivate", (long long)inner), ""));
+	queue_drain(qb);
+	BAD(subgroups(z.a, id, fmt("delete=[%lld]", (long long)inner)), "User group is deactivated.");
+	BAD(members(z.a, id, fmt("delete_subgroups=[%lld]", (long long)inner)), "User group is deactivated.");
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM user_group_subgroups WHERE group_id = %lld AND subgroup_id = %lld",
+	                     (long long)id, (long long)inner),
+	             "1") == 0,
+	      "the deactivated subgroup was removed");
 	EXPECT_NO_EVENTS(qb);
 }
 
@@ -255,6 +266,8 @@ static void test_bots_and_guests(void)
 	EXPECT_SUCCESS(api_get(z.bot, fmt("/user_groups/%lld/members", (long long)id)));
 	EXPECT_SUCCESS(api_get(z.bot, fmt("/user_groups/%lld/members/%lld", (long long)id, (long long)z.a->id)));
 	EXPECT_SUCCESS(api_get(z.bot, fmt("/user_groups/%lld/subgroups", (long long)id)));
+	/* Deactivation is not refused to guests as such (no require_member_or_admin), they never manage a group. */
+	BAD(api_post(z.g, fmt("/user_groups/%lld/deactivate", (long long)sub), ""), "Insufficient permission");
 	const char *guest = "Not allowed for guest users";
 	BAD(members(z.g, id, fmt("add=%s", ids1(z.g))), guest);
 	BAD(subgroups(z.g, id, fmt("add=[%lld]", (long long)sub)), guest);
