@@ -744,20 +744,19 @@ int group_events_members(struct uow *uow, int64_t id, const char *op, json_objec
 
 /* ---- Notification Bot --------------------------------------------------------------------------------------- */
 
+static struct db_stmt st_notified =
+    DB_STMT("SELECT u.id FROM users u WHERE u.id = ANY ($1::bigint[]) AND u.id <> $2 AND NOT u.is_bot ORDER BY u.id");
+
 int group_notify_members(struct uow *uow, const struct group *g, json_object *ids, bool added)
 {
-	size_t n;
-	int64_t *set = id_set(uow, ids, &n);
+	/* Nobody is told of their own joining or leaving, and bots are not told at all. */
+	struct db_res *res = DB_EXEC(uow, &st_notified, id_array(uow, ids), db_arg_int(uow, uow->user->id));
+	if (res == NULL)
+		return -1;
 	const char *content = arena_printf(&uow->arena, "%s %s the group @_*%s*.", notify_mention(uow, uow->user),
 	                                   added ? "added you to" : "removed you from", g->name);
-	for (size_t i = 0; i < n; i++) {
-		if (set[i] == uow->user->id)
-			continue; /* nobody is told of their own joining or leaving */
-		const struct user *u = user_by_id(uow, uow->realm->id, set[i]);
-		if (u == NULL)
-			return uow_error(uow, ERR_INTERNAL, NULL); /* checked before; keeps a database error first */
-		if (!u->is_bot && notify_direct(uow, u->id, content) == 0)
+	for (int i = 0; i < db_rows(res); i++)
+		if (notify_direct(uow, db_int(res, i, 0), content) == 0)
 			return -1;
-	}
 	return 0;
 }
