@@ -201,6 +201,31 @@ static void test_one_transaction(void)
 	EXPECT_NO_EVENTS(qb);
 }
 
+/* The reference's order of checks: adding checks the group and the permission before the users, removing the users
+ * first; subgroup changes check the group and the permission before the subgroups. */
+static void test_check_order(void)
+{
+	struct org z = new_org();
+	int64_t id = create_group(z.a, gname("Order"), "[]");
+	BAD(members(z.a, 999999999, "add=[999999999]"), "Invalid user group");
+	BAD(members(z.a, 999999999, "delete=[999999999]"), "Invalid user ID: 999999999");
+	BAD(members(z.b, id, "add=[999999999]"), "Insufficient permission");
+	BAD(members(z.b, id, "delete=[999999999]"), "Invalid user ID: 999999999");
+	BAD(members(z.b, id, fmt("delete=%s", ids1(z.c))), "Insufficient permission");
+	BAD(subgroups(z.a, 999999999, "add=[999999999]"), "Invalid user group");
+	BAD(subgroups(z.a, 999999999, "delete=[999999999]"), "Invalid user group");
+	BAD(subgroups(z.b, id, "add=[999999999]"), "Insufficient permission");
+	BAD(subgroups(z.b, id, "delete=[999999999]"), "Insufficient permission");
+	/* add runs before delete, add_subgroups before delete_subgroups: the first failure is reported. */
+	BAD(members(z.a, id, fmt("delete=%s&add=[999999999]", ids1(z.c))), "Invalid user ID: 999999999");
+	BAD(members(z.a, id, "delete_subgroups=[999999998]&add_subgroups=[999999999]"),
+	    "Invalid user group ID: 999999999");
+	/* Deactivated users are no users here, whichever the list. */
+	deactivate_user(z.c);
+	BAD(members(z.a, id, fmt("add=%s", ids1(z.c))), fmt("Invalid user ID: %lld", (long long)z.c->id));
+	BAD(members(z.a, id, fmt("delete=%s", ids1(z.c))), fmt("Invalid user ID: %lld", (long long)z.c->id));
+}
+
 /* ---- deactivated groups --------------------------------------------------------------------------------------- */
 
 /* Since FL 391 the members and subgroups of a deactivated group can be changed (with events and notices); a
@@ -390,6 +415,7 @@ void register_user_group_members_tests(void)
 	    {"notify_removed", test_notify_removed},
 	    {"notify_self_and_admin", test_notify_self_and_admin},
 	    {"one_transaction", test_one_transaction},
+	    {"check_order", test_check_order},
 	    {"deactivated_groups", test_deactivated_groups},
 	    {"bots_and_guests", test_bots_and_guests},
 	    {"get_members", test_get_members},
