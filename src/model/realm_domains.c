@@ -234,28 +234,46 @@ struct realm_email_rules {
 	int nsubdomains;
 };
 
-static struct db_stmt st_rules =
-    DB_STMT("SELECT domain, allow_subdomains FROM realm_domains WHERE realm_id = $1 ORDER BY domain COLLATE \"C\"");
+static int cmp_ptr_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct realm_email_rules *realm_email_rules_new(struct uow *uow, const char *const *domains,
+                                                const bool *allow_subdomains, int n)
+{
+	struct realm_email_rules *r = arena_alloc(&uow->arena, sizeof(*r));
+	r->restricted = true;
+	r->domains = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r->domains));
+	r->subdomains = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r->subdomains));
+	for (int i = 0; i < n; i++) {
+		const char *d = arena_strdup(&uow->arena, domains[i]);
+		r->domains[r->ndomains++] = d;
+		if (allow_subdomains[i])
+			r->subdomains[r->nsubdomains++] = d;
+	}
+	qsort(r->domains, (size_t)r->ndomains, sizeof(*r->domains), cmp_ptr_str);
+	qsort(r->subdomains, (size_t)r->nsubdomains, sizeof(*r->subdomains), cmp_ptr_str);
+	return r;
+}
+
+static struct db_stmt st_rules = DB_STMT("SELECT domain, allow_subdomains FROM realm_domains WHERE realm_id = $1");
 
 struct realm_email_rules *realm_email_rules_load(struct uow *uow, const struct realm *realm)
 {
-	struct realm_email_rules *r = arena_alloc(&uow->arena, sizeof(*r));
-	r->restricted = realm->emails_restricted_to_domains;
-	if (!r->restricted)
-		return r;
+	if (!realm->emails_restricted_to_domains)
+		return arena_alloc(&uow->arena, sizeof(struct realm_email_rules)); /* restricted false: all allowed */
 	struct db_res *res = DB_EXEC(uow, &st_rules, db_arg_int(uow, realm->id));
 	if (res == NULL)
 		return NULL;
 	int n = db_rows(res);
-	r->domains = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r->domains));
-	r->subdomains = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*r->subdomains));
+	const char **domains = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*domains));
+	bool *allow = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*allow));
 	for (int i = 0; i < n; i++) {
-		const char *d = arena_strdup(&uow->arena, db_val(res, i, 0));
-		r->domains[r->ndomains++] = d;
-		if (db_bool(res, i, 1))
-			r->subdomains[r->nsubdomains++] = d;
+		domains[i] = db_val(res, i, 0);
+		allow[i] = db_bool(res, i, 1);
 	}
-	return r;
+	return realm_email_rules_new(uow, domains, allow, n);
 }
 
 static int cmp_str(const void *key, const void *elem)

@@ -56,6 +56,9 @@ enum realm_email_verdict {
 /* The rules of one organization, loaded once for checking many addresses (get_realm_email_validator). */
 struct realm_email_rules;
 
+/* The rules of a restricted organization with these n domains (copied into the uow's arena). Never NULL. */
+struct realm_email_rules *realm_email_rules_new(struct uow *uow, const char *const *domains,
+                                                const bool *allow_subdomains, int n);
 /* Loads realm's rules (its domains, when emails_restricted_to_domains is on) into the uow's arena; NULL (error
  * recorded) on a database failure. */
 struct realm_email_rules *realm_email_rules_load(struct uow *uow, const struct realm *realm);
