@@ -109,8 +109,10 @@ json_object *realm_domains_json(struct uow *uow, int64_t realm_id)
 	if (res == NULL)
 		return NULL;
 	json_object *list = NULL;
-	if (jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &list) < 0 || list == NULL)
-		return (void)uow_error(uow, ERR_INTERNAL, NULL), NULL;
+	if (jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &list) < 0 || list == NULL) {
+		uow_error(uow, ERR_INTERNAL, NULL);
+		return NULL;
+	}
 	return uow_own_json(uow, list);
 }
 
@@ -164,10 +166,10 @@ int64_t realm_domain_add(struct uow *uow, const char *domain, bool allow_subdoma
 	    DB_EXEC(uow, &st_add, db_arg_int(uow, uow->realm->id), domain, allow_subdomains ? "true" : "false");
 	if (res == NULL)
 		return 0;
-	if (db_rows(res) == 0)
-		return (void)uow_error(uow, ERR_BAD_REQUEST, "The domain %s is already a part of your organization.",
-		                       domain),
-		       0;
+	if (db_rows(res) == 0) {
+		uow_error(uow, ERR_BAD_REQUEST, "The domain %s is already a part of your organization.", domain);
+		return 0;
+	}
 	int64_t id = db_int(res, 0, 0);
 	return event_domain(uow, "add", domain, allow_subdomains) < 0 ? 0 : id;
 }
