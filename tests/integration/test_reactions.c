@@ -404,6 +404,44 @@ static void test_reactions_in_messages(void)
 	EXPECT_REACTIONS(a, m3, fmt("[%s]", reaction_json("tada", "1f389", "unicode_emoji", a)));
 }
 
+/* The narrow has:reaction (the reference's by_has: a reaction row exists), and its negation. */
+static void test_reactions_has_reaction_narrow(void)
+{
+	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
+	int64_t ch = make_channel(o, fmt("[%lld,%lld]", (long long)o->id, (long long)a->id), NULL);
+	int64_t m1 = send_to(o, ch, "one"), m2 = send_to(o, ch, "two"), m3 = send_to(o, ch, "three");
+	EXPECT_SUCCESS(react(a, m1, "emoji_name=tada"));
+	EXPECT_SUCCESS(react(a, m3, "emoji_name=tada"));
+	EXPECT_SUCCESS(react(o, m3, "emoji_name=tada"));
+	const char *narrows[] = {
+	    fmt("[{\"operator\":\"channel\",\"operand\":%lld},{\"operator\":\"has\",\"operand\":\"reaction\"}]",
+	        (long long)ch),
+	    fmt("[{\"operator\":\"channel\",\"operand\":%lld},{\"operator\":\"has\",\"operand\":\"reaction\","
+	        "\"negated\":true}]",
+	        (long long)ch),
+	};
+	const char *want[] = {fmt("[%lld,%lld]", (long long)m1, (long long)m3), fmt("[%lld]", (long long)m2)};
+	for (int i = 0; i < 2; i++) {
+		struct resp *r = api_get(
+		    a, fmt("/messages?anchor=newest&num_before=10&num_after=0&narrow=%s", url_encode(narrows[i])));
+		EXPECT_SUCCESS(r);
+		json_object *ids = json_object_new_array();
+		json_object *list = jget(r->json, "messages");
+		for (size_t k = 0; k < json_object_array_length(list); k++)
+			json_object_array_add(ids, json_object_new_int64(jint(json_object_array_get_idx(list, k), "id")));
+		EXPECT_JSON(ids, want[i]);
+		json_object_put(ids);
+	}
+	/* Removing the last reaction takes m1 out of it. */
+	EXPECT_SUCCESS(unreact(a, m1, "emoji_name=tada"));
+	struct resp *r =
+	    api_get(a, fmt("/messages?anchor=newest&num_before=10&num_after=0&narrow=%s", url_encode(narrows[0])));
+	EXPECT_SUCCESS(r);
+	json_object *list = jget(r->json, "messages");
+	CHECK(json_object_array_length(list) == 1 && jint(json_object_array_get_idx(list, 0), "id") == m3,
+	      "has:reaction after removal: %s", r->body);
+}
+
 /* ---- deletion ----------------------------------------------------------------------------------------------- */
 
 /* A deleted message's reactions go with it, by DELETE /messages/{id} and by retention. */
@@ -438,6 +476,7 @@ void register_reactions_tests(void)
 	    {"events_public", test_reactions_events_public},
 	    {"events_private_and_direct", test_reactions_events_private_and_direct},
 	    {"in_messages", test_reactions_in_messages},
+	    {"has_reaction_narrow", test_reactions_has_reaction_narrow},
 	    {"deleted_message", test_reactions_deleted_message},
 	    {NULL, NULL},
 	};
