@@ -365,12 +365,12 @@ static void test_markdown_dialect(void)
 	struct user *u = new_user("member");
 	char *ch = name_of("dialect");
 	make_channel(u, ch, NULL, NULL);
-	int64_t id = send_channel_message(u, ch, "md", "` spaced ` :octopus:\n* one\n  3. three\n  4. four\n+ two");
-	EXPECT_STR(
-	    get_message(u, id, NULL), "content",
-	    "<p><code> spaced </code> <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" "
-	    "title=\"octopus\">:octopus:</span></p>\n<ul>\n<li>one<ol start=\"3\">\n<li>three</li>\n<li>four</li>\n"
-	    "</ol>\n</li>\n<li>two</li>\n</ul>");
+	int64_t id =
+	    send_channel_message(u, ch, "md", "` spaced ` :octopus:\n1. one\n  3. three\n  4. four\n2. two\n\n- a\n+ b");
+	EXPECT_STR(get_message(u, id, NULL), "content",
+	           "<p><code> spaced </code> <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" "
+	           "title=\"octopus\">:octopus:</span></p>\n<ol>\n<li>one<ol start=\"3\">\n<li>three</li>\n"
+	           "<li>four</li>\n</ol>\n</li>\n<li>two</li>\n</ol>\n<ul>\n<li>a</li>\n<li>b</li>\n</ul>");
 	id = send_channel_message(u, ch, "md", "> quoted\nstill quoted\n\n[ref]: https://example.org\n```c x`\ny");
 	EXPECT_STR(get_message(u, id, NULL), "content",
 	           "<blockquote>\n<p>quoted<br>\nstill quoted</p>\n</blockquote>\n<p>[ref]: <a "
