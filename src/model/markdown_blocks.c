@@ -447,7 +447,8 @@ static bool rewrite_item(struct rewriter *w, const struct line *l)
 
 /*
  * A line after a blank line, in a list: indented by two spaces or more it continues the item of its level
- * (the reference's ListIndentProcessor); otherwise the lists end.
+ * (the reference's ListIndentProcessor), with the indentation beyond that level's (four spaces more make code);
+ * otherwise the lists end.
  */
 static bool rewrite_list_continuation(struct rewriter *w, const struct line *l)
 {
@@ -460,7 +461,7 @@ static bool rewrite_list_continuation(struct rewriter *w, const struct line *l)
 	size_t level = l->indent / 2 < w->nlevels ? l->indent / 2 : w->nlevels;
 	w->nlevels = level;
 	put_spaces(w, w->levels[level - 1].content_col);
-	put_content(w, l->s + l->indent, l->n - l->indent);
+	put_content(w, l->s + 2 * level, l->n - 2 * level);
 	return true;
 }
 

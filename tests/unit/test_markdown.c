@@ -546,6 +546,10 @@ static void test_markdown_lists_nest_by_two_spaces(void)
 	EXPECT_HTML("* a\n  * b\n\n    more of b\n\n  more of a",
 	            "<ul>\n<li>\n<p>a</p>\n<ul>\n<li>\n<p>b</p>\n<p>more of b</p>\n</li>\n</ul>\n<p>more of a</p>\n"
 	            "</li>\n</ul>");
+	/* Four spaces beyond the level's make code in the item. */
+	EXPECT_HTML("* a\n\n      code",
+	            "<ul>\n<li>\n<p>a</p>\n<div class=\"codehilite\"><pre><span></span><code>code\n</code></pre></div>\n"
+	            "</li>\n</ul>");
 	/* Without a list, four spaces are still code. */
 	EXPECT_HTML(
 	    "text:\n\n    * not a list",
