@@ -289,11 +289,12 @@ struct rewriter {
 	struct buf out;
 	struct level *levels; /* open lists, outermost first */
 	size_t nlevels, cap;
-	bool prev_blank;   /* the line before was blank (or there was none) */
-	bool prev_text;    /* the line before was not blank */
-	bool prev_li;      /* ... and was an item (LI_RE) */
-	bool prev_ordered; /* ... of an ordered list */
-	bool in_quote;     /* a ">" line came earlier in this paragraph */
+	bool prev_blank;     /* the line before was blank (or there was none) */
+	bool prev_text;      /* the line before was not blank */
+	bool prev_li;        /* ... and was an item (LI_RE) */
+	bool prev_ordered;   /* ... of an ordered list */
+	bool in_quote;       /* a ">" line came earlier in this paragraph */
+	size_t quote_indent; /* ... after these spaces */
 	bool overflow;
 	int line; /* lines written */
 	struct md_list_start *starts;
@@ -480,10 +481,12 @@ static void rewrite_line(struct rewriter *w, const struct line *l)
 	w->prev_text = true;
 	if (is_quote(l)) {
 		w->in_quote = true;
+		w->quote_indent = l->indent;
 		if (w->prev_blank && l->indent < 2)
 			w->nlevels = 0;
 		put_content(w, l->s, l->n);
 	} else if (w->in_quote && !is_heading(l) && !is_hr(l)) {
+		put_spaces(w, w->quote_indent);
 		put(w, "> ", 2); /* the reference's quote takes the rest of the paragraph */
 		put_content(w, l->s, l->n);
 	} else if (!rewrite_item(w, l) && !rewrite_list_continuation(w, l)) {
