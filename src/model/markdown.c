@@ -1145,8 +1145,12 @@ static void render_fence(struct md *md, const struct md_fence *f)
 		put_str(md, "</div></div>\n");
 	} else if (f->kind == MD_FENCE_MATH) {
 		put_code_block(md, NULL, 0, f->body, f->body_len); /* no TeX renderer: shown as code */
-	} else {
-		put_code_block(md, f->lang, f->lang_len, f->body, f->body_len);
+	} else {                                                   /* the reference lowercases the language */
+		char *lang = arena_strndup(&md->uow->arena, f->lang, f->lang_len);
+		for (char *p = lang; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		put_code_block(md, lang, f->lang_len, f->body, f->body_len);
 	}
 }
 
@@ -1367,6 +1371,7 @@ static cmark_node *parse(struct md *md, const char *text, size_t len)
 	cmark_node *doc = cmark_parser_finish(parser);
 	cmark_parser_free(parser);
 	md->subject = NULL;
+	md->emoji_miss_subject = NULL;
 	pthread_mutex_unlock(&parse_lock);
 	return doc;
 }
@@ -1390,8 +1395,6 @@ static void render_blocks(struct md *md, const char *text, size_t len)
 	cmark_iter_free(iter);
 	cmark_node_free(doc);
 	md->lines_of = NULL; /* its nodes are gone; their addresses may be reused */
-	md->subject = NULL;
-	md->emoji_miss_subject = NULL;
 	md->rewrite = outer;
 }
 

@@ -587,6 +587,8 @@ static void test_markdown_fences_as_the_reference_reads_them(void)
 	    "```text more words\nx\n```",
 	    "<div class=\"codehilite\" data-code-language=\"Text only\"><pre><span></span><code>x\n</code></pre>"
 	    "</div>");
+	EXPECT_HTML("```{.MyLang}\nx\n```", "<div class=\"codehilite\" data-code-language=\"mylang\"><pre><span></span>"
+	                                     "<code>x\n</code></pre></div>");
 	/* Not fences: text that does not start like a language, or holding ` or ~. */
 	EXPECT_HTML("``` (x)\ny", "<p>``` (x)<br>\ny</p>");
 	EXPECT_HTML("~~~ a ~~~\ny", "<p>~~~ a ~~~<br>\ny</p>");
