@@ -983,15 +983,28 @@ static bool is_strong_em(struct md *md, cmark_node *emph)
 	       !is_underscore(md, strong);
 }
 
+/* The reference's emphasis never spans lines: "**a\nb**" keeps its stars. */
+static bool spans_lines(cmark_node *n)
+{
+	for (cmark_node *c = cmark_node_first_child(n); c != NULL; c = cmark_node_next(c))
+		if (cmark_node_get_type(c) == CMARK_NODE_SOFTBREAK || cmark_node_get_type(c) == CMARK_NODE_LINEBREAK)
+			return true;
+	return false;
+}
+
 static void emphasis(struct md *md, cmark_node *n, bool entering)
 {
 	bool strong = cmark_node_get_type(n) == CMARK_NODE_STRONG;
 	if (strong && is_strong_em(md, cmark_node_parent(n)))
 		return;
 	if (!strong && is_strong_em(md, n))
-		put_str(md, entering ? "<strong><em>" : "</em></strong>");
+		put_str(md, spans_lines(cmark_node_first_child(n)) ? "***"
+		            : entering                             ? "<strong><em>"
+		                                                   : "</em></strong>");
 	else if (is_underscore(md, n))
 		put_str(md, strong ? "__" : "_");
+	else if (spans_lines(n))
+		put_str(md, strong ? "**" : "*");
 	else if (strong)
 		put_str(md, entering ? "<strong>" : "</strong>");
 	else

@@ -340,7 +340,7 @@ static size_t content_start(const char *s, size_t n, bool *indented_code)
 }
 
 /* How many characters at s[0, n) cmark reads as syntax the reference does not have there: a fence, the ")" of
- * "1)", the "[" of a link reference definition. Each gets a backslash. */
+ * "1)", the "[" of a link reference definition, the "=" of a setext heading's line. Each gets a backslash. */
 static void foreign_syntax(const char *s, size_t n, size_t *at, size_t *count)
 {
 	size_t run = fence_run(s, n), digits = strspn(s, "0123456789");
@@ -357,6 +357,9 @@ static void foreign_syntax(const char *s, size_t n, size_t *at, size_t *count)
 	} else if (n > 0 && s[0] == '[') {
 		const char *close = memchr(s, ']', n);
 		*count = close != NULL && close + 1 < s + n && close[1] == ':';
+	} else if (n > 0 && s[0] == '=') {
+		size_t eq = strspn(s, "=");
+		*count = eq >= n || strspn(s + eq, " ") >= n - eq;
 	}
 }
 
@@ -470,8 +473,8 @@ static void rewrite_line(struct rewriter *w, const struct line *l)
 {
 	bool ordered = false, li = is_li(l, &ordered);
 	/* The reference's list preprocessor: a list item right after text (or after an item of the other kind)
-	 * starts a new block. */
-	if (w->prev_text && li && (!w->prev_li || w->prev_ordered != ordered)) {
+	 * starts a new block. So does a rule: the reference has no "---" headings. */
+	if (w->prev_text && ((li && (!w->prev_li || w->prev_ordered != ordered)) || is_hr(l))) {
 		newline(w);
 		w->prev_blank = true;
 		w->in_quote = false;

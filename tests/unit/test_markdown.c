@@ -630,6 +630,14 @@ static void test_markdown_quote_takes_its_paragraph(void)
 	EXPECT_HTML("> q\n* i", "<blockquote>\n<p>q</p>\n</blockquote>\n<ul>\n<li>i</li>\n</ul>");
 }
 
+static void test_markdown_no_setext_headings_or_multiline_emphasis(void)
+{
+	EXPECT_HTML("Big\n===", "<p>Big<br>\n===</p>");
+	EXPECT_HTML("Rule\n---\nafter", "<p>Rule</p>\n<hr>\n<p>after</p>");
+	EXPECT_HTML("a **b\nc** d", "<p>a **b<br>\nc** d</p>");
+	EXPECT_HTML("*e\nf* ***g\nh*** **ok**", "<p>*e<br>\nf* ***g<br>\nh*** <strong>ok</strong></p>");
+}
+
 static void test_markdown_emoji(void)
 {
 	const char *octopus = "<span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" title=\"octopus\">"
@@ -746,6 +754,8 @@ int main(void)
 	    {"test_markdown_bullets_form_one_list", test_markdown_bullets_form_one_list},
 	    {"test_markdown_fences_as_the_reference_reads_them", test_markdown_fences_as_the_reference_reads_them},
 	    {"test_markdown_quote_takes_its_paragraph", test_markdown_quote_takes_its_paragraph},
+	    {"test_markdown_no_setext_headings_or_multiline_emphasis",
+	     test_markdown_no_setext_headings_or_multiline_emphasis},
 	    {"test_markdown_emoji", test_markdown_emoji},
 	    {"test_markdown_whitespace_is_normalized", test_markdown_whitespace_is_normalized},
 	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
