@@ -10,6 +10,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "core/utf8.h"
 
 /* Fences. */
 
@@ -159,36 +160,39 @@ bool md_fence_find(struct arena *arena, const char *text, size_t len, struct md_
 
 /* Whitespace. */
 
+/* A line of spaces only becomes empty (the line from out[line] to out[o]); returns the new end. */
+static size_t end_line(char *out, size_t line, size_t o)
+{
+	return strspn(out + line, " ") >= o - line ? line : o;
+}
+
 char *md_normalize(struct arena *arena, const char *text, size_t *len)
 {
-	size_t tabs = 0;
-	for (size_t i = 0; i < *len; i++)
-		tabs += text[i] == '\t';
-	char *out = arena_alloc(arena, *len + 3 * tabs + 1);
-	size_t o = 0, line = 0, col = 0; /* col counts code points, as Python's expandtabs */
+	char *out = arena_alloc(arena, 4 * *len + 1); /* a tab is four spaces at most, a bad byte three bytes */
+	size_t o = 0, line = 0, col = 0;              /* col counts code points, as Python's expandtabs */
 	for (size_t i = 0; i < *len; i++) {
 		char c = text[i];
-		if (c == '\r') {
-			if (i + 1 < *len && text[i + 1] == '\n')
-				continue;
-			c = '\n';
-		}
 		if (c == '\t') {
 			do
 				out[o++] = ' ';
 			while (++col % 4 != 0);
-			continue;
-		}
-		if (c == '\n') {
-			if (strspn(out + line, " ") == o - line) /* a line of spaces only */
-				o = line;
+		} else if (c == '\r' || c == '\n') {
+			i += c == '\r' && i + 1 < *len && text[i + 1] == '\n';
+			o = end_line(out, line, o);
 			out[o++] = '\n';
 			line = o;
 			col = 0;
-			continue;
+		} else if ((unsigned char)c < 0x80) {
+			out[o++] = c;
+			col++;
+		} else {
+			uint32_t cp;
+			size_t n = utf8_decode((const unsigned char *)text + i, *len - i, &cp);
+			memcpy(out + o, n ? text + i : "\xef\xbf\xbd", n ? n : 3);
+			o += n ? n : 3;
+			i += n ? n - 1 : 0;
+			col++;
 		}
-		out[o++] = c;
-		col += ((unsigned char)c & 0xc0) != 0x80;
 	}
 	out[o] = '\0';
 	*len = o;

@@ -36,7 +36,8 @@ bool md_fence_find(struct arena *arena, const char *text, size_t len, struct md_
 
 /*
  * The reference's whitespace normalization: "\r\n" and "\r" become "\n", tabs become spaces to the next multiple
- * of four columns, lines of spaces only become empty. Returns an arena string, its length in *len.
+ * of four columns, lines of spaces only become empty; bytes that are not UTF-8 become U+FFFD. Returns an arena
+ * string, its length in *len.
  */
 char *md_normalize(struct arena *arena, const char *text, size_t *len);
 

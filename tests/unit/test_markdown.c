@@ -672,6 +672,8 @@ static void test_markdown_whitespace_is_normalized(void)
 	EXPECT_HTML("```\n\tx\ty\n```",
 	            "<div class=\"codehilite\"><pre><span></span><code>    x   y\n</code></pre></div>");
 	EXPECT_HTML("* a\n\t* b", "<ul>\n<li>a<ul>\n<li>b</li>\n</ul>\n</li>\n</ul>");
+	EXPECT_HTML("```\nbad \xff byte\n```",
+	            "<div class=\"codehilite\"><pre><span></span><code>bad \xef\xbf\xbd byte\n</code></pre></div>");
 }
 
 static void test_markdown_looks_up_each_name_once(void)
