@@ -936,6 +936,8 @@ static bool node_origin(struct md *md, cmark_node *n, int *line, int *col)
 	}
 	*line = cmark_node_get_start_line(origin);
 	*col = cmark_node_get_start_column(origin);
+	if (cmark_node_get_type(origin) == CMARK_NODE_CODE) /* its position is after its opening backticks */
+		*col -= (int)strspn(md->lines_text, "`");
 	return true;
 }
 

@@ -520,6 +520,7 @@ static void test_markdown_code_spans_keep_spaces(void)
 	EXPECT_HTML("` left` `right ` `   `", "<p><code> left</code> <code>right </code> <code>   </code></p>");
 	EXPECT_HTML("* item ` x `", "<ul>\n<li>item <code> x </code></li>\n</ul>");
 	EXPECT_HTML("> ` q `", "<blockquote>\n<p><code> q </code></p>\n</blockquote>");
+	EXPECT_HTML("# ` h ` _x_", "<h1><code> h </code> _x_</h1>");
 }
 
 static void test_markdown_reference_definitions_are_text(void)
