@@ -28,6 +28,10 @@ int settings_update(struct request *req);
 int user_status_update_own(struct request *req);
 int user_status_update_for_user(struct request *req);
 int user_status_get(struct request *req);
+/* presence.c */
+int presence_update(struct request *req);
+int presence_realm_get(struct request *req);
+int presence_user_get(struct request *req);
 /* push_tokens.c */
 int apns_token_add(struct request *req);
 int apns_token_remove(struct request *req);
