@@ -13,13 +13,16 @@ struct uow;
 /* The reference's name_to_codepoint: the code ("1f604") of a Unicode emoji name, or NULL (static string). */
 const char *emoji_unicode_code(const char *name);
 /*
- * The reference's get_emoji_data: the code and reaction type of the emoji called name (static strings). Returns 0,
- * or -1 with "Emoji 'NAME' does not exist" recorded.
+ * The reference's get_emoji_data: the code and reaction type of the emoji called name: an active custom emoji of
+ * uow->realm (code: its id; an arena string), "zulip", or a Unicode emoji (static strings). Returns 0, or -1 with
+ * "Emoji 'NAME' does not exist" (or a database failure) recorded.
  */
 int emoji_data_for_name(struct uow *uow, const char *name, const char **code, const char **reaction_type);
 /*
  * The reference's check_emoji_request: is (name, code) a valid emoji of reaction_type? Returns 0, or -1 with
- * "Invalid custom emoji.", "Invalid emoji code.", "Invalid emoji name." or "Invalid emoji type." recorded.
+ * "Invalid custom emoji." (realm_emoji: code is the id of none of uow->realm's custom emoji), "Invalid custom emoji
+ * name.", "This custom emoji has been deactivated.", "Invalid emoji code.", "Invalid emoji name." or "Invalid emoji
+ * type." recorded.
  */
 int emoji_check(struct uow *uow, const char *name, const char *code, const char *reaction_type);
 

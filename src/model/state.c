@@ -22,6 +22,7 @@
 #include "model/personal.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/realm_emoji.h"
 #include "model/scheduled_messages.h"
 #include "model/user.h"
 #include "model/user_settings.h"
@@ -77,7 +78,6 @@ static const struct {
     {"realm_billing", "realm_billing", "{\"has_pending_sponsorship_request\":false}"},
     {"realm_bot", "realm_bots", "[]"},
     {"realm_domains", "realm_domains", "[]"},
-    {"realm_emoji", "realm_emoji", "{}"},
     /* No linkifiers exist yet; clients without linkifier_url_template get [] in any case, and realm_filters is
      * always [] (the legacy format cannot express URL templates). */
     {"realm_filters", "realm_filters", "[]"},
@@ -885,6 +885,16 @@ static int add_user_status(struct uow *uow, json_object *out)
 	return 0;
 }
 
+/* Every custom emoji, deactivated ones too (the reference's realm.get_emoji()). */
+static int add_realm_emoji(struct uow *uow, json_object *out)
+{
+	json_object *map = realm_emoji_map(uow);
+	if (map == NULL)
+		return -1;
+	json_object_object_add(out, "realm_emoji", map);
+	return 0;
+}
+
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	add_empty_state(uow, o, out);
@@ -915,6 +925,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (add_personal(uow, o, out) < 0)
 		return -1;
 	if (want(o, "user_status") && add_user_status(uow, out) < 0)
+		return -1;
+	if (want(o, "realm_emoji") && add_realm_emoji(uow, out) < 0)
 		return -1;
 	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)

@@ -85,8 +85,8 @@ static bool fake_channel(void *ctx, const char *name, int64_t *out_id, const cha
 	return c != NULL;
 }
 
-static const struct markdown_lookup realm = {&lookups, fake_user, fake_group, fake_channel};
-static const struct markdown_lookup realm_uncounted = {NULL, fake_user, fake_group, fake_channel};
+static const struct markdown_lookup realm = {&lookups, fake_user, fake_group, fake_channel, NULL};
+static const struct markdown_lookup realm_uncounted = {NULL, fake_user, fake_group, fake_channel, NULL};
 
 static struct uow req;
 static struct markdown_result res;
