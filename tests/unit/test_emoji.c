@@ -4,6 +4,7 @@
 #include "core/uow.h"
 #include "model/emoji.h"
 #include "model/emoji_data.h"
+#include "model/realm_emoji.h"
 #include "unit.h"
 
 static struct uow req;
@@ -87,6 +88,52 @@ static void test_emoji_check(void)
 	CU_ASSERT_STRING_EQUAL(check("tada", ""), "Invalid emoji code.");
 }
 
+/* realm_emoji_check_name's recorded message, or "" for an accepted custom emoji name. */
+static const char *custom_name(const char *name)
+{
+	uow_finish(&req);
+	uow_init(&req, NULL, 1);
+	return realm_emoji_check_name(&req, name) == 0 ? "" : req.error_msg;
+}
+
+static void test_emoji_custom_names(void)
+{
+	static const char *const letters =
+	    "Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.";
+	CU_ASSERT_STRING_EQUAL(custom_name("green_tick"), "");
+	CU_ASSERT_STRING_EQUAL(custom_name("a-1_b2"), "");
+	CU_ASSERT_STRING_EQUAL(custom_name("7"), "");
+	CU_ASSERT_STRING_EQUAL(custom_name(""), "Emoji name is missing");
+	CU_ASSERT_STRING_EQUAL(custom_name("my_emoji_"), "Emoji names must end with either a letter or digit.");
+	CU_ASSERT_STRING_EQUAL(custom_name("-"), "Emoji names must end with either a letter or digit.");
+	CU_ASSERT_STRING_EQUAL(custom_name("My_emoji"), letters);
+	CU_ASSERT_STRING_EQUAL(custom_name("my.emoji"), letters);
+	CU_ASSERT_STRING_EQUAL(custom_name("my emoji"), letters);
+	CU_ASSERT_STRING_EQUAL(custom_name("my/emoji"), letters);
+	CU_ASSERT_STRING_EQUAL(custom_name("caf\303\251"), letters);
+	CU_ASSERT_STRING_EQUAL(custom_name("bad_"), "Emoji names must end with either a letter or digit.");
+	CU_ASSERT_STRING_EQUAL(custom_name("Bad_"), letters); /* a bad letter wins over the bad end */
+}
+
+static void test_emoji_custom_types(void)
+{
+	CU_ASSERT_STRING_EQUAL(realm_emoji_extension("image/png"), ".png");
+	CU_ASSERT_STRING_EQUAL(realm_emoji_extension("IMAGE/GIF"), ".gif");
+	CU_ASSERT_STRING_EQUAL(realm_emoji_extension("image/jpeg; charset=x"), ".jpg");
+	CU_ASSERT_STRING_EQUAL(realm_emoji_extension("image/webp"), ".webp");
+	CU_ASSERT_STRING_EQUAL(realm_emoji_extension("image/avif"), ".avif");
+	CU_ASSERT_PTR_NULL(realm_emoji_extension("image/tiff"));
+	CU_ASSERT_PTR_NULL(realm_emoji_extension("image/svg+xml"));
+	CU_ASSERT_PTR_NULL(realm_emoji_extension("image/pngx"));
+	CU_ASSERT_PTR_NULL(realm_emoji_extension(""));
+	CU_ASSERT_PTR_NULL(realm_emoji_extension(NULL));
+	/* Without an organization, no custom emoji exists. */
+	uow_finish(&req);
+	uow_init(&req, NULL, 1);
+	CU_ASSERT_EQUAL(emoji_check(&req, "green_tick", "1", "realm_emoji"), -1);
+	CU_ASSERT_STRING_EQUAL(req.error_msg, "Invalid custom emoji.");
+}
+
 /* Sorted strictly (so bsearch finds every entry and no name is there twice), and every code in emoji_codes. */
 static void test_emoji_table_sorted(void)
 {
@@ -111,6 +158,8 @@ int main(void)
 		{"test_emoji_known_names", test_emoji_known_names},
 		{"test_emoji_unknown_names", test_emoji_unknown_names},
 		{"test_emoji_check", test_emoji_check},
+		{"test_emoji_custom_names", test_emoji_custom_names},
+		{"test_emoji_custom_types", test_emoji_custom_types},
 		{"test_emoji_table_sorted", test_emoji_table_sorted},
 		{NULL, NULL},
 	};
