@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "api/api.h"
+#include "http/form.h"
 #include "http/params.h"
 #include "http/request.h"
 #include "model/attachments.h"
@@ -85,16 +86,42 @@ int realm_emoji_upload(struct request *req)
 	return realm_emoji_add(&req->uow, name, file->content_type, file->value, file->len);
 }
 
-/* DELETE /api/v1/realm/emoji/{emoji_name} */
-int realm_emoji_delete(struct request *req)
+/* The reference's path converter lets the name contain '/': then it is the rest of the path. */
+static const char *nested_name(struct request *req)
 {
-	const char *name = param_str(req, "emoji_name");
+	const char *rest = req->path + strlen("/realm/emoji/");
+	size_t len;
+	return form_repair_utf8(req, rest, strlen(rest), &len);
+}
+
+/* POST /api/v1/realm/emoji/{emoji_name}, with a '/' in the name: never a valid name. */
+int realm_emoji_upload_nested(struct request *req)
+{
+	const struct raw_param *file;
+	count_files(req, &file);
+	return realm_emoji_check_name(&req->uow, nested_name(req));
+}
+
+static int delete_named(struct request *req, const char *name)
+{
 	struct realm_emoji *e = realm_emoji_active(&req->uow, name);
 	if (e == NULL)
 		return req->error != ERR_NONE ? -1 : api_error(req, ERR_NOT_FOUND, "Emoji '%s' does not exist", name);
 	if (!user_is_admin(req->user) && e->author_id != req->user->id)
 		return api_error(req, ERR_BAD_REQUEST, "Must be an organization administrator or emoji author");
 	return realm_emoji_deactivate(&req->uow, e);
+}
+
+/* DELETE /api/v1/realm/emoji/{emoji_name} */
+int realm_emoji_delete(struct request *req)
+{
+	return delete_named(req, param_str(req, "emoji_name"));
+}
+
+/* DELETE /api/v1/realm/emoji/{emoji_name}, with a '/' in the name */
+int realm_emoji_delete_nested(struct request *req)
+{
+	return delete_named(req, nested_name(req));
 }
 
 /* GET /user_avatars/{realm_id}/emoji/images/{file}: public, as the reference's avatar directory; nginx sends the

@@ -592,6 +592,9 @@ const struct route routes[] = {
     {"GET", "/realm/emoji", realm_emoji_list, 0, no_params},
     {"POST", "/realm/emoji/{emoji_name}", realm_emoji_upload, R_NO_GUEST | R_TXN, realm_emoji_params},
     {"DELETE", "/realm/emoji/{emoji_name}", realm_emoji_delete, R_TXN, realm_emoji_params},
+    /* A name with a '/' (the reference's <path:emoji_name>). */
+    {"POST", "/realm/emoji/*", realm_emoji_upload_nested, R_NO_GUEST, no_params},
+    {"DELETE", "/realm/emoji/*", realm_emoji_delete_nested, R_TXN, no_params},
     {"GET", "/saved_snippets", saved_snippets_list, 0, no_params},
     {"POST", "/saved_snippets", saved_snippets_create, R_TXN, saved_snippets_create_params},
     {"PATCH", "/saved_snippets/{saved_snippet_id}", saved_snippets_edit, R_TXN, saved_snippet_edit_params},

@@ -171,6 +171,8 @@ static void test_realm_emoji_name_rules(void)
 	EXPECT_ERROR(upload(z.d, "my-emoji-"), 400, "BAD_REQUEST",
 	             "Emoji names must end with either a letter or digit.");
 	EXPECT_ERROR(upload(z.d, "%20"), 400, "BAD_REQUEST", "Emoji name is missing");
+	EXPECT_ERROR(upload(z.d, "my/emoji/with/forward/slash/"), 400, "BAD_REQUEST", letters);
+	EXPECT_ERROR(upload(z.g, "my/emoji"), 400, "BAD_REQUEST", "Not allowed for guest users");
 	EXPECT_SUCCESS(upload(z.d, "a-1_b"));
 	CHECK(json_object_object_length(emoji_map(z.d)) == 1, "only a-1_b was added");
 }
@@ -231,6 +233,7 @@ static void test_realm_emoji_delete(void)
 	EXPECT_SUCCESS(delete_emoji(z.d, "also_my_own"));
 	EXPECT_ERROR(delete_emoji(z.a, "my_own"), 404, "BAD_REQUEST", "Emoji 'my_own' does not exist");
 	EXPECT_ERROR(delete_emoji(z.d, "no_such"), 404, "BAD_REQUEST", "Emoji 'no_such' does not exist");
+	EXPECT_ERROR(delete_emoji(z.d, "a/b"), 404, "BAD_REQUEST", "Emoji 'a/b' does not exist");
 	/* Deactivated, not deleted: still listed, and the name can be taken again. */
 	json_object *map = emoji_map(z.a);
 	json_object *old = entry_named(map, "my_own", true);
