@@ -207,11 +207,12 @@ static struct db_stmt st_file =
 
 const char *realm_emoji_file(struct uow *uow, const char *path, const char **content_type)
 {
-	char *end;
-	long long realm_id = strtoll(path, &end, 10);
 	static const char middle[] = "/emoji/images/";
-	if (end == path || *path == '0' || realm_id <= 0 || strncmp(end, middle, sizeof(middle) - 1) != 0)
+	size_t digits = strspn(path, "0123456789");
+	if (digits == 0 || digits > 18 || *path == '0' || strncmp(path + digits, middle, sizeof(middle) - 1) != 0)
 		return NULL;
+	long long realm_id = strtoll(path, NULL, 10);
+	const char *end = path + digits;
 	const char *file = end + sizeof(middle) - 1;
 	size_t hex = strspn(file, "0123456789abcdef");
 	if (hex != 8 || file[8] != '.' || file[9] == '\0' ||

@@ -149,6 +149,9 @@ static void test_realm_emoji_image_not_found(void)
 	    fmt("%s00000000.png", base),
 	    fmt("/user_avatars/%lld/emoji/images/%s", realm_id_of(z.o) + 100000, url + strlen(base)),
 	    fmt("%s../../../etc/passwd", base),
+	    fmt("/user_avatars/+%lld/emoji/images/%s", realm_id_of(z.o), url + strlen(base)),
+	    fmt("/user_avatars/0%lld/emoji/images/%s", realm_id_of(z.o), url + strlen(base)),
+	    fmt("%s/extra", url),
 	    "/user_avatars/x",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
