@@ -348,6 +348,35 @@ static void test_realm_emoji_in_status(void)
 	CHECK(strcmp(status_emoji(z.b), fmt("team_logo %s realm_emoji", id)) == 0, "status %s", status_emoji(z.b));
 }
 
+/* The first reaction of message id as u reads it: "name code type". */
+static const char *first_reaction(const struct user *u, int64_t id)
+{
+	struct resp *r = api_get(u, fmt("/messages/%lld", (long long)id));
+	EXPECT_STATUS(r, 200);
+	json_object *reactions = jget(jget(r->json, "message"), "reactions");
+	REQUIRE(reactions != NULL && json_object_array_length(reactions) > 0, "no reactions: %s", r->body);
+	json_object *x = json_object_array_get_idx(reactions, 0);
+	return fmt("%s %s %s", jstr(x, "emoji_name"), jstr(x, "emoji_code"), jstr(x, "reaction_type"));
+}
+
+static void test_realm_emoji_in_reaction(void)
+{
+	struct org z = new_org();
+	EXPECT_SUCCESS(upload(z.a, "party_parrot"));
+	const char *id = jstr(entry_named(emoji_map(z.a), "party_parrot", false), "id");
+	int64_t msg = send_direct_message(z.b, fmt("[%lld]", (long long)z.b->id), "note to self");
+	EXPECT_SUCCESS(api_post(z.b, fmt("/messages/%lld/reactions", (long long)msg), "emoji_name=party_parrot"));
+	CHECK(strcmp(first_reaction(z.b, msg), fmt("party_parrot %s realm_emoji", id)) == 0, "reaction %s",
+	      first_reaction(z.b, msg));
+	EXPECT_SUCCESS(delete_emoji(z.a, "party_parrot"));
+	int64_t msg2 = send_direct_message(z.b, fmt("[%lld]", (long long)z.b->id), "another note");
+	EXPECT_ERROR(api_post(z.b, fmt("/messages/%lld/reactions", (long long)msg2),
+	                      fmt("emoji_name=party_parrot&emoji_code=%s&reaction_type=realm_emoji", id)),
+	             400, "BAD_REQUEST", "This custom emoji has been deactivated.");
+	EXPECT_ERROR(api_post(z.b, fmt("/messages/%lld/reactions", (long long)msg2), "emoji_name=party_parrot"), 400,
+	             "BAD_REQUEST", "Emoji 'party_parrot' does not exist");
+}
+
 void register_realm_emoji_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -360,6 +389,7 @@ void register_realm_emoji_tests(void)
 	    {"test_realm_emoji_events_by_capability", test_realm_emoji_events_by_capability},
 	    {"test_realm_emoji_register", test_realm_emoji_register},
 	    {"test_realm_emoji_in_status", test_realm_emoji_in_status},
+	    {"test_realm_emoji_in_reaction", test_realm_emoji_in_reaction},
 	    {NULL, NULL},
 	};
 	itest_add_suite("realm_emoji", cases);
