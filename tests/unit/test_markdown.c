@@ -667,6 +667,36 @@ static void test_markdown_emoji(void)
 	            "<div class=\"codehilite\"><pre><span></span><code>:octopus:\n</code></pre></div>");
 }
 
+static bool fake_custom_emoji(void *ctx, const char *name, const char **out_url)
+{
+	count_lookup(ctx);
+	if (strcmp(name, "party_parrot") == 0)
+		*out_url = "/user_avatars/2/emoji/images/1a2b.gif";
+	else if (strcmp(name, "octopus") == 0)
+		*out_url = "/user_avatars/2/emoji/images/\"x\".png";
+	else
+		return false;
+	return true;
+}
+
+/* The organization's custom emoji come before the Unicode names, each name looked up once, as an <img>. */
+static void test_markdown_custom_emoji(void)
+{
+	struct markdown_lookup custom = {&lookups, fake_user, fake_group, fake_channel, fake_custom_emoji};
+	lookups = 0;
+	markdown_render(&req, ":party_parrot: and :party_parrot: :hot_pepper: `:x:`", &custom, &res);
+	CU_ASSERT_STRING_EQUAL(res.html, "<p><img alt=\":party_parrot:\" class=\"emoji\" "
+	                                 "src=\"/user_avatars/2/emoji/images/1a2b.gif\" title=\"party parrot\"> and "
+	                                 "<img alt=\":party_parrot:\" class=\"emoji\" "
+	                                 "src=\"/user_avatars/2/emoji/images/1a2b.gif\" title=\"party parrot\"> "
+	                                 "<span aria-label=\"hot pepper\" class=\"emoji emoji-1f336\" role=\"img\" "
+	                                 "title=\"hot pepper\">:hot_pepper:</span> <code>:x:</code></p>");
+	CU_ASSERT_EQUAL(lookups, 3); /* party_parrot, hot_pepper, x */
+	markdown_render(&req, ":octopus:", &custom, &res);
+	CU_ASSERT_STRING_EQUAL(res.html, "<p><img alt=\":octopus:\" class=\"emoji\" "
+	                                 "src=\"/user_avatars/2/emoji/images/&quot;x&quot;.png\" title=\"octopus\"></p>");
+}
+
 static void test_markdown_whitespace_is_normalized(void)
 {
 	EXPECT_HTML("one\r\ntwo\rthree", "<p>one<br>\ntwo<br>\nthree</p>");
@@ -760,6 +790,7 @@ int main(void)
 	    {"test_markdown_no_setext_headings_or_multiline_emphasis",
 	     test_markdown_no_setext_headings_or_multiline_emphasis},
 	    {"test_markdown_emoji", test_markdown_emoji},
+	    {"test_markdown_custom_emoji", test_markdown_custom_emoji},
 	    {"test_markdown_whitespace_is_normalized", test_markdown_whitespace_is_normalized},
 	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
 	    {"test_markdown_threads", test_markdown_threads},
