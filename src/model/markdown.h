@@ -8,16 +8,19 @@
  * The HTML follows the reference's rendered_content: line breaks inside paragraphs become "<br>", code blocks
  * are <div class="codehilite">, links are plain <a href>, "_" makes no emphasis, ```quote and ```spoiler
  * fences, mentions inside quotes are silent, unresolved mentions stay text ("@<strong>Name</strong>"), unsafe
- * links stay as typed. Not rendered (left as text): emoji, TeX, timestamps, linkifiers, inline image previews.
- * Only this module may use cmark (see markdown.c on its process-wide state); rendering is thread-safe.
+ * links stay as typed. Linkifier matches become links (through the linkify callback). Not rendered (left as text):
+ * emoji, TeX, timestamps, inline image previews. Only this module may use cmark (see markdown.c on its process-wide
+ * state); rendering is thread-safe.
  */
 #ifndef CONFAB_MARKDOWN_H
 #define CONFAB_MARKDOWN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct uow;
+struct markdown_link;
 
 /*
  * What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). They are
@@ -34,6 +37,20 @@ struct markdown_lookup {
 	bool (*group)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
 	/* A channel by name (case-insensitive) that the author may link to; fills *out_id and *out_name. */
 	bool (*channel)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
+	/*
+	 * The organization's linkifiers over one run of text outside code and links (model/linkifiers.h), called while
+	 * rendering (it must not query the database): before and after are the characters around the run as the
+	 * reference's inline processor sees them ('\0' at the start or end of a block). Returns the number of links in
+	 * *out. Called with linkify_ctx.
+	 */
+	int (*linkify)(void *ctx, const char *text, size_t len, char before, char after, struct markdown_link **out);
+	void *linkify_ctx;
+};
+
+/* A link a linkifier made in a run of text: bytes [start, end) of the run, to url (already sanitized). */
+struct markdown_link {
+	size_t start, end;
+	const char *url;
 };
 
 #define MD_MAX_MENTIONS 64 /* ids beyond this many distinct ones are rendered but not listed */
@@ -56,6 +73,9 @@ struct markdown_result {
  * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
  * Everything in *out lives in uow's arena.
  */
+/* The reference's sanitize_url(): the URL to link to (an arena string), or NULL when it must not be a link. */
+const char *markdown_sanitize_url(struct uow *uow, const char *url);
+
 void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out);
 

@@ -17,6 +17,7 @@
 #include "core/uow.h"
 #include "model/channels.h"
 #include "model/groups.h"
+#include "model/linkifiers.h"
 #include "model/messages.h"
 #include "model/permissions.h"
 #include "model/personal.h"
@@ -78,10 +79,9 @@ static const struct {
     {"realm_bot", "realm_bots", "[]"},
     {"realm_domains", "realm_domains", "[]"},
     {"realm_emoji", "realm_emoji", "{}"},
-    /* No linkifiers exist yet; clients without linkifier_url_template get [] in any case, and realm_filters is
-     * always [] (the legacy format cannot express URL templates). */
+    /* realm_filters is always [] (its legacy format cannot express URL templates); realm_linkifiers: see
+     * add_linkifiers(). */
     {"realm_filters", "realm_filters", "[]"},
-    {"realm_linkifiers", "realm_linkifiers", "[]"},
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
@@ -107,6 +107,17 @@ static void add_empty_state(struct uow *uow, const struct state_options *o, json
 		if (uow->user != NULL)
 			json_object_object_add(out, "presence_last_update_id", json_object_new_int(-1));
 	}
+}
+
+/* The organization's linkifiers, to clients that declared linkifier_url_template ([] to the others, whose URL
+ * format strings could not express the templates), as the reference's fetch_initial_state_data. */
+static int add_linkifiers(struct uow *uow, const struct state_options *o, json_object *out)
+{
+	json_object *list = o->linkifier_url_template ? linkifiers_json(uow) : json_object_new_array();
+	if (list == NULL)
+		return -1;
+	json_object_object_add(out, "realm_linkifiers", list);
+	return 0;
 }
 
 /* ---- realm ---------------------------------------------------------------------------------------------------- */
@@ -899,6 +910,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 		json_object_object_add(out, "realm_user_groups", groups);
 	}
 	if (add_channels(uow, o, out) < 0)
+		return -1;
+	if (want(o, "realm_linkifiers") && add_linkifiers(uow, o, out) < 0)
 		return -1;
 	if (want(o, "custom_profile_fields") && profile_fields_state(uow, uow->realm->id, out) < 0)
 		return -1;
