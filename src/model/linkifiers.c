@@ -30,7 +30,6 @@
 /* Django's ValidationError as a message dict: field -> messages, in the order of the model's fields. */
 struct verrors {
 	json_object *dict;
-	const char *first;
 };
 
 static void verror(struct uow *uow, struct verrors *e, const char *field, const char *msg)
@@ -223,7 +222,7 @@ static struct db_stmt st_duplicate =
 /* full_clean(): the fields (blank, template syntax), clean(), then the unique (realm, pattern). 0 or -1. */
 static int validate(struct uow *uow, int64_t id, const struct linkifier_input *in)
 {
-	struct verrors e = {NULL, NULL};
+	struct verrors e = {NULL};
 	if (*in->pattern == '\0')
 		verror(uow, &e, "pattern", "This field cannot be blank.");
 	if (*in->url_template == '\0')
@@ -414,6 +413,20 @@ static void set_release(void *p)
 		set_free(s);
 }
 
+/* A unit of work's reference to a set, given back with its arena (which also forgets the set). */
+struct hold {
+	struct uow *uow;
+	struct linkifier_set *set;
+};
+
+static void hold_release(void *p)
+{
+	struct hold *h = p;
+	if (h->uow->linkifiers == h->set)
+		h->uow->linkifiers = NULL;
+	set_release(h->set);
+}
+
 /*
  * The reference's prepare_linkifier_pattern(): a match starts the text or follows white space (\s, NEL, \pZ) or
  * an opening delimiter, and is not followed by a letter or digit.
@@ -488,8 +501,10 @@ int linkifiers_load(struct uow *uow)
 		if (free_old)
 			set_free(old);
 	}
+	struct hold *h = arena_alloc(&uow->arena, sizeof(*h));
+	*h = (struct hold){uow, s};
 	uow->linkifiers = s;
-	arena_defer(&uow->arena, set_release, s);
+	arena_defer(&uow->arena, hold_release, h);
 	return 0;
 }
 
