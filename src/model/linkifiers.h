@@ -5,7 +5,7 @@
  * LinkifierPattern, topic_links).
  *
  * Compiled patterns are cached per organization in the process, keyed by a version number that the database
- * raises on every change of the organization's linkifiers (migrations/0014_linkifiers.sql), so each unit of work
+ * raises on every change of the organization's linkifiers (migrations/0015_linkifiers.sql), so each unit of work
  * checks with one small read that its process's copy is current, whichever process made the change.
  */
 #ifndef CONFAB_LINKIFIERS_H
