@@ -82,6 +82,9 @@ int user_groups_update(struct request *req);
 int user_groups_deactivate(struct request *req);
 int user_group_members_update(struct request *req);
 int user_group_subgroups_update(struct request *req);
+int user_group_members_list(struct request *req);
+int user_group_member_get(struct request *req);
+int user_group_subgroups_list(struct request *req);
 
 /* uploads.c */
 int uploads_create(struct request *req);

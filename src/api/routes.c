@@ -280,6 +280,25 @@ static const struct param_spec user_group_members_params[] = {
     {"delete_subgroups", PT_INT_LIST, 0, 0, NULL}, END,
 };
 
+static const struct param_spec user_group_members_list_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"direct_member_only", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec user_group_member_get_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"user_id", PT_INT, P_PATH, 0, NULL},
+    {"direct_member_only", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec user_group_subgroups_list_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"direct_subgroup_only", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
 static const struct param_spec user_group_subgroups_params[] = {
     {"user_group_id", PT_INT, P_PATH, 0, NULL},
     {"add", PT_INT_LIST, 0, 0, NULL},
@@ -637,6 +656,12 @@ const struct route routes[] = {
      user_group_members_params},
     {"POST", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_update, R_NO_GUEST | R_TXN,
      user_group_subgroups_params},
+    {"GET", "/user_groups/{user_group_id}/members", user_group_members_list, R_NO_GUEST,
+     user_group_members_list_params},
+    {"GET", "/user_groups/{user_group_id}/members/{user_id}", user_group_member_get, R_NO_GUEST,
+     user_group_member_get_params},
+    {"GET", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_list, R_NO_GUEST,
+     user_group_subgroups_list_params},
     {"POST", "/user_uploads", uploads_create, R_TXN, no_params},
     {"GET", "/user_uploads/{realm_id_str}/{directory}/{random}/{filename}", uploads_temporary_url, 0,
      user_upload_params},
