@@ -814,6 +814,12 @@ static const char *sanitize_url(struct md *md, const char *url, bool retried)
 	return u;
 }
 
+const char *markdown_sanitize_url(struct uow *uow, const char *url)
+{
+	struct md md = {.uow = uow};
+	return sanitize_url(&md, url, false);
+}
+
 /* Links the reference would show an inline preview for: the path ends with an image extension. */
 static bool is_image_url(const char *url)
 {
@@ -1355,6 +1361,67 @@ static void render_extension_node(struct md *md, cmark_node *n, bool entering)
 		render_table_part(md, n, type, entering);
 }
 
+/* Linkifiers. */
+
+static bool is_break(cmark_node *n)
+{
+	return n != NULL &&
+	       (cmark_node_get_type(n) == CMARK_NODE_SOFTBREAK || cmark_node_get_type(n) == CMARK_NODE_LINEBREAK);
+}
+
+/* The character the reference's inline processor sees beside a run of text: '\0' at its block's edge, "\n" at a
+ * line break, a placeholder or delimiter ("\x03") beside any other inline (code, links, mentions, emphasis). */
+static char run_context(cmark_node *sibling, cmark_node *parent)
+{
+	if (sibling == NULL)
+		return is_inline_node(parent) ? '\x03' : '\0';
+	return is_break(sibling) ? '\n' : '\x03';
+}
+
+static bool in_link(cmark_node *n)
+{
+	for (; n != NULL; n = cmark_node_parent(n))
+		if (cmark_node_get_type(n) == CMARK_NODE_LINK || cmark_node_get_type(n) == CMARK_NODE_IMAGE)
+			return true;
+	return false;
+}
+
+/* A text node: with the linkifiers, the run of adjacent text nodes it starts (the later ones write nothing). */
+static void render_text(struct md *md, cmark_node *n)
+{
+	if (md->lookup->linkify == NULL || in_link(n)) {
+		put_text(md, cmark_node_get_literal(n));
+		return;
+	}
+	if (cmark_node_previous(n) != NULL && cmark_node_get_type(cmark_node_previous(n)) == CMARK_NODE_TEXT)
+		return;
+	struct buf run;
+	buf_init(&run, 0);
+	cmark_node *last = n;
+	for (cmark_node *t = n; t != NULL && cmark_node_get_type(t) == CMARK_NODE_TEXT; t = cmark_node_next(t)) {
+		buf_adds(&run, cmark_node_get_literal(t));
+		last = t;
+	}
+	struct markdown_link *links;
+	const char *text = buf_str(&run);
+	int nlinks = md->lookup->linkify(md->lookup->linkify_ctx, text, run.len,
+	                                 run_context(cmark_node_previous(n), cmark_node_parent(n)),
+	                                 run_context(cmark_node_next(last), cmark_node_parent(n)), &links);
+	size_t at = 0;
+	for (int i = 0; i < nlinks; i++) {
+		put_escaped(md, text + at, links[i].start - at, ESC_TEXT);
+		put_str(md, "<a href=\"");
+		put_escaped(md, links[i].url, strlen(links[i].url), ESC_ATTR);
+		put_str(md, "\">");
+		put_escaped(md, text + links[i].start, links[i].end - links[i].start, ESC_TEXT);
+		put_str(md, "</a>");
+		at = links[i].end;
+		md->out->has_link = true;
+	}
+	put_escaped(md, text + at, run.len - at, ESC_TEXT);
+	buf_release(&run);
+}
+
 /*
  * One event of the walk. Blocks end with a newline (the reference's layout: "<p>a</p>\n<ul>\n<li>b</li>\n...");
  * paragraphs of tight lists have no tags. Returns true when the node's children must be skipped (the node was
@@ -1391,7 +1458,7 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 		break;
 	}
 	case CMARK_NODE_THEMATIC_BREAK: put_str(md, "<hr>\n"); break;
-	case CMARK_NODE_TEXT: put_text(md, cmark_node_get_literal(n)); break;
+	case CMARK_NODE_TEXT: render_text(md, n); break;
 	case CMARK_NODE_HTML_INLINE:
 		if (cmark_node_get_user_data(n) != NULL)
 			render_chat(md, cmark_node_get_user_data(n));
