@@ -23,6 +23,7 @@
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
+#include "model/user_topics.h"
 
 /* The reference's MESSAGE_EDIT_TIME_LIMIT_BUFFER_SECONDS: every edit and move limit has this much grace. */
 #define GRACE_SECONDS 20
@@ -888,6 +889,32 @@ static int moved_everything(struct uow *uow, const struct message_edit *e, bool 
 	return 0;
 }
 
+static struct db_stmt st_had_messages =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1 AND lower(topic) = lower($2))");
+
+/* Whether the target topic has messages, before the move. */
+static int target_had_messages(struct uow *uow, const struct message_edit *e, bool *out)
+{
+	struct db_res *res = DB_EXEC(uow, &st_had_messages, db_arg_int(uow, e->target->id), e->target_topic);
+	if (res == NULL)
+		return -1;
+	*out = db_bool(res, 0, 0);
+	return 0;
+}
+
+/*
+ * The users' topic preferences go with a move that took every message of the topic the user could see, into a topic
+ * that had messages before the move or not (had). A change of case alone keeps the rows as they are (they match the
+ * topic ignoring case already).
+ */
+static int move_preferences(struct uow *uow, const struct message_edit *e, bool moved_all, bool had,
+                            const struct idset *losing)
+{
+	if (!moved_all || (!e->stream_edited && e->case_only))
+		return 0;
+	return user_topics_move(uow, e->orig, e->orig_topic, e->target, e->target_topic, had, losing->v, losing->n);
+}
+
 json_object *message_edit_apply(struct uow *uow, struct message_edit *e)
 {
 	json_object *event = new_event(uow, e), *detached = NULL;
@@ -896,15 +923,18 @@ json_object *message_edit_apply(struct uow *uow, struct message_edit *e)
 	if (detached == NULL)
 		detached = uow_own_json(uow, json_object_new_array());
 	struct idset moved = {NULL, 0}, losing = {NULL, 0};
+	bool is_move = e->orig != NULL && (e->topic_edited || e->stream_edited), moved_all = false, had = false;
 	if (e->orig != NULL)
 		event_move_fields(e, event);
-	if (apply_rows(uow, e, &moved, &losing) < 0 || event_update(uow, e, event, &moved, &losing) < 0)
+	if (is_move && target_had_messages(uow, e, &had) < 0)
 		return NULL;
-	if (e->orig == NULL || !(e->topic_edited || e->stream_edited))
+	if (apply_rows(uow, e, &moved, &losing) < 0 ||
+	    (is_move &&
+	     (moved_everything(uow, e, &moved_all) < 0 || move_preferences(uow, e, moved_all, had, &losing) < 0)) ||
+	    event_update(uow, e, event, &moved, &losing) < 0)
+		return NULL;
+	if (!is_move)
 		return detached;
-	bool moved_all;
-	if (moved_everything(uow, e, &moved_all) < 0)
-		return NULL;
 	/* Resolve notices come with topic edits alone; breadcrumbs with moves beyond a change of case. */
 	if (e->topic_edited && e->content == NULL && !e->stream_edited && (e->resolved || e->unresolved) &&
 	    notify_resolve(uow, e) < 0)

@@ -11,6 +11,7 @@
 #include "db/db.h"
 #include "model/messages.h"
 #include "model/narrow.h"
+#include "model/user_topics.h"
 
 /*
  * The narrow as one WHERE fragment over messages m, parameterized ($1 user, $2 realm, $3..$28: the fields of
@@ -107,14 +108,21 @@ static struct db_stmt st_fetch_topic = DB_STMT(HISTORY_FETCH("m.channel_id = $34
 /* channels:public: the organization's messages by primary key, filtered to public channels. */
 static struct db_stmt st_fetch_public = DB_STMT(HISTORY_FETCH("m.realm_id = $2 AND m.channel_id IS NOT NULL"));
 
-/* The first unread message of the narrow (muted channels skipped unless narrowed to one), by user_messages_unread. */
-static struct db_stmt st_first_unread =
-    DB_STMT("SELECT um.message_id FROM user_messages um CROSS JOIN LATERAL (SELECT 1 FROM messages m"
-            " WHERE m.id = um.message_id" NARROW_FILTER(
-                "um.flags") " AND (cardinality($3::bigint[]) > 0 OR m.channel_id IS NULL OR NOT EXISTS (SELECT 1 FROM "
-                            "subscriptions fs"
-                            "   WHERE fs.user_id = $1 AND fs.channel_id = m.channel_id AND fs.is_muted)) OFFSET 0) hit"
-                            " WHERE um.user_id = $1 AND (um.flags & 1) = 0 ORDER BY um.message_id LIMIT 1");
+/* The first unread message of the narrow, by user_messages_unread, muted messages skipped (the reference's
+ * exclude_stream_and_topic_mutes): muted topics, and unless narrowed to a channel, muted channels' topics that are
+ * not unmuted or followed. */
+#define FIRST_UNREAD_CHANNEL_MUTED                                                                                     \
+	"(cardinality($3::bigint[]) = 0 AND EXISTS (SELECT 1 FROM subscriptions fs"                                    \
+	" WHERE fs.user_id = $1 AND fs.channel_id = m.channel_id AND fs.is_muted))"
+#define FIRST_UNREAD_POLICY                                                                                            \
+	"(SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = $1 AND ut.channel_id = m.channel_id"      \
+	" AND lower(ut.topic_name) = lower(m.topic))"
+static struct db_stmt st_first_unread = DB_STMT(
+    "SELECT um.message_id FROM user_messages um CROSS JOIN LATERAL (SELECT 1 FROM messages m"
+    " WHERE m.id = um.message_id" NARROW_FILTER("um.flags") " AND (m.channel_id IS NULL OR NOT " USER_TOPICS_MUTED_SQL(
+        FIRST_UNREAD_CHANNEL_MUTED,
+        FIRST_UNREAD_POLICY) ") OFFSET 0) hit"
+                             " WHERE um.user_id = $1 AND (um.flags & 1) = 0 ORDER BY um.message_id LIMIT 1");
 
 /* The rows around the anchor (the reference's post_process_limited_query). */
 static void limit_rows(const struct db_res *res, int64_t anchor, int before, int after, struct message_page *out)

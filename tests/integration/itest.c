@@ -1088,6 +1088,7 @@ static void register_suites(void)
 	register_settings_tests();
 	register_retention_tests();
 	register_user_status_tests();
+	register_user_topics_tests();
 	register_apns_tests();
 	register_outbox_tests();
 	register_restart_tests();

@@ -240,6 +240,7 @@ void register_user_admin_tests(void);
 void register_profile_fields_tests(void);
 void register_settings_tests(void);
 void register_user_status_tests(void);
+void register_user_topics_tests(void);
 void register_apns_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
