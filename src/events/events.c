@@ -182,6 +182,8 @@ static const char push_script[] =
     "        local new = cjson.decode(body) "
     "        for _, m in ipairs(new.messages) do table.insert(ev.messages, m) end "
     "        body = cjson.encode(ev) "
+    /* cjson writes an empty table as an object: merged read markers with no ids (all) keep their list. */
+    "        if #ev.messages == 0 then body = string.gsub(body, '\"messages\":{}', '\"messages\":[]', 1) end "
     "        redis.call('LSET', KEYS[2], i - 1, string.sub(item, 1, a) .. '0 -') "
     "        break "
     "      end "
