@@ -40,14 +40,23 @@
 	" AND ($20::int < 0 OR m.has_attachment = ($20::int = 1))"                                                     \
 	" AND ($21::int < 0 OR m.has_image = ($21::int = 1))"                                                          \
 	" AND ($22::int < 0 OR m.has_link = ($22::int = 1))"                                                           \
-	" AND ($23::int < 0 OR (m.channel_id IS NOT NULL AND EXISTS (SELECT 1 FROM subscriptions ms"                   \
-	"   WHERE ms.user_id = $1 AND ms.channel_id = m.channel_id AND ms.is_muted)) = ($23::int = 0))"                \
-	" AND ($24::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
-	"   WHERE pc.realm_id = $2 AND NOT pc.invite_only), false) = ($24::int = 1))"                                  \
-	" AND ($25::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
-	"   WHERE pc.realm_id = $2 AND pc.is_web_public), false) = ($25::int = 1))"                                    \
-	" AND NOT EXISTS (SELECT 1 FROM unnest($26::text[]) w WHERE NOT (m.content ILIKE w OR m.topic ILIKE w))"       \
-	" AND NOT $27::boolean AND ($28::bigint[] IS NULL OR m.id = ANY($28::bigint[])) THEN true ELSE false END"
+	" AND ($23::int < 0 OR (m.channel_id IS NOT NULL AND " USER_TOPICS_MUTED_SQL(                                  \
+	    "EXISTS (SELECT 1 FROM subscriptions ms WHERE ms.user_id = $1 AND ms.channel_id = m.channel_id"            \
+	    " AND ms.is_muted)",                                                                                       \
+	    "(SELECT mt.visibility_policy FROM user_topics mt WHERE mt.user_id = $1 AND mt.channel_id = m.channel_id"  \
+	    " AND lower(mt.topic_name) = lower(m.topic))") ") = ($23::int = 0))"                                       \
+	                                                   " AND ($24::int < 0 OR COALESCE(m.channel_id IN (SELECT "   \
+	                                                   "pc.id FROM channels pc"                                    \
+	                                                   "   WHERE pc.realm_id = $2 AND NOT pc.invite_only), "       \
+	                                                   "false) = ($24::int = 1))"                                  \
+	                                                   " AND ($25::int < 0 OR COALESCE(m.channel_id IN (SELECT "   \
+	                                                   "pc.id FROM channels pc"                                    \
+	                                                   "   WHERE pc.realm_id = $2 AND pc.is_web_public), false) "  \
+	                                                   "= ($25::int = 1))"                                         \
+	                                                   " AND NOT EXISTS (SELECT 1 FROM unnest($26::text[]) w "     \
+	                                                   "WHERE NOT (m.content ILIKE w OR m.topic ILIKE w))"         \
+	                                                   " AND NOT $27::boolean AND ($28::bigint[] IS NULL OR m.id " \
+	                                                   "= ANY($28::bigint[])) THEN true ELSE false END"
 
 /*
  * Each fetch is two index-ordered halves around the anchor ($29 highest id and $30 count before it; $31..$32
