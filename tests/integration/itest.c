@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -639,6 +640,30 @@ static void parse_json_body(struct resp *r)
 		json_object_put(j);
 }
 
+/*
+ * With CONFAB_OPENAPI_LOG set, every HTTP 200 answer with a JSON body is appended to that file as one line
+ * {"m": method, "p": path, "b": body} for tests/openapi/check.py. One write() per line with O_APPEND, so the
+ * lines of forked test processes do not interleave.
+ */
+static void openapi_log(const char *method, const char *path, const struct resp *r)
+{
+	static int fd = -2;
+	if (fd == -2) {
+		const char *file = getenv("CONFAB_OPENAPI_LOG");
+		fd = file && *file ? open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	}
+	if (fd < 0 || r->status != 200 || r->json == NULL)
+		return;
+	json_object *rec = json_object_new_object();
+	json_object_object_add(rec, "m", json_object_new_string(method));
+	json_object_object_add(rec, "p", json_object_new_string_len(path, (int)strcspn(path, "?")));
+	json_object_object_add(rec, "b", json_object_get(r->json));
+	char *line = fmt("%s\n", json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
+	if (write(fd, line, strlen(line)) < 0)
+		fprintf(stderr, "confab-itest: CONFAB_OPENAPI_LOG: %s\n", strerror(errno));
+	json_object_put(rec);
+}
+
 struct resp *http(const struct request *rq)
 {
 	struct resp *r = calloc(1, sizeof(*r));
@@ -687,6 +712,7 @@ struct resp *http(const struct request *rq)
 	r->body = buf.p ? buf.p : xstrdup("");
 	r->len = buf.len;
 	parse_json_body(r);
+	openapi_log(method, path, r);
 	return r;
 }
 
