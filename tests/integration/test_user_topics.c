@@ -478,6 +478,29 @@ static void test_move_to_channel(void)
 	EXPECT_JSON(user_topics_of(z.b, NULL), "[]");
 }
 
+/* A resolve notice stays unread for the users following the topic (the default resolved_topic_notice_auto_read_policy,
+ * except_followed), whose preference moves to the resolved topic. */
+static void test_resolve_notice_unread_for_followers(void)
+{
+	struct org z = new_org();
+	char *name = uniq("resolve");
+	long long c = make_channel(&z, name, NULL);
+	long long m1 = send_to(z.b, name, "Bug", "one");
+	EXPECT_SUCCESS(set_policy(z.a, c, "Bug", 3));
+	EXPECT_SUCCESS(move(z.o, m1, "topic=%E2%9C%94%20Bug&propagate_mode=change_all"));
+	const char *read_by = psql_ok("SELECT string_agg(um.user_id || ':' || (um.flags & 1), ',' ORDER BY um.user_id)"
+	                              " FROM user_messages um JOIN messages m ON m.id = um.message_id"
+	                              " WHERE m.channel_id = %lld AND um.user_id IN (%lld, %lld)"
+	                              " AND m.content LIKE '%%has marked this topic as resolved.'",
+	                              c, (long long)z.a->id, (long long)z.b->id);
+	CHECK(strcmp(read_by, fmt("%lld:0,%lld:1", (long long)z.a->id, (long long)z.b->id)) == 0,
+	      "notice read flags (user:read): %s", read_by);
+	EXPECT_JSON(user_topics_of(z.a, NULL),
+	            fmt("[{\"stream_id\":%lld,\"topic_name\":\"\u2714 Bug\",\"visibility_policy\":3,"
+	                "\"last_updated\":0}]",
+	                c));
+}
+
 /* ---- mark as read ------------------------------------------------------------------------------------------ */
 
 #define READ_EVENT(messages, all)                                                                                      \
@@ -571,6 +594,7 @@ void register_user_topics_tests(void)
 	    {"test_move_whole_topic_carries_preferences", test_move_whole_topic_carries_preferences},
 	    {"test_move_merges_preferences", test_move_merges_preferences},
 	    {"test_move_to_channel", test_move_to_channel},
+	    {"test_resolve_notice_unread_for_followers", test_resolve_notice_unread_for_followers},
 	    {NULL, NULL},
 	};
 	itest_add_suite("user_topics", cases);
