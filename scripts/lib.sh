@@ -25,7 +25,7 @@ CF_PACKAGES=(
     build-essential autoconf automake libtool pkg-config libfcgi-dev spawn-fcgi libpq-dev
     libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
     postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev multiwatch
-    clang libclang-rt-14-dev tzdata python3-jsonschema
+    clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd
 )
 CF_WWW_USER=www-data
 CF_REDIS_USER=redis
@@ -188,6 +188,7 @@ cf_init() {
     CF_API_SOCK=$CF_RUN/api.sock
     CF_EVENTS_SOCK=$CF_RUN/events.sock
     CF_UPLOAD_DIR=$CF_STATE/uploads
+    CF_MAIL_DIR=$CF_STATE/mail
     CF_BIN_DIR=${CF_BIN_DIR:-$CF_REPO/src}
     CF_MIGRATIONS_DIR=${CF_MIGRATIONS_DIR:-$CF_REPO/migrations}
     CF_PG_DURABLE=${CF_PG_DURABLE:-1}
@@ -352,6 +353,20 @@ cf_redis_restart() { cf_redis_stop && cf_redis_start; }
 # ---------------------------------------------------------------------------------------------
 # confab programs
 
+# ---------------------------------------------------------------------------------------------
+# SMTP sink (scripts/smtp-sink): every mail the stack sends lands in $CF_MAIL_DIR as one .eml file.
+
+cf_smtp_running() { [ -n "${CF_SMTP_PORT:-}" ] && cf_port_in_use "$CF_SMTP_PORT"; }
+cf_smtp_start() {
+    CF_SMTP_PORT=${CF_SMTP_PORT:-$(cf_free_port "${CF_HTTP_PORT:-}" "${CF_PG_PORT:-}")}
+    install -d -m 755 "$CF_MAIL_DIR"
+    cf_log "SMTP sink on 127.0.0.1:$CF_SMTP_PORT, mails in $CF_MAIL_DIR"
+    setsid "$CF_REPO/scripts/smtp-sink" "$CF_SMTP_PORT" "$CF_MAIL_DIR" >>"$CF_LOG/smtp-sink.log" 2>&1 </dev/null &
+    echo $! >"$CF_RUN/smtp-sink.pid"
+    cf_wait 10 cf_smtp_running || { tail -n 20 "$CF_LOG/smtp-sink.log" >&2; cf_die "the SMTP sink did not start"; }
+}
+cf_smtp_stop() { cf_stop_pidfile smtp-sink TERM 10 "$CF_RUN/smtp-sink.pid"; }
+
 cf_write_config() {
     cf_touch_www "$CF_LOG/confab.log"
     cat >"$CF_CONF" <<EOF
@@ -366,6 +381,7 @@ migrations_dir = $CF_MIGRATIONS_DIR
 upload_dir = $CF_UPLOAD_DIR
 max_body_bytes = 26214400
 rate_limit_per_minute = ${CONFAB_RATE_LIMIT_PER_MINUTE:-200}
+smtp_url = ${CF_SMTP_PORT:+smtp://127.0.0.1:$CF_SMTP_PORT}
 EOF
     chmod 644 "$CF_CONF"
 }
@@ -534,6 +550,7 @@ cf_stack_start() {
     cf_pg_start
     cf_pg_bootstrap
     cf_redis_start
+    cf_smtp_start
     cf_write_config
     cf_migrate
     cf_reaper_start
@@ -551,6 +568,7 @@ cf_stack_stop() {
     cf_workers_stop || rc=1
     cf_reaper_stop || rc=1
     cf_redis_stop || rc=1
+    cf_smtp_stop || rc=1
     cf_pg_stop || rc=1
     return "$rc"
 }

@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "core/uow.h"
+#include "model/mail.h"
 #include "model/realm.h"
 #include "model/retention.h"
 #include "model/user.h"
@@ -30,7 +32,8 @@ static const char usage[] =
     "  reset-api-key --realm S --email E\n"
     "  deactivate-user --realm S --email E\n"
     "  show-realm --subdomain S\n"
-    "  retention-run\n";
+    "  retention-run\n"
+    "  send-test-mail --email E\n";
 
 struct opts {
 	const char *subdomain, *name, *owner_name, *email, *password, *role;
@@ -310,6 +313,44 @@ static int cmd_retention_run(struct worker *w)
 	return 0;
 }
 
+static struct db_stmt st_mail_state = DB_STMT(
+    "SELECT sent_at IS NOT NULL, failed_at IS NOT NULL, COALESCE(last_error, '') FROM mail_outbox WHERE id = $1");
+
+/*
+ * A test mail to o->email through the outbox, as invitations go: waits up to 30 s for the reaper's mailer and prints
+ * {"mail_id": id, "sent": true} or {"mail_id": id, "sent": false, "last_error": "..."} (exit status 1).
+ */
+static int cmd_send_test_mail(struct uow *uow, struct opts *o)
+{
+	if (o->email == NULL) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct mail_draft m = {.to = o->email,
+	                       .subject = "Test mail from confab",
+	                       .text = "This is a test mail sent by confabctl send-test-mail.\n",
+	                       .html = "<p>This is a test mail sent by <code>confabctl send-test-mail</code>.</p>\n"};
+	int64_t id = mail_enqueue(uow, &m);
+	if (id == 0)
+		return fail(uow, "");
+	struct db_res *res = NULL;
+	for (int i = 0; i < 150; i++) {
+		nanosleep(&(struct timespec){0, 200000000L}, NULL);
+		res = DB_EXEC(uow, &st_mail_state, db_arg_int(uow, id));
+		if (res == NULL || db_bool(res, 0, 0) || db_bool(res, 0, 1) || *db_val(res, 0, 2) != '\0')
+			break;
+	}
+	if (res == NULL)
+		return fail(uow, "");
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "mail_id", json_object_new_int64(id));
+	json_object_object_add(out, "sent", json_object_new_boolean(db_bool(res, 0, 0)));
+	if (!db_bool(res, 0, 0))
+		json_object_object_add(out, "last_error", json_object_new_string(db_val(res, 0, 2)));
+	print(out);
+	return db_bool(res, 0, 0) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *config_path = NULL;
@@ -381,6 +422,8 @@ int main(int argc, char **argv)
 		rc = cmd_show_realm(&uow, &o);
 	} else if (strcmp(cmd, "retention-run") == 0) {
 		rc = cmd_retention_run(&w);
+	} else if (strcmp(cmd, "send-test-mail") == 0) {
+		rc = cmd_send_test_mail(&uow, &o);
 	} else {
 		fputs(usage, stderr);
 		rc = 2;

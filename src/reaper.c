@@ -3,12 +3,15 @@
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
  * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap), delivery of due scheduled
  * messages (deliver_scheduled); and, from its start and then every retention_interval seconds, message retention
- * (model/retention.h), one batch a tick. Invitation expiry joins it with its feature. Every step claims its work
+ * (model/retention.h), one batch a tick; and, in a thread of its own, the mail outbox (model/mail.h). Invitation
+ * expiry joins it with its feature. Every step claims its work
  * atomically in Redis or PostgreSQL, so two reapers running at once are harmless. It outlives Redis and PostgreSQL
  * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by multiwatch
  * or systemd if it dies.
  */
+#include <curl/curl.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
+#include "model/mail.h"
 #include "model/retention.h"
 #include "core/uow.h"
 #include "model/scheduled_messages.h"
@@ -154,6 +158,27 @@ static void retention(struct worker *w, unsigned long long n, time_t *next, bool
 	uow_finish(&uow);
 }
 
+/* The mailer thread: SMTP waits (up to a minute for a slow relay) must not delay heartbeats, so mail has a thread
+ * and a database connection of its own. After a failure it waits 1, 2, 4 ... up to MAX_BACKOFF_SECS seconds. */
+struct mailer {
+	struct worker w;
+	pthread_t thread;
+	volatile sig_atomic_t stop;
+};
+
+static void *mailer_main(void *arg)
+{
+	struct mailer *m = arg;
+	struct timespec wait = {1, 0};
+	for (unsigned long long n = 1; !m->stop; n++) {
+		int sent = mail_send_due(&m->w, n, 100);
+		wait = sent < 0 ? backoff(wait) : (struct timespec){1, 0};
+		for (time_t s = 0; s < wait.tv_sec && !m->stop; s++)
+			nanosleep(&(struct timespec){1, 0}, NULL);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 2 && strcmp(argv[1], "-c") == 0 ? argv[2] : NULL;
@@ -179,6 +204,12 @@ int main(int argc, char **argv)
 	/* A write to a Redis that went away must fail with EPIPE (and be reconnected), not end the process. */
 	signal(SIGPIPE, SIG_IGN);
 	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	struct mailer mailer = {.w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = w.redis}};
+	if (pthread_create(&mailer.thread, NULL, mailer_main, &mailer) != 0) {
+		log_msg(LOG_FATAL, "could not start the mailer thread");
+		return 1;
+	}
 	log_msg(LOG_INFO, "started");
 	int failures = 0;
 	time_t next_retention = 0;
@@ -199,8 +230,12 @@ int main(int argc, char **argv)
 			wait = backoff(wait);
 		}
 	}
+	mailer.stop = 1;
+	pthread_join(mailer.thread, NULL);
+	db_pool_free(mailer.w.db);
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
+	curl_global_cleanup();
 	config_free(&cfg);
 	return 0;
 }

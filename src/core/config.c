@@ -49,6 +49,11 @@ static const struct key keys[] = {
     KEY(password_hash_slots, K_INT, "0"),
     KEY(password_hash_wait_ms, K_INT, "1000"),
     KEY(retention_interval, K_INT, "86400"),
+    KEY(smtp_url, K_STR, ""),
+    KEY(smtp_username, K_STR, ""),
+    KEY(smtp_password, K_STR, ""),
+    KEY(smtp_tls, K_STR, "try"),
+    KEY(smtp_from, K_STR, ""),
 };
 
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)

@@ -37,6 +37,14 @@ struct config {
 	int password_hash_wait_ms;
 	/* Seconds between two message retention runs of the reaper (the first one at its start); 0: none. */
 	int retention_interval;
+	/* Outgoing mail (core/smtp.h, model/mail.h): the relay ("" sends nothing; mails wait in the outbox), its
+	 * credentials, STARTTLS policy (none|try|required) and the sender address ("": noreply@ external_host's host).
+	 */
+	char *smtp_url;
+	char *smtp_username;
+	char *smtp_password;
+	char *smtp_tls;
+	char *smtp_from;
 };
 
 /*

@@ -797,6 +797,16 @@ json_object *ctl(const char *const *argv)
 	return j;
 }
 
+void run_env_command(const char *name)
+{
+	const char *cmd = getenv(name);
+	REQUIRE(cmd != NULL && *cmd != '\0', "%s is not set", name);
+	fflush(NULL);
+	int status = system(cmd);
+	REQUIRE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (%s) failed with status %d", name,
+	        cmd, status);
+}
+
 static char *psql_v(const char *format, va_list ap)
 {
 	const char *cmd = getenv("CONFAB_PSQL");
@@ -1116,6 +1126,7 @@ static void register_suites(void)
 	register_user_status_tests();
 	register_user_topics_tests();
 	register_apns_tests();
+	register_mail_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();

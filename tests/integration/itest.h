@@ -76,6 +76,18 @@ json_object *ctl(const char *const *argv);
 char *psql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like psql(), but a failure is a fatal assertion. */
 char *psql_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs the command in environment variable name (CONFAB_STOP_REDIS ...); a failure is fatal. */
+void run_env_command(const char *name);
+
+/* ---- mail (the SMTP sink's files in CONFAB_MAIL_DIR) -------------------------------------------------------- */
+
+/* The newest mail the sink received for address to (the whole .eml file), waiting up to secs seconds; NULL if
+ * none came. */
+char *wait_for_mail(const char *to, int secs);
+/* The decoded body of the part of mail with Content-Type type ("text/plain", "text/html"); NULL if none. */
+char *mail_part(const char *mail, const char *type);
+/* The value of header name in mail's header section (unfolded), NULL if absent. */
+char *mail_header(const char *mail, const char *name);
 
 /* ---- HTTP --------------------------------------------------------------------------------------------------- */
 
@@ -242,6 +254,7 @@ void register_settings_tests(void);
 void register_user_status_tests(void);
 void register_user_topics_tests(void);
 void register_apns_tests(void);
+void register_mail_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */

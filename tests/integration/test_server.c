@@ -362,17 +362,6 @@ static void test_nginx_errors_are_json(void); /* at the end of the file */
 
 /* ---- Redis outage ------------------------------------------------------------------------------------------- */
 
-/* Runs the command in env var name; a failure is fatal. */
-static void run_env_command(const char *name)
-{
-	const char *cmd = getenv(name);
-	REQUIRE(cmd != NULL && *cmd != '\0', "%s is not set", name);
-	fflush(NULL);
-	int status = system(cmd);
-	REQUIRE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (%s) failed with status %d", name,
-	        cmd, status);
-}
-
 /*
  * With Redis down, requests that need no event queue go on (the rate limiter fails open), /health names Redis
  * as the dependency that is down, and once Redis is back everything works again, the rate limiter included.
