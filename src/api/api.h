@@ -113,6 +113,11 @@ int typing_send(struct request *req);
 int typing_edit_send(struct request *req);
 /* realm.c */
 int realm_update(struct request *req);
+/* realm_domains.c */
+int realm_domains_list(struct request *req);
+int realm_domains_create(struct request *req);
+int realm_domains_update(struct request *req);
+int realm_domains_delete(struct request *req);
 
 /* events.c */
 int events_get(struct request *req);

@@ -1,8 +1,9 @@
 /*
  * The organization's settings: PATCH /realm for the message editing and moving settings, the permission groups
- * that go with them, the moderation request channel, topics_policy, waiting_period_threshold, name and
- * description. Reference: zerver/views/realm.py (update_realm) and zerver/actions/realm_settings.py
- * (do_set_realm_property, do_change_realm_permission_group_setting, do_set_realm_stream).
+ * that go with them, the moderation request channel, topics_policy, waiting_period_threshold, name,
+ * description and emails_restricted_to_domains. Reference: zerver/views/realm.py (update_realm) and
+ * zerver/actions/realm_settings.py (do_set_realm_property, do_change_realm_permission_group_setting,
+ * do_set_realm_stream).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +52,7 @@ struct settings {
 	int64_t limit[L_COUNT];
 	const char *name;
 	const char *description;
+	bool emails_restricted_to_domains;
 	const char *topics_policy;
 	int64_t waiting_period_threshold;
 	int64_t moderation_channel; /* 0: none */
@@ -62,7 +64,7 @@ static struct db_stmt st_load = DB_STMT(
     " move_messages_within_stream_limit_seconds, move_messages_between_streams_limit_seconds, name, description,"
     " topics_policy, waiting_period_threshold, COALESCE(moderation_request_channel_id, 0),"
     " can_mention_many_users_group_id, can_move_messages_between_channels_group_id,"
-    " can_move_messages_between_topics_group_id, can_resolve_topics_group_id"
+    " can_move_messages_between_topics_group_id, can_resolve_topics_group_id, emails_restricted_to_domains"
     " FROM realms WHERE id = $1 FOR UPDATE");
 
 static int load(struct request *req, struct settings *s)
@@ -82,6 +84,7 @@ static int load(struct request *req, struct settings *s)
 	s->moderation_channel = db_int(res, 0, 9);
 	for (int i = 0; i < S_COUNT; i++)
 		s->group[i] = db_int(res, 0, 10 + i);
+	s->emails_restricted_to_domains = db_bool(res, 0, 10 + S_COUNT);
 	return 0;
 }
 
@@ -91,7 +94,7 @@ static struct db_stmt st_store = DB_STMT(
     " move_messages_between_streams_limit_seconds = $6, name = $7, description = $8, topics_policy = $9,"
     " waiting_period_threshold = $10, moderation_request_channel_id = $11, can_mention_many_users_group_id = $12,"
     " can_move_messages_between_channels_group_id = $13, can_move_messages_between_topics_group_id = $14,"
-    " can_resolve_topics_group_id = $15 WHERE id = $1");
+    " can_resolve_topics_group_id = $15, emails_restricted_to_domains = $16 WHERE id = $1");
 
 static int store(struct request *req, const struct settings *s)
 {
@@ -104,7 +107,8 @@ static int store(struct request *req, const struct settings *s)
 	    s->topics_policy, db_arg_int(&req->uow, s->waiting_period_threshold),
 	    s->moderation_channel ? db_arg_int(&req->uow, s->moderation_channel) : NULL,
 	    db_arg_int(&req->uow, s->group[S_MENTION_MANY]), db_arg_int(&req->uow, s->group[S_MOVE_CHANNELS]),
-	    db_arg_int(&req->uow, s->group[S_MOVE_TOPICS]), db_arg_int(&req->uow, s->group[S_RESOLVE]));
+	    db_arg_int(&req->uow, s->group[S_MOVE_TOPICS]), db_arg_int(&req->uow, s->group[S_RESOLVE]),
+	    s->emails_restricted_to_domains ? "true" : "false");
 	return res == NULL ? -1 : 0;
 }
 
@@ -230,7 +234,8 @@ static int read_params(struct request *req, struct wanted *w)
 			return api_error(req, ERR_BAD_REQUEST, "Invalid topics_policy");
 		w->topics_policy_value = topics_policies[i].value;
 	}
-	if (param_present(req, "waiting_period_threshold") && !user_is_owner(req->user))
+	if ((param_present(req, "emails_restricted_to_domains") || param_present(req, "waiting_period_threshold")) &&
+	    !user_is_owner(req->user))
 		return api_error(req, ERR_UNAUTHORIZED_PRINCIPAL, "Must be an organization owner");
 	return 0;
 }
@@ -254,6 +259,29 @@ static int apply_unlimited(struct request *req, struct wanted *w, struct setting
 	return 0;
 }
 
+/* A text property (description, name): the value and "updated" in the response. */
+static int apply_text(struct request *req, const char *key, const char **field, json_object *data)
+{
+	const char *v = param_str(req, key);
+	if (v == NULL || strcmp(v, *field) == 0)
+		return 0;
+	*field = v;
+	json_object_object_add(data, key, json_object_new_string("updated"));
+	return event_update(req, key, json_object_new_string(v));
+}
+
+/* emails_restricted_to_domains (owners only: read_params()); with no domains it is allowed and has no effect. */
+static int apply_restricted(struct request *req, struct settings *s, json_object *data)
+{
+	if (!param_present(req, "emails_restricted_to_domains") ||
+	    param_bool(req, "emails_restricted_to_domains") == s->emails_restricted_to_domains)
+		return 0;
+	s->emails_restricted_to_domains = param_bool(req, "emails_restricted_to_domains");
+	json_object *value = json_object_new_boolean(s->emails_restricted_to_domains);
+	json_object_object_add(data, "emails_restricted_to_domains", json_object_get(value));
+	return event_update(req, "emails_restricted_to_domains", value);
+}
+
 static int apply_properties(struct request *req, const struct wanted *w, struct settings *s, json_object *data)
 {
 	if (param_present(req, "allow_message_editing") &&
@@ -265,17 +293,10 @@ static int apply_properties(struct request *req, const struct wanted *w, struct 
 		        req, one("allow_message_editing", json_object_new_boolean(s->allow_message_editing))) < 0)
 			return -1;
 	}
-	const char *keys[2] = {"description", "name"};
-	const char **fields[2] = {&s->description, &s->name};
-	for (int i = 0; i < 2; i++) {
-		const char *v = param_str(req, keys[i]);
-		if (v == NULL || strcmp(v, *fields[i]) == 0)
-			continue;
-		*fields[i] = v;
-		json_object_object_add(data, keys[i], json_object_new_string("updated"));
-		if (event_update(req, keys[i], json_object_new_string(v)) < 0)
-			return -1;
-	}
+	/* In the order of the reference's parameters. */
+	if (apply_text(req, "description", &s->description, data) < 0 || apply_restricted(req, s, data) < 0 ||
+	    apply_text(req, "name", &s->name, data) < 0)
+		return -1;
 	if (w->topics_policy != NULL) {
 		/* The reference compares the stored number with the enum member, which always differs: the value is in
 		 * the response whenever it is sent, as its number. */

@@ -419,6 +419,7 @@ static const struct param_spec realm_update_params[] = {
     {"can_move_messages_between_topics_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
     {"can_resolve_topics_group", PT_GROUP_UPDATE, P_NULL, 0, NULL},
     {"description", PT_STR, 0, 1000, NULL},
+    {"emails_restricted_to_domains", PT_BOOL, P_NULL, 0, NULL},
     {"message_content_delete_limit_seconds", PT_LIMIT, P_NULL | P_UNLIMITED, 0, NULL},
     {"message_content_edit_limit_seconds", PT_LIMIT, P_NULL | P_UNLIMITED, 0, NULL},
     {"moderation_request_channel_id", PT_INT, 0, 0, NULL},
@@ -427,6 +428,24 @@ static const struct param_spec realm_update_params[] = {
     {"name", PT_STR, P_NONBLANK, 40, NULL},
     {"topics_policy", PT_STR, 0, 0, NULL},
     {"waiting_period_threshold", PT_INT, P_INT4 | P_NONNEG, 0, NULL},
+    END,
+};
+
+/* allow_subdomains first: the reference's typed_endpoint reports the first missing one in signature order. */
+static const struct param_spec realm_domains_create_params[] = {
+    {"allow_subdomains", PT_BOOL, P_REQUIRED, 0, NULL},
+    {"domain", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec realm_domain_update_params[] = {
+    {"allow_subdomains", PT_BOOL, P_REQUIRED, 0, NULL},
+    {"domain", PT_STR, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec realm_domain_params[] = {
+    {"domain", PT_STR, P_PATH, 0, NULL},
     END,
 };
 
@@ -610,6 +629,10 @@ const struct route routes[] = {
     {"POST", "/messages/{message_id}/typing", typing_edit_send, 0, typing_edit_params},
     {"POST", "/typing", typing_send, 0, typing_params},
     {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
+    {"GET", "/realm/domains", realm_domains_list, 0, no_params},
+    {"POST", "/realm/domains", realm_domains_create, R_OWNER | R_TXN, realm_domains_create_params},
+    {"PATCH", "/realm/domains/{domain}", realm_domains_update, R_OWNER | R_TXN, realm_domain_update_params},
+    {"DELETE", "/realm/domains/{domain}", realm_domains_delete, R_OWNER | R_TXN, realm_domain_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
     {"GET", "/drafts", drafts_list, 0, no_params},
     {"POST", "/drafts", drafts_create, R_TXN, drafts_create_params},

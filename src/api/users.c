@@ -13,6 +13,7 @@
 #include "model/default_channels.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/realm_domains.h"
 #include "model/user.h"
 #include "model/user_admin.h"
 
@@ -121,6 +122,13 @@ int users_create(struct request *req)
 		return -1;
 	if (!user_email_is_valid(spec.email))
 		return api_error(req, ERR_BAD_REQUEST, "Bad name or username");
+	int verdict = realm_email_check(&req->uow, req->realm, spec.email);
+	if (verdict < 0)
+		return -1;
+	if (verdict == REALM_EMAIL_DOMAIN_NOT_ALLOWED)
+		return api_error(req, ERR_BAD_REQUEST, "Email '%s' not allowed in this organization", spec.email);
+	if (verdict == REALM_EMAIL_CONTAINS_PLUS)
+		return api_error(req, ERR_BAD_REQUEST, "Email addresses containing + are not allowed.");
 	if (user_by_email(&req->uow, req->realm->id, spec.email) != NULL)
 		return api_error(req, ERR_BAD_REQUEST, "Email '%s' already in use", spec.email);
 	if (req->error)

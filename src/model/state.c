@@ -22,6 +22,7 @@
 #include "model/personal.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/realm_domains.h"
 #include "model/scheduled_messages.h"
 #include "model/user.h"
 #include "model/user_settings.h"
@@ -77,7 +78,6 @@ static const struct {
     {"onboarding_steps", "navigation_tour_video_url", "null"},
     {"realm_billing", "realm_billing", "{\"has_pending_sponsorship_request\":false}"},
     {"realm_bot", "realm_bots", "[]"},
-    {"realm_domains", "realm_domains", "[]"},
     {"realm_emoji", "realm_emoji", "{}"},
     /* No linkifiers exist yet; clients without linkifier_url_template get [] in any case, and realm_filters is
      * always [] (the legacy format cannot express URL templates). */
@@ -875,6 +875,16 @@ static int add_scheduled_messages(struct uow *uow, json_object *out)
 	return 0;
 }
 
+/* The organization's allowed domains, for spectators too (as the reference). */
+static int add_realm_domains(struct uow *uow, json_object *out)
+{
+	json_object *list = realm_domains_json(uow, uow->realm->id);
+	if (list == NULL)
+		return -1;
+	json_object_object_add(out, "realm_domains", json_object_get(list));
+	return 0;
+}
+
 /* ---- user_topic, muted_topics -------------------------------------------------------------------------------- */
 
 /* The user's topic preferences; clients that ask for user_topic get the modern data only ([] for spectators). */
@@ -941,6 +951,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (want(o, "user_status") && add_user_status(uow, out) < 0)
 		return -1;
 	if (add_user_topics(uow, o, out) < 0)
+		return -1;
+	if (want(o, "realm_domains") && add_realm_domains(uow, out) < 0)
 		return -1;
 	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)

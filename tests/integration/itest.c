@@ -1116,6 +1116,7 @@ static void register_suites(void)
 	register_register_tests();
 	register_typing_tests();
 	register_realm_tests();
+	register_realm_domains_tests();
 	register_drafts_tests();
 	register_saved_snippets_tests();
 	register_navigation_views_tests();
