@@ -235,6 +235,7 @@ void register_channel_update_tests(void);
 void register_channel_folders_tests(void);
 void register_retention_tests(void);
 void register_user_groups_tests(void);
+void register_user_group_members_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
 void register_message_edit_tests(void);
@@ -255,6 +256,7 @@ void register_profile_fields_tests(void);
 void register_settings_tests(void);
 void register_user_status_tests(void);
 void register_user_topics_tests(void);
+void register_presence_tests(void);
 void register_apns_tests(void);
 void register_mail_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
