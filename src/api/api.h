@@ -109,6 +109,13 @@ int messages_list(struct request *req);
 int messages_get(struct request *req);
 int messages_delete(struct request *req);
 int messages_flags_update(struct request *req);
+/* mark_read.c */
+int mark_all_as_read(struct request *req);
+int mark_stream_as_read(struct request *req);
+int mark_topic_as_read(struct request *req);
+/* user_topics.c */
+int user_topics_update(struct request *req);
+int user_topics_mute_legacy(struct request *req);
 /* message_edit.c */
 int messages_update(struct request *req);
 /* message_report.c */

@@ -497,6 +497,33 @@ static const struct param_spec messages_flags_params[] = {
     END,
 };
 
+static const struct param_spec mark_stream_params[] = {
+    {"stream_id", PT_INT, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec mark_topic_params[] = {
+    {"stream_id", PT_INT, P_REQUIRED, 0, NULL},
+    {"topic_name", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
+/* visibility_policy's values (0-3) are checked by the handler (src/api/user_topics.c). */
+static const struct param_spec user_topics_params[] = {
+    {"stream_id", PT_INT, P_REQUIRED, 0, NULL},
+    {"topic", PT_STR, P_REQUIRED, 60, NULL},
+    {"visibility_policy", PT_INT, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec muted_topics_params[] = {
+    {"stream_id", PT_INT, 0, 0, NULL},
+    {"stream", PT_STR, 0, 0, NULL},
+    {"topic", PT_STR, P_REQUIRED, 60, NULL},
+    {"op", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
 /* status is checked by the handler (src/api/presence.c). */
 static const struct param_spec presence_update_params[] = {
     {"history_limit_days", PT_INT, P_NULL, 0, NULL},
@@ -655,6 +682,7 @@ const struct route routes[] = {
      subscription_properties_params},
     {"PATCH", "/users/me/subscriptions/properties", subscriptions_update_properties, R_TXN,
      subscription_properties_params},
+    {"PATCH", "/users/me/subscriptions/muted_topics", user_topics_mute_legacy, R_TXN, muted_topics_params},
     {"GET", "/users/me/{stream_id}/topics", channels_topics, 0, channel_topics_params},
     {"POST", "/users/me/status", user_status_update_own, R_HUMAN | R_TXN, user_status_own_params},
     {"POST", "/users/me/presence", presence_update, R_HUMAN, presence_update_params},
@@ -692,6 +720,10 @@ const struct route routes[] = {
     {"GET", "/messages", messages_list, 0, messages_list_params},
     {"POST", "/messages", messages_send, R_TXN, messages_send_params},
     {"POST", "/messages/flags", messages_flags_update, R_TXN, messages_flags_params},
+    {"POST", "/mark_all_as_read", mark_all_as_read, R_TXN, no_params},
+    {"POST", "/mark_stream_as_read", mark_stream_as_read, R_TXN, mark_stream_params},
+    {"POST", "/mark_topic_as_read", mark_topic_as_read, R_TXN, mark_topic_params},
+    {"POST", "/user_topics", user_topics_update, R_TXN, user_topics_params},
     {"GET", "/messages/{message_id}", messages_get, 0, message_get_params},
     {"DELETE", "/messages/{message_id}", messages_delete, R_TXN, message_id_params},
     {"PATCH", "/messages/{message_id}", messages_update, R_TXN, message_update_params},

@@ -182,6 +182,8 @@ static const char push_script[] =
     "        local new = cjson.decode(body) "
     "        for _, m in ipairs(new.messages) do table.insert(ev.messages, m) end "
     "        body = cjson.encode(ev) "
+    /* cjson writes an empty table as an object: merged read markers with no ids (all) keep their list. */
+    "        if #ev.messages == 0 then body = string.gsub(body, '\"messages\":{}', '\"messages\":[]', 1) end "
     "        redis.call('LSET', KEYS[2], i - 1, string.sub(item, 1, a) .. '0 -') "
     "        break "
     "      end "
@@ -347,6 +349,9 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 		for (size_t i = 0; i < json_object_array_length(types) && !ok; i++)
 			ok = strcmp(json_object_get_string(json_object_array_get_idx(types, i)), type) == 0;
 	}
+	/* The legacy muted_topics event goes only to queues that did not ask for its replacement user_topic. */
+	for (size_t i = 0; ok && types && strcmp(type, "muted_topics") == 0 && i < json_object_array_length(types); i++)
+		ok = strcmp(json_object_get_string(json_object_array_get_idx(types, i)), "user_topic") != 0;
 	if (*caps_json)
 		jsonx_parse(caps_json, strlen(caps_json), &caps);
 	json_object *v;
@@ -740,6 +745,8 @@ static void render(json_object *event, const struct client *c)
 	}
 	if (strcmp(type, "delete_message") == 0 || strcmp(type, "typing") == 0)
 		topic_for_client(event, "topic", c);
+	if (strcmp(type, "user_topic") == 0)
+		topic_for_client(event, "topic_name", c);
 	if (strcmp(type, "update_message") == 0) {
 		topic_for_client(event, "orig_subject", c);
 		topic_for_client(event, "subject", c);

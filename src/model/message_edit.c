@@ -24,6 +24,7 @@
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
+#include "model/user_topics.h"
 
 /* The reference's MESSAGE_EDIT_TIME_LIMIT_BUFFER_SECONDS: every edit and move limit has this much grace. */
 #define GRACE_SECONDS 20
@@ -60,6 +61,10 @@ struct message_edit {
 	struct channel *orig, *target;
 	const char *orig_topic, *target_topic;
 	bool topic_edited, stream_edited, case_only, resolved, unresolved;
+	/* Who followed the original topic, when the move took all of it (read before its preferences moved). */
+	bool followers_known;
+	int64_t *followers;
+	int nfollowers;
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------------------- */
@@ -612,16 +617,34 @@ static int event_update(struct uow *uow, const struct message_edit *e, json_obje
 
 static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
 static struct db_stmt st_mark_read =
-    DB_STMT("UPDATE user_messages SET flags = flags | 1 WHERE message_id = $1 AND ($2 OR user_id = $3)");
+    DB_STMT("UPDATE user_messages SET flags = flags | 1 WHERE message_id = $1 AND ($2 OR user_id = $3)"
+            " AND (user_id = $3 OR user_id <> ALL($4::bigint[]))");
+
+/* Whether id is in s (ascending). */
+static bool idset_has(const struct idset *s, int64_t id)
+{
+	int lo = 0, hi = s != NULL ? s->n : 0;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (s->v[mid] == id)
+			return true;
+		if (s->v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
 
 /*
  * Sends content to channel c's topic as the organization's Notification Bot (internal_send_stream_message), read
- * for the acting user (mark_as_read_for_acting_user) or, with all_read, for everyone (a resolve notice nobody
- * follows: resolved_topic_notice_auto_read_policy). Records its message events. Returns its id, or 0 on error.
+ * for the acting user (mark_as_read_for_acting_user) and, given unread (limit_unread_user_ids, ascending), for
+ * everyone but the users in unread. Records its message events. Returns its id, or 0 on error.
  */
 static int64_t send_bot_message(struct uow *uow, struct channel *c, const char *topic, const char *content,
-                                bool all_read)
+                                const struct idset *unread)
 {
+	bool all_read = unread != NULL;
 	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
 	struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
 	if (bot == NULL) {
@@ -631,11 +654,13 @@ static int64_t send_bot_message(struct uow *uow, struct channel *c, const char *
 	struct message_draft d = {
 	    .sender = bot, .channel = c, .topic = topic, .content = content, .skip_mention_checks = true};
 	struct message_sent sent;
-	if (message_send(uow, &d, &sent) < 0 || DB_EXEC(uow, &st_mark_read, db_arg_int(uow, sent.id),
-	                                                bool_arg(all_read), db_arg_int(uow, uow->user->id)) == NULL)
+	if (message_send(uow, &d, &sent) < 0 ||
+	    DB_EXEC(uow, &st_mark_read, db_arg_int(uow, sent.id), bool_arg(all_read), db_arg_int(uow, uow->user->id),
+	            db_arg_ids(uow, all_read ? unread->v : NULL, all_read ? unread->n : 0)) == NULL)
 		return 0;
 	for (int i = 0; i < sent.n_recipients; i++)
-		if (all_read || sent.recipients[i].user_id == uow->user->id)
+		if (sent.recipients[i].user_id == uow->user->id ||
+		    (all_read && !idset_has(unread, sent.recipients[i].user_id)))
 			sent.recipients[i].flags |= MF_READ;
 	if (message_events_send(uow, &d, &sent, NULL, NULL) < 0)
 		return 0;
@@ -724,6 +749,22 @@ static const char *message_link(struct uow *uow, const struct message_edit *e)
 	                    channel_slug(uow, e->target), hash_encode(uow, e->target_topic), (long long)e->m->id);
 }
 
+/* The active human users following the topic of channel c. */
+static struct db_stmt st_followers =
+    DB_STMT("SELECT ut.user_id FROM user_topics ut JOIN users u ON u.id = ut.user_id WHERE ut.channel_id = $1"
+            " AND lower(ut.topic_name) = lower($2) AND ut.visibility_policy = 3 AND u.is_active AND NOT u.is_bot"
+            " ORDER BY 1");
+
+static int topic_followers(struct uow *uow, struct message_edit *e, const struct channel *c, const char *topic)
+{
+	struct db_res *res = DB_EXEC(uow, &st_followers, db_arg_int(uow, c->id), topic);
+	if (res == NULL)
+		return -1;
+	e->followers = db_ids(uow, res, 0, &e->nfollowers);
+	e->followers_known = true;
+	return 0;
+}
+
 /* The topic's newest message, and whether it is a resolve notice young enough to be undone. */
 static struct db_stmt st_last_notice =
     DB_STMT("SELECT m.id, m.sender_id = confab_notification_bot($3) AND m.content ~ ' has marked this topic as "
@@ -747,7 +788,12 @@ static int notify_resolve(struct uow *uow, struct message_edit *e)
 	}
 	const char *text = arena_printf(&uow->arena, "%s has marked this topic as %s.", silent_mention(uow),
 	                                e->resolved ? "resolved" : "unresolved");
-	return send_bot_message(uow, e->orig, e->target_topic, text, true) ? 0 : -1;
+	/* get_unread_user_ids_for_resolved_topic_notifications, for the default resolved_topic_notice_auto_read_policy
+	 * (except_followed, which confab does not store): unread for the topic's followers. */
+	if (!e->followers_known && topic_followers(uow, e, e->orig, e->target_topic) < 0)
+		return -1;
+	struct idset unread = {e->followers, e->nfollowers};
+	return send_bot_message(uow, e->orig, e->target_topic, text, &unread) ? 0 : -1;
 }
 
 /* Whether the user can still see messages in topic of channel c, leaving out the moved ones (when given). */
@@ -786,7 +832,7 @@ static int notify_move(struct uow *uow, struct message_edit *e, const struct ids
 			                    message_link(uow, e), from, user);
 		else
 			text = arena_printf(&uow->arena, "%d messages were moved here from %s by %s.", n, from, user);
-		if (send_bot_message(uow, e->target, e->target_topic, text, false) == 0)
+		if (send_bot_message(uow, e->target, e->target_topic, text, NULL) == 0)
 			return -1;
 	}
 	if (e->in->notify_old_thread) {
@@ -798,7 +844,7 @@ static int notify_move(struct uow *uow, struct message_edit *e, const struct ids
 		else
 			text = arena_printf(&uow->arena, "%d messages were moved from this topic to %s by %s.", n, to,
 			                    user);
-		if (send_bot_message(uow, e->orig, e->orig_topic, text, false) == 0)
+		if (send_bot_message(uow, e->orig, e->orig_topic, text, NULL) == 0)
 			return -1;
 	}
 	return 0;
@@ -889,6 +935,36 @@ static int moved_everything(struct uow *uow, const struct message_edit *e, bool 
 	return 0;
 }
 
+static struct db_stmt st_had_messages =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1 AND lower(topic) = lower($2))");
+
+/* Whether the target topic has messages, before the move. */
+static int target_had_messages(struct uow *uow, const struct message_edit *e, bool *out)
+{
+	struct db_res *res = DB_EXEC(uow, &st_had_messages, db_arg_int(uow, e->target->id), e->target_topic);
+	if (res == NULL)
+		return -1;
+	*out = db_bool(res, 0, 0);
+	return 0;
+}
+
+/*
+ * The users' topic preferences go with a move that took every message of the topic the user could see, into a topic
+ * that had messages before the move or not (had). A change of case alone keeps the rows as they are (they match the
+ * topic ignoring case already).
+ */
+static int move_preferences(struct uow *uow, struct message_edit *e, bool moved_all, bool had,
+                            const struct idset *losing)
+{
+	if (!moved_all)
+		return 0;
+	if (topic_followers(uow, e, e->orig, e->orig_topic) < 0)
+		return -1;
+	if (!e->stream_edited && e->case_only)
+		return 0;
+	return user_topics_move(uow, e->orig, e->orig_topic, e->target, e->target_topic, had, losing->v, losing->n);
+}
+
 json_object *message_edit_apply(struct uow *uow, struct message_edit *e)
 {
 	json_object *event = new_event(uow, e), *detached = NULL;
@@ -897,15 +973,18 @@ json_object *message_edit_apply(struct uow *uow, struct message_edit *e)
 	if (detached == NULL)
 		detached = uow_own_json(uow, json_object_new_array());
 	struct idset moved = {NULL, 0}, losing = {NULL, 0};
+	bool is_move = e->orig != NULL && (e->topic_edited || e->stream_edited), moved_all = false, had = false;
 	if (e->orig != NULL)
 		event_move_fields(uow, e, event);
-	if (apply_rows(uow, e, &moved, &losing) < 0 || event_update(uow, e, event, &moved, &losing) < 0)
+	if (is_move && target_had_messages(uow, e, &had) < 0)
 		return NULL;
-	if (e->orig == NULL || !(e->topic_edited || e->stream_edited))
+	if (apply_rows(uow, e, &moved, &losing) < 0 ||
+	    (is_move &&
+	     (moved_everything(uow, e, &moved_all) < 0 || move_preferences(uow, e, moved_all, had, &losing) < 0)) ||
+	    event_update(uow, e, event, &moved, &losing) < 0)
+		return NULL;
+	if (!is_move)
 		return detached;
-	bool moved_all;
-	if (moved_everything(uow, e, &moved_all) < 0)
-		return NULL;
 	/* Resolve notices come with topic edits alone; breadcrumbs with moves beyond a change of case. */
 	if (e->topic_edited && e->content == NULL && !e->stream_edited && (e->resolved || e->unresolved) &&
 	    notify_resolve(uow, e) < 0)

@@ -11,6 +11,15 @@
 #include "db/db.h"
 #include "model/messages.h"
 #include "model/narrow.h"
+#include "model/user_topics.h"
+
+/* in:home and is:muted (the reference's exclude_muting_conditions without a channel): whether a channel message is
+ * muted for the user $1, by its channel's subscription and its topic's visibility policy. */
+#define NARROW_MUTED                                                                                                   \
+	USER_TOPICS_MUTED_SQL("EXISTS (SELECT 1 FROM subscriptions ms WHERE ms.user_id = $1"                           \
+	                      " AND ms.channel_id = m.channel_id AND ms.is_muted)",                                    \
+	                      "(SELECT mt.visibility_policy FROM user_topics mt WHERE mt.user_id = $1"                 \
+	                      " AND mt.channel_id = m.channel_id AND lower(mt.topic_name) = lower(m.topic))")
 
 /*
  * The narrow as one WHERE fragment over messages m, parameterized ($1 user, $2 realm, $3..$28: the fields of
@@ -39,8 +48,7 @@
 	" AND ($20::int < 0 OR m.has_attachment = ($20::int = 1))"                                                     \
 	" AND ($21::int < 0 OR m.has_image = ($21::int = 1))"                                                          \
 	" AND ($22::int < 0 OR m.has_link = ($22::int = 1))"                                                           \
-	" AND ($23::int < 0 OR (m.channel_id IS NOT NULL AND EXISTS (SELECT 1 FROM subscriptions ms"                   \
-	"   WHERE ms.user_id = $1 AND ms.channel_id = m.channel_id AND ms.is_muted)) = ($23::int = 0))"                \
+	" AND ($23::int < 0 OR (m.channel_id IS NOT NULL AND " NARROW_MUTED ") = ($23::int = 0))"                      \
 	" AND ($24::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
 	"   WHERE pc.realm_id = $2 AND NOT pc.invite_only), false) = ($24::int = 1))"                                  \
 	" AND ($25::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
@@ -109,14 +117,21 @@ static struct db_stmt st_fetch_topic = DB_STMT(HISTORY_FETCH("m.channel_id = $35
 /* channels:public: the organization's messages by primary key, filtered to public channels. */
 static struct db_stmt st_fetch_public = DB_STMT(HISTORY_FETCH("m.realm_id = $2 AND m.channel_id IS NOT NULL"));
 
-/* The first unread message of the narrow (muted channels skipped unless narrowed to one), by user_messages_unread. */
-static struct db_stmt st_first_unread =
-    DB_STMT("SELECT um.message_id FROM user_messages um CROSS JOIN LATERAL (SELECT 1 FROM messages m"
-            " WHERE m.id = um.message_id" NARROW_FILTER(
-                "um.flags") " AND (cardinality($3::bigint[]) > 0 OR m.channel_id IS NULL OR NOT EXISTS (SELECT 1 FROM "
-                            "subscriptions fs"
-                            "   WHERE fs.user_id = $1 AND fs.channel_id = m.channel_id AND fs.is_muted)) OFFSET 0) hit"
-                            " WHERE um.user_id = $1 AND (um.flags & 1) = 0 ORDER BY um.message_id LIMIT 1");
+/* The first unread message of the narrow, by user_messages_unread, muted messages skipped (the reference's
+ * exclude_stream_and_topic_mutes): muted topics, and unless narrowed to a channel, muted channels' topics that are
+ * not unmuted or followed. */
+#define FIRST_UNREAD_CHANNEL_MUTED                                                                                     \
+	"(cardinality($3::bigint[]) = 0 AND EXISTS (SELECT 1 FROM subscriptions fs"                                    \
+	" WHERE fs.user_id = $1 AND fs.channel_id = m.channel_id AND fs.is_muted))"
+#define FIRST_UNREAD_POLICY                                                                                            \
+	"(SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = $1 AND ut.channel_id = m.channel_id"      \
+	" AND lower(ut.topic_name) = lower(m.topic))"
+static struct db_stmt st_first_unread = DB_STMT(
+    "SELECT um.message_id FROM user_messages um CROSS JOIN LATERAL (SELECT 1 FROM messages m"
+    " WHERE m.id = um.message_id" NARROW_FILTER("um.flags") " AND (m.channel_id IS NULL OR NOT " USER_TOPICS_MUTED_SQL(
+        FIRST_UNREAD_CHANNEL_MUTED,
+        FIRST_UNREAD_POLICY) ") OFFSET 0) hit"
+                             " WHERE um.user_id = $1 AND (um.flags & 1) = 0 ORDER BY um.message_id LIMIT 1");
 
 /* The rows around the anchor (the reference's post_process_limited_query). */
 static void limit_rows(const struct db_res *res, int64_t anchor, int before, int after, struct message_page *out)

@@ -31,6 +31,7 @@
 #include "model/realm.h"
 #include "model/realm_emoji.h"
 #include "model/user.h"
+#include "model/user_topics.h"
 
 #ifndef REALM_EMPTY_TOPIC_DISPLAY_NAME
 #define REALM_EMPTY_TOPIC_DISPLAY_NAME "general chat"
@@ -1454,15 +1455,21 @@ int message_events_delete(struct uow *uow, const struct message_ref *m)
 }
 
 /* What a client needs to count messages marked unread (the reference's format_unread_message_details): messages
- * the user has a copy of, outside channels they left. */
+ * the user has a copy of, outside channels they left; unmuted_stream_msg by the topic's visibility policy too. */
 static struct db_stmt st_unread_details =
-    DB_STMT("SELECT um.message_id, um.flags, COALESCE(m.channel_id, 0), m.topic, COALESCE(s.is_muted, false),"
-            " (SELECT COALESCE(json_agg(x ORDER BY x), '[]') FROM unnest(dc.user_ids) x WHERE x <> $1)::text"
-            " FROM user_messages um JOIN messages m ON m.id = um.message_id"
-            " LEFT JOIN subscriptions s ON s.user_id = um.user_id AND s.channel_id = m.channel_id"
-            " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
-            " WHERE um.user_id = $1 AND um.message_id = ANY($2::bigint[]) AND (m.channel_id IS NULL OR s.active)"
-            " ORDER BY um.message_id");
+    DB_STMT("SELECT um.message_id, um.flags, COALESCE(m.channel_id, 0), m.topic," USER_TOPICS_MUTED_SQL(
+        "s.is_muted",
+        "ut.visibility_policy") ","
+                                " (SELECT COALESCE(json_agg(x ORDER BY x), '[]') FROM unnest(dc.user_ids) x WHERE x <> "
+                                "$1)::text"
+                                " FROM user_messages um JOIN messages m ON m.id = um.message_id"
+                                " LEFT JOIN subscriptions s ON s.user_id = um.user_id AND s.channel_id = m.channel_id"
+                                " LEFT JOIN user_topics ut ON ut.user_id = um.user_id AND ut.channel_id = m.channel_id"
+                                "   AND lower(ut.topic_name) = lower(m.topic)"
+                                " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
+                                " WHERE um.user_id = $1 AND um.message_id = ANY($2::bigint[]) AND (m.channel_id IS "
+                                "NULL OR s.active)"
+                                " ORDER BY um.message_id");
 
 static json_object *unread_details(struct uow *uow, const int64_t *ids, int n)
 {

@@ -144,6 +144,8 @@ static int narrow_is(struct uow *uow, struct narrow *nw, const char *operand, bo
 		nw->unset |= MF_MENTIONED | MF_STREAM_WILDCARD_MENTIONED | MF_TOPIC_WILDCARD_MENTIONED;
 	else if (strcmp(operand, "resolved") == 0)
 		tri(nw, &nw->resolved, !negated);
+	else if (strcmp(operand, "muted") == 0) /* the opposite of in:home (exclude_muting_conditions) */
+		tri(nw, &nw->in_home, negated);
 	else if (strcmp(operand, "followed") == 0) /* confab has no followed topics yet */
 		nw->impossible = nw->impossible || !negated;
 	else

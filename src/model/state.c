@@ -30,6 +30,7 @@
 #include "model/user.h"
 #include "model/user_settings.h"
 #include "model/user_status.h"
+#include "model/user_topics.h"
 
 static bool want(const struct state_options *o, const char *type)
 {
@@ -86,7 +87,6 @@ static const struct {
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
-    {"user_topic", "user_topics", "[]"},
     {"video_calls", "has_zoom_token", "false"},
     {"video_calls", "has_webex_token", "false"},
 };
@@ -96,9 +96,6 @@ static void add_empty_state(struct uow *uow, const struct state_options *o, json
 	for (size_t i = 0; i < sizeof(empty_state) / sizeof(empty_state[0]); i++)
 		if (want(o, empty_state[i].type))
 			add_json_text(out, empty_state[i].key, empty_state[i].value);
-	/* Clients that ask for user_topic get the modern data only. */
-	if (want(o, "muted_topics") && (o->fetch_types == NULL || !want(o, "user_topic")))
-		add_json_text(out, "muted_topics", "[]");
 }
 
 /* ---- presence ----------------------------------------------------------------------------------------------- */
@@ -654,18 +651,22 @@ static int add_recent_private_conversations(struct uow *uow, json_object *out)
 
 /*
  * The user's latest unread messages, newest first: id, flags, channel id (0 for direct messages), topic, the
- * topic lowercased, the conversation's sorted participants ("1,2,3"), their number, and whether the channel is
- * muted. Messages of channels the user left do not count.
+ * topic lowercased, the conversation's sorted participants ("1,2,3"), their number, and whether the message is
+ * muted (its channel, unless the topic is unmuted or followed, or its topic). Messages of channels the user left
+ * do not count.
  */
-static struct db_stmt st_unread =
-    DB_STMT("SELECT m.id, um.flags, COALESCE(m.channel_id, 0), m.topic, lower(m.topic),"
-            "       COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), 0),"
-            "       COALESCE(s.is_muted, false)"
-            "  FROM user_messages um JOIN messages m ON m.id = um.message_id"
-            "  LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
-            "  LEFT JOIN subscriptions s ON s.channel_id = m.channel_id AND s.user_id = um.user_id"
-            " WHERE um.user_id = $1 AND um.flags & 1 = 0 AND s.active IS DISTINCT FROM false"
-            " ORDER BY um.message_id DESC LIMIT " STR(MAX_UNREAD_MESSAGES));
+static struct db_stmt st_unread = DB_STMT(
+    "SELECT m.id, um.flags, COALESCE(m.channel_id, 0), m.topic, lower(m.topic),"
+    "       COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), 0),"
+    "       " USER_TOPICS_MUTED_SQL(
+        "s.is_muted",
+        "ut.visibility_policy") "  FROM user_messages um JOIN messages m ON m.id = um.message_id"
+                                "  LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
+                                "  LEFT JOIN subscriptions s ON s.channel_id = m.channel_id AND s.user_id = um.user_id"
+                                "  LEFT JOIN user_topics ut ON ut.user_id = um.user_id AND ut.channel_id = m.channel_id"
+                                "   AND lower(ut.topic_name) = lower(m.topic)"
+                                " WHERE um.user_id = $1 AND um.flags & 1 = 0 AND s.active IS DISTINCT FROM false"
+                                " ORDER BY um.message_id DESC LIMIT " STR(MAX_UNREAD_MESSAGES));
 
 struct unread {
 	json_object *pms, *streams, *huddles; /* key -> {..., unread_message_ids} */
@@ -912,6 +913,29 @@ static int add_realm_domains(struct uow *uow, json_object *out)
 	return 0;
 }
 
+/* ---- user_topic, muted_topics -------------------------------------------------------------------------------- */
+
+/* The user's topic preferences; clients that ask for user_topic get the modern data only ([] for spectators). */
+static int add_user_topics(struct uow *uow, const struct state_options *o, json_object *out)
+{
+	for (int legacy = 0; legacy < 2; legacy++) {
+		if (legacy ? !want(o, "muted_topics") || (o->fetch_types != NULL && want(o, "user_topic"))
+		           : !want(o, "user_topic"))
+			continue;
+		json_object *list = json_object_new_array();
+		if (uow->user != NULL) {
+			json_object_put(list);
+			list = legacy ? user_topics_muted_list(uow, uow->user->id, o->empty_topic_name)
+			              : user_topics_list(uow, uow->user->id, o->empty_topic_name);
+			if (list == NULL)
+				return -1;
+			json_object_get(list);
+		}
+		json_object_object_add(out, legacy ? "muted_topics" : "user_topics", list);
+	}
+	return 0;
+}
+
 /* ---- user_status ---------------------------------------------------------------------------------------------- */
 
 static int add_user_status(struct uow *uow, json_object *out)
@@ -965,6 +989,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (add_personal(uow, o, out) < 0)
 		return -1;
 	if (want(o, "user_status") && add_user_status(uow, out) < 0)
+		return -1;
+	if (add_user_topics(uow, o, out) < 0)
 		return -1;
 	if (want(o, "presence") && add_presence(uow, o, out) < 0)
 		return -1;

@@ -1127,6 +1127,7 @@ static void register_suites(void)
 	register_settings_tests();
 	register_retention_tests();
 	register_user_status_tests();
+	register_user_topics_tests();
 	register_presence_tests();
 	register_realm_emoji_tests();
 	register_linkifiers_tests();

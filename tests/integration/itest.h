@@ -256,6 +256,7 @@ void register_user_admin_tests(void);
 void register_profile_fields_tests(void);
 void register_settings_tests(void);
 void register_user_status_tests(void);
+void register_user_topics_tests(void);
 void register_presence_tests(void);
 void register_linkifiers_tests(void);
 void register_apns_tests(void);
