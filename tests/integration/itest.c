@@ -1115,6 +1115,7 @@ static void register_suites(void)
 	register_retention_tests();
 	register_user_status_tests();
 	register_apns_tests();
+	register_zulip_js_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
