@@ -63,6 +63,16 @@ cf_install_packages() {
     )
 }
 
+# cf_js_deps DIR: `npm ci` in DIR (tests/js: the zulip-js client the integration tests drive), installing
+# Debian's nodejs and npm first where no npm is on the PATH.
+cf_js_deps() {
+    if ! command -v npm >/dev/null 2>&1; then
+        local CF_PACKAGES=(nodejs npm)
+        cf_install_packages
+    fi
+    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || cf_die "npm ci in $1 failed"
+}
+
 # ---------------------------------------------------------------------------------------------
 # Small helpers
 

@@ -1133,6 +1133,7 @@ static void register_suites(void)
 	register_linkifiers_tests();
 	register_apns_tests();
 	register_mail_tests();
+	register_zulip_js_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
