@@ -433,6 +433,14 @@ json_object *queue_drain(struct queue *q)
 	return out;
 }
 
+void expect_json_at(json_object *got, const char *want, const char *file, int line)
+{
+	json_object *w = json_tokener_parse(want);
+	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
+	itest_check(json_object_equal(got, w), false, file, line, "expected %s\n      got %s", want, jtext(got));
+	json_object_put(w);
+}
+
 void expect_events_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line)
 {
 	json_object *w = json_tokener_parse(want);

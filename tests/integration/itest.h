@@ -209,6 +209,9 @@ struct queue *queue_register(const struct user *u, const char *form);
 json_object *queue_drain(struct queue *q);
 /* got (events of u) equals want (a JSON list text); a bad want stops the test. */
 void expect_events_json_at(json_object *got, const char *want, const struct user *u, const char *file, int line);
+/* got equals the JSON text want (json_object_equal: key order does not matter); fatal if want does not parse. */
+void expect_json_at(json_object *got, const char *want, const char *file, int line);
+#define EXPECT_JSON_IS(got, want) expect_json_at((got), (want), __FILE__, __LINE__)
 /* The queue holds exactly the events of want (a JSON list text), in order; drains it. */
 void expect_events_at(struct queue *q, const char *want, const char *file, int line);
 #define EXPECT_EVENTS(q, want) expect_events_at((q), (want), __FILE__, __LINE__)

@@ -49,16 +49,6 @@ static long long make_channel(const struct org *z, const char *name, const char 
 	return atoll(psql_ok("SELECT id FROM channels WHERE name = '%s'", name));
 }
 
-static long long send_to(const struct user *u, const char *channel, const char *topic, const char *content)
-{
-	struct resp *r = api_post(
-	    u, "/messages",
-	    fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(channel), url_encode(topic), url_encode(content)));
-	EXPECT_SUCCESS(r);
-	REQUIRE(jint(r->json, "id") > 0, "no id: %s", r->body);
-	return jint(r->json, "id");
-}
-
 static struct resp *set_policy(const struct user *u, long long channel, const char *topic, int policy)
 {
 	return api_post(u, "/user_topics",
@@ -76,15 +66,6 @@ static json_object *state(const struct user *u, const char *types, const char *e
 	EXPECT_STATUS(r, 200);
 	return r->json;
 }
-
-static void expect_json_at(json_object *got, const char *want, const char *file, int line)
-{
-	json_object *w = json_tokener_parse(want);
-	itest_check(w != NULL, true, file, line, "bad expected JSON: %s", want);
-	itest_check(json_object_equal(got, w), false, file, line, "expected %s\n      got %s", want, jtext(got));
-	json_object_put(w);
-}
-#define EXPECT_JSON(got, want) expect_json_at((got), (want), __FILE__, __LINE__)
 
 /* A timestamp of now: within a few minutes of this machine's clock. */
 static bool is_now(json_object *v)
@@ -154,15 +135,15 @@ static void test_user_topics_set_events_and_register(void)
 	EXPECT_EVENTS_T(all, fmt("[{\"type\":\"muted_topics\",\"muted_topics\":[[\"%s\",\"Lunch\",0]]}," UT_EVENT(
 	                             "%s", "Lunch", "1") "]",
 	                         name, cs));
-	EXPECT_JSON(user_topics_of(z.a, NULL),
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL),
 	            fmt("[{\"stream_id\":%s,\"topic_name\":\"Lunch\",\"visibility_policy\":1,\"last_updated\":0}]", cs));
 	/* The legacy form only for clients that do not ask for user_topic; everyone else's are their own. */
 	json_object *s = state(z.a, "[\"muted_topics\"]", NULL);
 	EXPECT_ABSENT(s, "user_topics");
 	zero_times(jget(s, "muted_topics"));
-	EXPECT_JSON(jget(s, "muted_topics"), fmt("[[\"%s\",\"Lunch\",0]]", name));
+	EXPECT_JSON_IS(jget(s, "muted_topics"), fmt("[[\"%s\",\"Lunch\",0]]", name));
 	EXPECT_ABSENT(state(z.a, "[\"muted_topics\",\"user_topic\"]", NULL), "muted_topics");
-	EXPECT_JSON(user_topics_of(z.b, NULL), "[]");
+	EXPECT_JSON_IS(user_topics_of(z.b, NULL), "[]");
 
 	/* The same policy again (any case of the topic) changes nothing and sends nothing. */
 	EXPECT_SUCCESS(set_policy(z.a, c, "LUNCH", 1));
@@ -171,12 +152,12 @@ static void test_user_topics_set_events_and_register(void)
 	EXPECT_SUCCESS(set_policy(z.a, c, "lunch", 3));
 	EXPECT_EVENTS_T(modern, fmt("[" UT_EVENT("%s", "lunch", "3") "]", cs));
 	EXPECT_EVENTS_T(legacy, "[{\"type\":\"muted_topics\",\"muted_topics\":[]}]");
-	EXPECT_JSON(user_topics_of(z.a, NULL),
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL),
 	            fmt("[{\"stream_id\":%s,\"topic_name\":\"Lunch\",\"visibility_policy\":3,\"last_updated\":0}]", cs));
 	/* Inherit removes it; removing nothing sends nothing. */
 	EXPECT_SUCCESS(set_policy(z.a, c, "Lunch", 0));
 	EXPECT_EVENTS_T(modern, fmt("[" UT_EVENT("%s", "Lunch", "0") "]", cs));
-	EXPECT_JSON(user_topics_of(z.a, NULL), "[]");
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL), "[]");
 	EXPECT_SUCCESS(set_policy(z.a, c, "Lunch", 0));
 	EXPECT_NO_EVENTS(modern);
 	EXPECT_SUCCESS(set_policy(z.a, c, "Other", 2));
@@ -223,10 +204,10 @@ static void test_user_topics_empty_topic(void)
 	EXPECT_SUCCESS(set_policy(z.a, c, "general chat", 1));
 	EXPECT_EVENTS_T(old, fmt("[" UT_EVENT("%s", "general chat", "1") "]", cs));
 	EXPECT_EVENTS_T(modern, fmt("[" UT_EVENT("%s", "", "1") "]", cs));
-	EXPECT_JSON(user_topics_of(z.a, NULL),
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL),
 	            fmt("[{\"stream_id\":%s,\"topic_name\":\"general chat\",\"visibility_policy\":1,\"last_updated\":0}]",
 	                cs));
-	EXPECT_JSON(
+	EXPECT_JSON_IS(
 	    user_topics_of(z.a, "&client_capabilities=%7B%22empty_topic_name%22%3Atrue%7D"),
 	    fmt("[{\"stream_id\":%s,\"topic_name\":\"\",\"visibility_policy\":1,\"last_updated\":0}]", cs));
 	CHECK(strcmp(psql_ok("SELECT topic_name FROM user_topics WHERE user_id = %lld", (long long)z.a->id), "") == 0,
@@ -304,12 +285,12 @@ static void test_unread_muted_topics(void)
 	struct org z = new_org();
 	char *name = uniq("unread"), *quiet = uniq("quiet");
 	long long c = make_channel(&z, name, NULL), m = make_channel(&z, quiet, NULL);
-	long long m1 = send_to(z.b, name, "muted", "hello");
-	long long m2 = send_to(z.b, name, "muted", "@**all** hello");
-	long long m3 = send_to(z.b, name, "open", "hi");
-	long long m4 = send_to(z.b, quiet, "plain", "@**all** hi");
-	long long m5 = send_to(z.b, quiet, "unmuted", "hi");
-	long long m6 = send_to(z.b, quiet, "followed", "hi");
+	long long m1 = send_channel_message(z.b, name, "muted", "hello");
+	long long m2 = send_channel_message(z.b, name, "muted", "@**all** hello");
+	long long m3 = send_channel_message(z.b, name, "open", "hi");
+	long long m4 = send_channel_message(z.b, quiet, "plain", "@**all** hi");
+	long long m5 = send_channel_message(z.b, quiet, "unmuted", "hi");
+	long long m6 = send_channel_message(z.b, quiet, "followed", "hi");
 	EXPECT_INT(unread_of(z.a), "count", 6);
 	EXPECT_SUCCESS(set_policy(z.a, c, "MUTED", 1));
 	mute_channel(z.a, m);
@@ -319,7 +300,7 @@ static void test_unread_muted_topics(void)
 	/* Muted: m1 and m2 (muted topic), m4 (muted channel); an unmuted or followed topic counts in a muted one. */
 	EXPECT_INT(u, "count", 3);
 	/* Wildcard mentions in muted conversations are not mentions; the streams list keeps every message. */
-	EXPECT_JSON(jget(u, "mentions"), "[]");
+	EXPECT_JSON_IS(jget(u, "mentions"), "[]");
 	json_object *streams = jget(u, "streams");
 	CHECK(json_object_array_length(streams) == 5, "streams: %s", jtext(streams));
 	/* The first unread message skips muted ones: m3 in the unmuted channel. */
@@ -337,11 +318,11 @@ static void test_unread_muted_topics(void)
 	EXPECT_STATUS(r, 200);
 	EXPECT_INT(r->json, "anchor", m3);
 	/* in:home leaves muted messages out; is:muted is the rest. */
-	EXPECT_JSON(fetch_ids(z.a, z.b, "[{\"operator\":\"in\",\"operand\":\"home\"}]"),
+	EXPECT_JSON_IS(fetch_ids(z.a, z.b, "[{\"operator\":\"in\",\"operand\":\"home\"}]"),
 	            fmt("[%lld,%lld,%lld]", m3, m5, m6));
-	EXPECT_JSON(fetch_ids(z.a, z.b, "[{\"operator\":\"is\",\"operand\":\"muted\"}]"),
+	EXPECT_JSON_IS(fetch_ids(z.a, z.b, "[{\"operator\":\"is\",\"operand\":\"muted\"}]"),
 	            fmt("[%lld,%lld,%lld]", m1, m2, m4));
-	EXPECT_JSON(fetch_ids(z.a, z.b, "[{\"operator\":\"is\",\"operand\":\"muted\",\"negated\":true}]"),
+	EXPECT_JSON_IS(fetch_ids(z.a, z.b, "[{\"operator\":\"is\",\"operand\":\"muted\",\"negated\":true}]"),
 	            fmt("[%lld,%lld,%lld]", m3, m5, m6));
 	/* Unmuting the topic counts it again. */
 	EXPECT_SUCCESS(set_policy(z.a, c, "muted", 0));
@@ -354,8 +335,8 @@ static void test_unread_details_muted_topic(void)
 	struct org z = new_org();
 	char *name = uniq("details");
 	long long c = make_channel(&z, name, NULL);
-	long long m1 = send_to(z.b, name, "Muted", "one");
-	long long m2 = send_to(z.b, name, "open", "two");
+	long long m1 = send_channel_message(z.b, name, "Muted", "one");
+	long long m2 = send_channel_message(z.b, name, "open", "two");
 	EXPECT_SUCCESS(set_policy(z.a, c, "muted", 1));
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags", fmt("messages=[%lld,%lld]&op=add&flag=read", m1, m2)));
 	struct queue *q = listen(z.a, "[\"update_message_flags\"]", NULL);
@@ -383,8 +364,8 @@ static void test_move_whole_topic_carries_preferences(void)
 	char *name = uniq("move");
 	long long c = make_channel(&z, name, NULL);
 	const char *cs = fmt("%lld", c);
-	long long m1 = send_to(z.b, name, "Plans", "one");
-	send_to(z.b, name, "Plans", "two");
+	long long m1 = send_channel_message(z.b, name, "Plans", "one");
+	send_channel_message(z.b, name, "Plans", "two");
 	EXPECT_SUCCESS(set_policy(z.a, c, "plans", 3));
 	EXPECT_SUCCESS(set_policy(z.b, c, "Plans", 1));
 	struct queue *qa = listen(z.a, "[\"user_topic\",\"muted_topics\"]", NULL);
@@ -402,7 +383,7 @@ static void test_move_whole_topic_carries_preferences(void)
 	EXPECT_EVENTS_T(qa, fmt("[" UT_EVENT("%s", "Plans", "0") "," UT_EVENT("%s", "Later", "3") "]", cs, cs));
 	EXPECT_EVENTS_T(qb, fmt("[" UT_EVENT("%s", "Plans", "0") "," UT_EVENT("%s", "Later", "1") "]", cs, cs));
 	EXPECT_EVENTS_T(legacy, fmt("[{\"type\":\"muted_topics\",\"muted_topics\":[[\"%s\",\"Later\",0]]}]", name));
-	EXPECT_JSON(user_topics_of(z.a, NULL),
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL),
 	            fmt("[{\"stream_id\":%s,\"topic_name\":\"Later\",\"visibility_policy\":3,\"last_updated\":0}]", cs));
 	/* change_later from the first message of a topic moves all of it too. */
 	EXPECT_SUCCESS(move(z.o, m1, "topic=Later&propagate_mode=change_later&send_notification_to_old_thread=false"
@@ -422,8 +403,8 @@ static void test_move_merges_preferences(void)
 	char *name = uniq("merge");
 	long long c = make_channel(&z, name, NULL);
 	const char *cs = fmt("%lld", c);
-	long long m1 = send_to(z.b, name, "from", "one");
-	send_to(z.b, name, "into", "two");
+	long long m1 = send_channel_message(z.b, name, "from", "one");
+	send_channel_message(z.b, name, "into", "two");
 	EXPECT_SUCCESS(set_policy(z.a, c, "from", 1));
 	EXPECT_SUCCESS(set_policy(z.a, c, "into", 2));
 	EXPECT_SUCCESS(set_policy(z.b, c, "from", 1));
@@ -435,10 +416,10 @@ static void test_move_merges_preferences(void)
 	/* a: muted + unmuted -> unmuted, already the target's: only the old row goes. b: muted + muted -> muted. */
 	EXPECT_EVENTS_T(qa, fmt("[" UT_EVENT("%s", "from", "0") "]", cs));
 	EXPECT_EVENTS_T(qb, fmt("[" UT_EVENT("%s", "from", "0") "]", cs));
-	EXPECT_JSON(user_topics_of(z.a, NULL),
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL),
 	            fmt("[{\"stream_id\":%s,\"topic_name\":\"into\",\"visibility_policy\":2,\"last_updated\":0}]", cs));
 	/* A topic without messages: a stale preference of the target is replaced (here removed: b had none). */
-	long long m3 = send_to(z.b, name, "fresh", "three");
+	long long m3 = send_channel_message(z.b, name, "fresh", "three");
 	EXPECT_SUCCESS(set_policy(z.b, c, "empty", 3));
 	qb = listen(z.b, "[\"user_topic\"]", NULL);
 	EXPECT_SUCCESS(move(z.o, m3, "topic=empty&propagate_mode=change_all&send_notification_to_old_thread=false"
@@ -459,7 +440,7 @@ static void test_move_to_channel(void)
 	                              url_encode(fmt("[%lld,%lld]", (long long)z.o->id, (long long)z.a->id))));
 	EXPECT_STATUS(r, 200);
 	long long s = atoll(psql_ok("SELECT id FROM channels WHERE name = '%s'", priv));
-	long long m1 = send_to(z.b, name, "Trip", "one");
+	long long m1 = send_channel_message(z.b, name, "Trip", "one");
 	EXPECT_SUCCESS(set_policy(z.a, c, "Trip", 3));
 	EXPECT_SUCCESS(set_policy(z.b, c, "Trip", 1));
 	struct queue *qa = listen(z.a, "[\"user_topic\"]", NULL);
@@ -475,7 +456,7 @@ static void test_move_to_channel(void)
 	                                 s)));
 	EXPECT_EVENTS_T(qa, fmt("[" UT_EVENT("%lld", "Trip", "0") "," UT_EVENT("%lld", "Trip", "3") "]", p, s));
 	EXPECT_EVENTS_T(qb, fmt("[" UT_EVENT("%lld", "Trip", "0") "]", p));
-	EXPECT_JSON(user_topics_of(z.b, NULL), "[]");
+	EXPECT_JSON_IS(user_topics_of(z.b, NULL), "[]");
 }
 
 /* A resolve notice stays unread for the users following the topic (the default resolved_topic_notice_auto_read_policy,
@@ -485,7 +466,7 @@ static void test_resolve_notice_unread_for_followers(void)
 	struct org z = new_org();
 	char *name = uniq("resolve");
 	long long c = make_channel(&z, name, NULL);
-	long long m1 = send_to(z.b, name, "Bug", "one");
+	long long m1 = send_channel_message(z.b, name, "Bug", "one");
 	EXPECT_SUCCESS(set_policy(z.a, c, "Bug", 3));
 	EXPECT_SUCCESS(move(z.o, m1, "topic=%E2%9C%94%20Bug&propagate_mode=change_all"));
 	const char *read_by = psql_ok("SELECT string_agg(um.user_id || ':' || (um.flags & 1), ',' ORDER BY um.user_id)"
@@ -495,7 +476,7 @@ static void test_resolve_notice_unread_for_followers(void)
 	                              c, (long long)z.a->id, (long long)z.b->id);
 	CHECK(strcmp(read_by, fmt("%lld:0,%lld:1", (long long)z.a->id, (long long)z.b->id)) == 0,
 	      "notice read flags (user:read): %s", read_by);
-	EXPECT_JSON(user_topics_of(z.a, NULL),
+	EXPECT_JSON_IS(user_topics_of(z.a, NULL),
 	            fmt("[{\"stream_id\":%lld,\"topic_name\":\"\u2714 Bug\",\"visibility_policy\":3,"
 	                "\"last_updated\":0}]",
 	                c));
@@ -512,8 +493,8 @@ static void test_mark_all_as_read(void)
 	struct org z = new_org();
 	char *name = uniq("all");
 	make_channel(&z, name, NULL);
-	send_to(z.b, name, "t1", "one");
-	send_to(z.b, name, "t2", "two");
+	send_channel_message(z.b, name, "t1", "one");
+	send_channel_message(z.b, name, "t2", "two");
 	send_direct_message(z.b, fmt("[%lld]", (long long)z.a->id), "dm");
 	EXPECT_INT(unread_of(z.a), "count", 3);
 	struct queue *q = listen(z.a, "[\"update_message_flags\"]", NULL);
@@ -537,9 +518,9 @@ static void test_mark_stream_as_read(void)
 	char *name = uniq("stream"), *other = uniq("other");
 	long long c = make_channel(&z, name, NULL);
 	make_channel(&z, other, NULL);
-	long long m1 = send_to(z.b, name, "t1", "one");
-	long long m2 = send_to(z.b, name, "t2", "two");
-	send_to(z.b, other, "t1", "three");
+	long long m1 = send_channel_message(z.b, name, "t1", "one");
+	long long m2 = send_channel_message(z.b, name, "t2", "two");
+	send_channel_message(z.b, other, "t1", "three");
 	struct queue *q = listen(z.a, "[\"update_message_flags\"]", NULL);
 	EXPECT_SUCCESS(api_post(z.a, "/mark_stream_as_read", fmt("stream_id=%lld", c)));
 	EXPECT_EVENTS(q, fmt("[" READ_EVENT("[%lld,%lld]", "false") "]", m1, m2));
@@ -561,9 +542,9 @@ static void test_mark_topic_as_read(void)
 	struct org z = new_org();
 	char *name = uniq("topic");
 	long long c = make_channel(&z, name, NULL);
-	long long m1 = send_to(z.b, name, "Soup", "one");
-	long long m2 = send_to(z.b, name, "soup", "two");
-	send_to(z.b, name, "salad", "three");
+	long long m1 = send_channel_message(z.b, name, "Soup", "one");
+	long long m2 = send_channel_message(z.b, name, "soup", "two");
+	send_channel_message(z.b, name, "salad", "three");
 	struct queue *q = listen(z.a, "[\"update_message_flags\"]", NULL);
 	EXPECT_SUCCESS(api_post(z.a, "/mark_topic_as_read", fmt("stream_id=%lld&topic_name=SOUP", c)));
 	EXPECT_EVENTS(q, fmt("[" READ_EVENT("[%lld,%lld]", "false") "]", m1, m2));
