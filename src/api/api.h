@@ -103,6 +103,9 @@ int messages_flags_update(struct request *req);
 int messages_update(struct request *req);
 /* message_report.c */
 int message_report_create(struct request *req);
+/* reactions.c */
+int reactions_add(struct request *req);
+int reactions_remove(struct request *req);
 /* scheduled_messages.c */
 int scheduled_messages_list(struct request *req);
 int scheduled_messages_create(struct request *req);

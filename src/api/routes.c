@@ -394,6 +394,22 @@ static const struct param_spec message_report_params[] = {
     END,
 };
 
+static const struct param_spec reactions_add_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    {"emoji_name", PT_STR, P_REQUIRED, 0, NULL},
+    {"emoji_code", PT_STR, 0, 0, NULL},
+    {"reaction_type", PT_STR, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec reactions_remove_params[] = {
+    {"message_id", PT_INT, P_PATH, 0, NULL},
+    {"emoji_name", PT_STR, 0, 0, NULL},
+    {"emoji_code", PT_STR, 0, 0, NULL},
+    {"reaction_type", PT_STR, 0, 0, "unicode_emoji"},
+    END,
+};
+
 /* op, to and stream_id are checked by the handler, in the reference's parameter order (src/api/typing.c). */
 static const struct param_spec typing_params[] = {
     {"to", PT_JSON, 0, 0, NULL},
@@ -637,6 +653,8 @@ const struct route routes[] = {
     {"DELETE", "/invites/{invite_id}", invites_revoke, R_NO_GUEST | R_HUMAN | R_TXN, invite_id_params},
     {"POST", "/invites/{invite_id}/resend", invites_resend, R_NO_GUEST | R_HUMAN | R_TXN, invite_id_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
+    {"POST", "/messages/{message_id}/reactions", reactions_add, R_TXN, reactions_add_params},
+    {"DELETE", "/messages/{message_id}/reactions", reactions_remove, R_TXN, reactions_remove_params},
     {"GET", "/drafts", drafts_list, 0, no_params},
     {"POST", "/drafts", drafts_create, R_TXN, drafts_create_params},
     {"PATCH", "/drafts/{draft_id}", drafts_edit, R_TXN, draft_edit_params},

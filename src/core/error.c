@@ -37,6 +37,8 @@ static const struct err_info table[ERR_COUNT] = {
                                                "You only have permission to move some messages in this topic."},
     [ERR_REQUEST_CONFUSING_VAR] = {400, "REQUEST_CONFUSING_VAR", "Can't decide between arguments"},
     [ERR_CANNOT_DEACTIVATE_LAST_USER] = {400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only user."},
+    [ERR_REACTION_ALREADY_EXISTS] = {400, "REACTION_ALREADY_EXISTS", "Reaction already exists."},
+    [ERR_REACTION_DOES_NOT_EXIST] = {400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist."},
     [ERR_INVITATION_FAILED] = {400, "INVITATION_FAILED", "Invitation failed"},
 };
 

@@ -46,11 +46,13 @@
 	" AND ($25::int < 0 OR COALESCE(m.channel_id IN (SELECT pc.id FROM channels pc"                                \
 	"   WHERE pc.realm_id = $2 AND pc.is_web_public), false) = ($25::int = 1))"                                    \
 	" AND NOT EXISTS (SELECT 1 FROM unnest($26::text[]) w WHERE NOT (m.content ILIKE w OR m.topic ILIKE w))"       \
-	" AND NOT $27::boolean AND ($28::bigint[] IS NULL OR m.id = ANY($28::bigint[])) THEN true ELSE false END"
+	" AND NOT $27::boolean AND ($28::bigint[] IS NULL OR m.id = ANY($28::bigint[]))"                               \
+	" AND ($29::int < 0 OR EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id) = ($29::int = 1))"         \
+	" THEN true ELSE false END"
 
 /*
- * Each fetch is two index-ordered halves around the anchor ($29 highest id and $30 count before it; $31..$32
- * the id range and $33 count after it), as the reference's limit_query_to_range builds them.
+ * Each fetch is two index-ordered halves around the anchor ($30 highest id and $31 count before it; $32..$33
+ * the id range and $34 count after it), as the reference's limit_query_to_range builds them.
  *
  * The user's own copies, driven by user_messages' primary key (user_id, message_id): no narrow, DMs, is:*, and
  * channels whose history the user may not read.
@@ -61,11 +63,11 @@
 	    "um.flags") " OFFSET 0) hit"                                                                               \
 	                " WHERE um.user_id = $1 AND " cmp " ORDER BY um.message_id " order " LIMIT " limit ")"
 static struct db_stmt st_fetch_received = DB_STMT("SELECT id, flags, received FROM (" RECEIVED_SIDE(
-    "um.message_id <= $29", "DESC", "$30") " UNION ALL " RECEIVED_SIDE("um.message_id >= $31 AND um.message_id <= $32",
-                                                                       "ASC", "$33") ") hits ORDER BY id");
+    "um.message_id <= $30", "DESC", "$31") " UNION ALL " RECEIVED_SIDE("um.message_id >= $32 AND um.message_id <= $33",
+                                                                       "ASC", "$34") ") hits ORDER BY id");
 
 /*
- * A channel's history ($34; $35 the topic), driven by messages_channel (channel_id, id) or messages_channel_topic
+ * A channel's history ($35; $36 the topic), driven by messages_channel (channel_id, id) or messages_channel_topic
  * (channel_id, lower(topic), id); the user's flags come from a per-row lookup in user_messages, so no join can
  * turn the index-ordered scan into a sort. The flag conditions are idle here (an is: term never reads history).
  *
@@ -81,12 +83,12 @@ static struct db_stmt st_fetch_received = DB_STMT("SELECT id, flags, received FR
  *     ->  Sort (actual rows=50 loops=1)
  *           ->  Limit (actual rows=50 loops=1)
  *                 ->  Index Scan Backward using messages_channel on messages m (actual rows=50 loops=1)
- *                       Index Cond: ((channel_id = $34) AND (id <= $29))
+ *                       Index Cond: ((channel_id = $35) AND (id <= $30))
  *                         ->  Index Scan using user_messages_message on user_messages um (actual rows=1 loops=50)
  *                               Index Cond: (message_id = m.id)
  *     ->  Limit (actual rows=0 loops=1)
  *           ->  Index Scan using messages_channel on messages m_1 (never executed)
- *                 Index Cond: ((channel_id = $34) AND (id >= $31) AND (id <= $32))
+ *                 Index Cond: ((channel_id = $35) AND (id >= $32) AND (id <= $33))
  *   Execution Time: 1.048 ms
  *
  * The custom plans (the first executions) use the same indexes or messages_pkey backwards; the received shape is
@@ -100,10 +102,10 @@ static struct db_stmt st_fetch_received = DB_STMT("SELECT id, flags, received FR
 	                                                              " LIMIT " limit ")"
 #define HISTORY_FETCH(where)                                                                                           \
 	"SELECT id, COALESCE(flags, 129), flags IS NOT NULL FROM (" HISTORY_SIDE(                                      \
-	    where, "m.id <= $29", "DESC", "$30") " UNION ALL " HISTORY_SIDE(where, "m.id >= $31 AND m.id <= $32",      \
-	                                                                    "ASC", "$33") ") hits ORDER BY id"
-static struct db_stmt st_fetch_channel = DB_STMT(HISTORY_FETCH("m.channel_id = $34"));
-static struct db_stmt st_fetch_topic = DB_STMT(HISTORY_FETCH("m.channel_id = $34 AND lower(m.topic) = lower($35)"));
+	    where, "m.id <= $30", "DESC", "$31") " UNION ALL " HISTORY_SIDE(where, "m.id >= $32 AND m.id <= $33",      \
+	                                                                    "ASC", "$34") ") hits ORDER BY id"
+static struct db_stmt st_fetch_channel = DB_STMT(HISTORY_FETCH("m.channel_id = $35"));
+static struct db_stmt st_fetch_topic = DB_STMT(HISTORY_FETCH("m.channel_id = $35 AND lower(m.topic) = lower($36)"));
 /* channels:public: the organization's messages by primary key, filtered to public channels. */
 static struct db_stmt st_fetch_public = DB_STMT(HISTORY_FETCH("m.realm_id = $2 AND m.channel_id IS NOT NULL"));
 

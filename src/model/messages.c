@@ -1166,7 +1166,8 @@ struct narrow *narrow_parse(struct uow *uow, json_object *narrow)
 
 /* ---- the Message object -------------------------------------------------------------------------------------- */
 
-#define SENDER_COLUMN 13 /* the sender's id; the senders' rows come from st_senders, once each */
+#define SENDER_COLUMN    13 /* the sender's id; the senders' rows come from st_senders, once each */
+#define REACTIONS_COLUMN 14 /* a JSON array, NULL for none */
 /* clang-format off */
 static struct db_stmt st_objects = DB_STMT(
     "SELECT m.id, COALESCE(m.channel_id, 0), COALESCE(m.direct_conversation_id, 0), m.topic, m.content,"
@@ -1183,7 +1184,11 @@ static struct db_stmt st_objects = DB_STMT(
     "   'prev_rendered_content', e.prev_rendered_content, 'prev_topic', e.prev_topic,"
     "   'topic', CASE WHEN e.prev_topic IS NOT NULL THEN e.topic END, 'prev_stream', e.prev_channel_id,"
     "   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id DESC)"
-    "   FROM message_edits e WHERE e.message_id = m.id)::text, m.sender_id"
+    "   FROM message_edits e WHERE e.message_id = m.id)::text, m.sender_id,"
+    /* reactions, oldest first as the reference orders them, by the UNIQUE index of reactions (message_id first) */
+    " (SELECT json_agg(json_build_object('emoji_name', r.emoji_name, 'emoji_code', r.emoji_code,"
+    "   'reaction_type', r.reaction_type, 'user_id', r.user_id) ORDER BY r.id)"
+    "   FROM reactions r WHERE r.message_id = m.id)::text"
     " FROM messages m LEFT JOIN channels c ON c.id = m.channel_id"
     " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
     " WHERE m.id = ANY($1::bigint[]) ORDER BY m.id");
@@ -1263,7 +1268,10 @@ static json_object *object_of_row(struct uow *uow, const struct db_res *res, int
 	json_object_object_add(o, "is_me_message", json_object_new_boolean(strncmp(content, "/me ", 4) == 0));
 	json_object_object_add(o, "timestamp", json_object_new_int64(db_int(res, row, 6)));
 	add_recipient(uow, o, res, row, f);
-	json_object_object_add(o, "reactions", json_object_new_array());
+	if (db_null(res, row, REACTIONS_COLUMN))
+		json_object_object_add(o, "reactions", json_object_new_array());
+	else
+		add_json_text(uow, o, "reactions", db_val(res, row, REACTIONS_COLUMN));
 	json_object_object_add(o, "submessages", json_object_new_array());
 	json_object_object_add(o, "flags", message_flags_json(flags));
 	if (!db_null(res, row, 8))
@@ -1380,10 +1388,10 @@ int message_events_send(struct uow *uow, const struct message_draft *d, const st
 	return events_add(uow, event, users, 0, EV_ALL_PUBLIC);
 }
 
-/* Who hears of a deletion: direct messages, those who received it; protected history, subscribers who received
- * it; private channels, the subscribers; public channels, the subscribers and the non-guests who have a copy.
- * $2: 0 direct, 1 protected, 2 private, 3 public. And always the deleting user ($4; 0 for none: retention). */
-static struct db_stmt st_delete_audience = DB_STMT(
+/* Who hears of an action on a message (a deletion, a reaction): direct messages, those who received it; protected
+ * history, subscribers who received it; private channels, the subscribers; public channels, the subscribers and the
+ * non-guests who have a copy. $2: 0 direct, 1 protected, 2 private, 3 public. And $4 (0 for none). */
+static struct db_stmt st_audience = DB_STMT(
     "WITH subs AS (SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id"
     "   WHERE s.channel_id = $3 AND s.active AND u.is_active),"
     " copies AS (SELECT um.user_id FROM user_messages um JOIN users u ON u.id = um.user_id"
@@ -1395,17 +1403,23 @@ static struct db_stmt st_delete_topic = DB_STMT(
     "SELECT lower(m.topic), (SELECT min(x.id) FROM messages x WHERE x.channel_id = m.channel_id AND x.id <> m.id)"
     " FROM messages m WHERE m.id = $1");
 
-int message_events_delete(struct uow *uow, const struct message_ref *m)
+int64_t *message_event_audience(struct uow *uow, const struct message_ref *m, int64_t extra_user_id, int *n)
 {
 	const struct channel *c = m->channel;
 	int kind = c == NULL ? 0 : !c->history_public_to_subscribers ? 1 : c->invite_only ? 2 : 3;
-	struct db_res *res = DB_EXEC(uow, &st_delete_audience, db_arg_int(uow, m->id), db_arg_int(uow, kind),
-	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, uow->user ? uow->user->id : 0));
-	struct db_res *topic = res ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
+	struct db_res *res = DB_EXEC(uow, &st_audience, db_arg_int(uow, m->id), db_arg_int(uow, kind),
+	                             db_arg_int(uow, c ? c->id : 0), db_arg_int(uow, extra_user_id));
+	return res != NULL ? db_ids(uow, res, 0, n) : NULL;
+}
+
+int message_events_delete(struct uow *uow, const struct message_ref *m)
+{
+	const struct channel *c = m->channel;
+	int n;
+	int64_t *users = message_event_audience(uow, m, uow->user ? uow->user->id : 0, &n);
+	struct db_res *topic = users ? DB_EXEC(uow, &st_delete_topic, db_arg_int(uow, m->id)) : NULL;
 	if (topic == NULL || db_rows(topic) != 1)
 		return uow_error(uow, ERR_INTERNAL, NULL);
-	int n;
-	int64_t *users = db_ids(uow, res, 0, &n);
 	/* The reference moves first_message_id on when the channel's first message goes. */
 	if (c != NULL && !c->first_message_is_null && c->first_message_id == m->id &&
 	    channel_events_update(uow, c, "first_message_id",

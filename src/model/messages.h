@@ -306,6 +306,13 @@ int message_events_send(struct uow *uow, const struct message_draft *d, const st
  * update first_message_id when m is its channel's first message. Call before message_delete(). 0 or -1.
  */
 int message_events_delete(struct uow *uow, const struct message_ref *m);
+/*
+ * The reference's event_recipient_ids_for_action_on_messages for m: direct messages, the users with a copy;
+ * protected history, the subscribers with a copy; private channels, the subscribers; public channels, the
+ * subscribers and the non-guests with a copy (historical ones included). Plus extra_user_id (0: none). Returns
+ * the ids in ascending order (arena; *n of them), or NULL with the error recorded.
+ */
+int64_t *message_event_audience(struct uow *uow, const struct message_ref *m, int64_t extra_user_id, int *n);
 /* Records update_message_flags {op, operation, flag, messages (ids, n), all: false} for the requesting user, with
  * message_details when marking unread. 0 or -1. */
 int message_events_flags(struct uow *uow, const char *op, const char *flag, const int64_t *ids, int n);

@@ -159,8 +159,8 @@ static int narrow_has(struct uow *uow, struct narrow *nw, const char *operand, b
 		tri(nw, &nw->has_image, !negated);
 	else if (strcmp(operand, "link") == 0)
 		tri(nw, &nw->has_link, !negated);
-	else if (strcmp(operand, "reaction") == 0) /* confab has no reactions yet */
-		nw->impossible = nw->impossible || !negated;
+	else if (strcmp(operand, "reaction") == 0)
+		tri(nw, &nw->has_reaction, !negated);
 	else
 		return narrow_bad(uow, "unknown 'has' operand %s", operand);
 	return 0;
@@ -442,7 +442,7 @@ struct narrow *narrow_parse_with(struct uow *uow, json_object *narrow, const str
 {
 	struct narrow *nw = arena_alloc(&uow->arena, sizeof(*nw));
 	nw->lookup = lookup;
-	nw->resolved = nw->has_attachment = nw->has_image = nw->has_link = -1;
+	nw->resolved = nw->has_attachment = nw->has_image = nw->has_link = nw->has_reaction = -1;
 	nw->in_home = nw->public_only = nw->web_public_only = -1;
 	if (narrow == NULL)
 		return nw;
@@ -526,6 +526,7 @@ void narrow_sql_filter(struct uow *uow, const struct narrow *nw, const int64_t *
 	out->search = pg_texts(uow, nw->search.v, nw->search.n);
 	out->impossible = nw->impossible ? "true" : "false";
 	out->only_ids = only_ids ? db_arg_ids(uow, only_ids, n_only) : NULL;
+	out->has_reaction = db_arg_int(uow, nw->has_reaction);
 	out->history_channel = nw->history_channel ? db_arg_int(uow, nw->history_channel->id) : NULL;
 	out->history_topic = nw->topic_pos.n ? nw->topic_pos.v[0] : NULL;
 }
@@ -586,6 +587,7 @@ void narrow_sql_positional(const struct narrow_sql *s, const char *p[NARROW_SQL_
 	    s->search,
 	    s->impossible,
 	    s->only_ids,
+	    s->has_reaction,
 	    s->before_anchor,
 	    s->before_limit,
 	    s->after_anchor,

@@ -29,7 +29,7 @@ struct narrow {
 	struct narrow_strs topic_pos, topic_neg, search;
 	int set, unset, any; /* flag masks (MF_*): all set, all unset, any set */
 	/* -1: no condition; 0/1: must be false/true. */
-	int resolved, has_attachment, has_image, has_link, in_home, public_only, web_public_only;
+	int resolved, has_attachment, has_image, has_link, has_reaction, in_home, public_only, web_public_only;
 	bool impossible;     /* contradictory terms: nothing matches */
 	bool channel_narrow; /* for "No message can be both a channel message and direct message" */
 	bool dm_narrow;
@@ -112,21 +112,22 @@ struct narrow_sql {
 	const char *search;           /* $26 text[]: ILIKE patterns, every one must match */
 	const char *impossible;       /* $27 boolean */
 	const char *only_ids;         /* $28 bigint[] or NULL: the message_ids parameter of GET /messages */
-	const char *before_anchor;    /* $29 bigint: the highest id before the anchor */
-	const char *before_limit;     /* $30 int */
-	const char *after_anchor;     /* $31 bigint: the lowest id from the anchor on */
-	const char *after_max;        /* $32 bigint */
-	const char *after_limit;      /* $33 int */
-	const char *history_channel;  /* $34 bigint: the channel whose history is read, or NULL */
-	const char *history_topic;    /* $35 text: the first topic term, or NULL */
+	const char *has_reaction;     /* $29 int: -1, 0 or 1 */
+	const char *before_anchor;    /* $30 bigint: the highest id before the anchor */
+	const char *before_limit;     /* $31 int */
+	const char *after_anchor;     /* $32 bigint: the lowest id from the anchor on */
+	const char *after_max;        /* $33 bigint */
+	const char *after_limit;      /* $34 int */
+	const char *history_channel;  /* $35 bigint: the channel whose history is read, or NULL */
+	const char *history_topic;    /* $36 text: the first topic term, or NULL */
 };
-#define NARROW_SQL_FILTER_PARAMS 28 /* $1..$28: the filter alone */
-#define NARROW_SQL_PARAMS        35
+#define NARROW_SQL_FILTER_PARAMS 29 /* $1..$29: the filter alone */
+#define NARROW_SQL_PARAMS        36
 
-/* Fills $1..$28 and $34..$35 of out from nw for uow's user: only_ids (n_only) or NULL for every message. */
+/* Fills $1..$29 and $35..$36 of out from nw for uow's user: only_ids (n_only) or NULL for every message. */
 void narrow_sql_filter(struct uow *uow, const struct narrow *nw, const int64_t *only_ids, int n_only,
                        struct narrow_sql *out);
-/* Fills $29..$33: the ids and counts of the two halves around anchor (the reference's limit_query_to_range). */
+/* Fills $30..$34: the ids and counts of the two halves around anchor (the reference's limit_query_to_range). */
 void narrow_sql_range(struct uow *uow, int64_t anchor, bool include_anchor, int before, int after,
                       struct narrow_sql *out);
 /* The parameters in $n order, as db_exec takes them: p[n - 1] is $n. */

@@ -1110,6 +1110,7 @@ static void register_suites(void)
 	register_messages_tests();
 	register_message_edit_tests();
 	register_message_report_tests();
+	register_reactions_tests();
 	register_scheduled_messages_tests();
 	register_event_queue_tests();
 	register_events_tests();

@@ -239,6 +239,7 @@ void register_uploads_tests(void);
 void register_messages_tests(void);
 void register_message_edit_tests(void);
 void register_message_report_tests(void);
+void register_reactions_tests(void);
 void register_scheduled_messages_tests(void);
 void register_event_queue_tests(void);
 void register_events_tests(void);

@@ -192,8 +192,8 @@ static void test_narrow_none(void)
 	CU_ASSERT_STRING_EQUAL(param(26), "{}");
 	CU_ASSERT_STRING_EQUAL(param(27), "false");
 	CU_ASSERT_STRING_EQUAL(param(28), "NULL");
-	CU_ASSERT_STRING_EQUAL(param(34), "NULL");
 	CU_ASSERT_STRING_EQUAL(param(35), "NULL");
+	CU_ASSERT_STRING_EQUAL(param(36), "NULL");
 	CU_ASSERT_FALSE(nw->include_history || nw->public_history || nw->is_search);
 	CU_ASSERT_STRING_EQUAL(parse("[]"), "");
 	CU_ASSERT_STRING_EQUAL(param(3), "{}");
@@ -204,8 +204,8 @@ static void test_narrow_legacy_pairs(void)
 	CU_ASSERT_STRING_EQUAL(parse("[[\"stream\", \"Denmark\"], [\"topic\", \"Lunch \\\"time\\\"\"]]"), "");
 	CU_ASSERT_STRING_EQUAL(param(3), "{5}");
 	CU_ASSERT_STRING_EQUAL(param(5), "{\"Lunch \\\"time\\\"\"}");
-	CU_ASSERT_STRING_EQUAL(param(34), "5");
-	CU_ASSERT_STRING_EQUAL(param(35), "Lunch \"time\"");
+	CU_ASSERT_STRING_EQUAL(param(35), "5");
+	CU_ASSERT_STRING_EQUAL(param(36), "Lunch \"time\"");
 	CU_ASSERT_TRUE(nw->include_history);
 	assert_bad_request("[[\"stream\"]]", "element is not a string pair");
 	assert_bad_request("[[\"stream\", 5]]", "element is not a string pair");
@@ -216,7 +216,7 @@ static void test_narrow_channel_by_id_and_name(void)
 {
 	CU_ASSERT_STRING_EQUAL(parse("[{\"operator\": \"channel\", \"operand\": 6}]"), "");
 	CU_ASSERT_STRING_EQUAL(param(3), "{6}");
-	CU_ASSERT_STRING_EQUAL(param(34), "6");
+	CU_ASSERT_STRING_EQUAL(param(35), "6");
 	CU_ASSERT_TRUE(nw->include_history); /* private, but history public to subscribers and readable */
 	CU_ASSERT_STRING_EQUAL(parse("[{\"operator\": \"channel\", \"operand\": \"verona\"}]"), "");
 	CU_ASSERT_STRING_EQUAL(param(3), "{7}");
@@ -256,7 +256,7 @@ static void test_narrow_negation(void)
 	CU_ASSERT_STRING_EQUAL(param(17), "2");
 	CU_ASSERT_STRING_EQUAL(param(22), "0");
 	CU_ASSERT_STRING_EQUAL(param(27), "false");
-	CU_ASSERT_STRING_EQUAL(param(34), "NULL"); /* a negated channel reads no history */
+	CU_ASSERT_STRING_EQUAL(param(35), "NULL"); /* a negated channel reads no history */
 	CU_ASSERT_FALSE(nw->include_history);
 	/* negated: false is not negated; a negated channel and a dm do not conflict */
 	CU_ASSERT_STRING_EQUAL(parse("[{\"operator\": \"channel\", \"operand\": 5, \"negated\": false}]"), "");
@@ -272,10 +272,10 @@ static void test_narrow_topic(void)
 	                             " [\"topic\", \"general chat\"]]"),
 	                       "");
 	CU_ASSERT_STRING_EQUAL(param(5), "{\"\",\"general chat\"}");
-	CU_ASSERT_STRING_EQUAL(param(35), "");
+	CU_ASSERT_STRING_EQUAL(param(36), "");
 	CU_ASSERT_STRING_EQUAL(parse("[{\"operator\": \"topic\", \"operand\": \"a\\\\b\"}]"), "");
 	CU_ASSERT_STRING_EQUAL(param(5), "{\"a\\\\b\"}");
-	CU_ASSERT_STRING_EQUAL(param(34), "NULL");
+	CU_ASSERT_STRING_EQUAL(param(35), "NULL");
 	assert_bad_request("[{\"operator\": \"topic\", \"operand\": 5}]", "operand is not a string");
 }
 
@@ -397,8 +397,16 @@ static void test_narrow_has_and_in(void)
 	CU_ASSERT_STRING_EQUAL(param(22), "0");
 	CU_ASSERT_STRING_EQUAL(param(23), "1");
 	CU_ASSERT_STRING_EQUAL(param(27), "false");
+	CU_ASSERT_STRING_EQUAL(param(29), "-1");
 	CU_ASSERT_STRING_EQUAL(parse("[[\"has\", \"reaction\"]]"), "");
-	CU_ASSERT_STRING_EQUAL(param(27), "true"); /* no reactions yet */
+	CU_ASSERT_STRING_EQUAL(param(27), "false");
+	CU_ASSERT_STRING_EQUAL(param(29), "1");
+	CU_ASSERT_STRING_EQUAL(parse("[{\"operator\": \"has\", \"operand\": \"reaction\", \"negated\": true}]"), "");
+	CU_ASSERT_STRING_EQUAL(param(29), "0");
+	CU_ASSERT_STRING_EQUAL(
+	    parse("[[\"has\", \"reaction\"], {\"operator\": \"has\", \"operand\": \"reaction\", \"negated\": true}]"),
+	    "");
+	CU_ASSERT_STRING_EQUAL(param(27), "true");
 	CU_ASSERT_STRING_EQUAL(
 	    parse("[[\"in\", \"all\"], {\"operator\": \"in\", \"operand\": \"home\", \"negated\": true}]"), "");
 	CU_ASSERT_STRING_EQUAL(param(23), "0");
@@ -511,34 +519,34 @@ static void test_narrow_sql_only_ids_and_range(void)
 	narrow_sql_range(&work, 0, false, 0, 3, &sql); /* as message_fetch() does for message_ids */
 	narrow_sql_positional(&sql, p);
 	CU_ASSERT_STRING_EQUAL(param(28), "{3,1,2}");
-	CU_ASSERT_STRING_EQUAL(param(29), "9223372036854775807");
-	CU_ASSERT_STRING_EQUAL(param(30), "0");
+	CU_ASSERT_STRING_EQUAL(param(30), "9223372036854775807");
 	CU_ASSERT_STRING_EQUAL(param(31), "0");
-	CU_ASSERT_STRING_EQUAL(param(32), "9223372036854775807");
-	CU_ASSERT_STRING_EQUAL(param(33), "3");
+	CU_ASSERT_STRING_EQUAL(param(32), "0");
+	CU_ASSERT_STRING_EQUAL(param(33), "9223372036854775807");
+	CU_ASSERT_STRING_EQUAL(param(34), "3");
 	/* both sides of anchor 100: up to 99 before, from 100 on (the anchor and after) */
 	narrow_sql_range(&work, 100, true, 5, 7, &sql);
 	narrow_sql_positional(&sql, p);
-	CU_ASSERT_STRING_EQUAL(param(29), "99");
-	CU_ASSERT_STRING_EQUAL(param(30), "5");
-	CU_ASSERT_STRING_EQUAL(param(31), "100");
-	CU_ASSERT_STRING_EQUAL(param(33), "8");
+	CU_ASSERT_STRING_EQUAL(param(30), "99");
+	CU_ASSERT_STRING_EQUAL(param(31), "5");
+	CU_ASSERT_STRING_EQUAL(param(32), "100");
+	CU_ASSERT_STRING_EQUAL(param(34), "8");
 	/* newest, before only; anchor excluded, before only */
 	narrow_sql_range(&work, MESSAGE_ANCHOR_NEWEST, true, 50, 0, &sql);
 	narrow_sql_positional(&sql, p);
-	CU_ASSERT_STRING_EQUAL(param(29), "9223372036854775807");
-	CU_ASSERT_STRING_EQUAL(param(30), "50");
-	CU_ASSERT_STRING_EQUAL(param(33), "0");
+	CU_ASSERT_STRING_EQUAL(param(30), "9223372036854775807");
+	CU_ASSERT_STRING_EQUAL(param(31), "50");
+	CU_ASSERT_STRING_EQUAL(param(34), "0");
 	narrow_sql_range(&work, 100, false, 50, 0, &sql);
 	narrow_sql_positional(&sql, p);
-	CU_ASSERT_STRING_EQUAL(param(29), "99");
-	CU_ASSERT_STRING_EQUAL(param(30), "50");
+	CU_ASSERT_STRING_EQUAL(param(30), "99");
+	CU_ASSERT_STRING_EQUAL(param(31), "50");
 	/* neither side: the anchor alone */
 	narrow_sql_range(&work, 100, true, 0, 0, &sql);
 	narrow_sql_positional(&sql, p);
-	CU_ASSERT_STRING_EQUAL(param(31), "100");
 	CU_ASSERT_STRING_EQUAL(param(32), "100");
-	CU_ASSERT_STRING_EQUAL(param(33), "1");
+	CU_ASSERT_STRING_EQUAL(param(33), "100");
+	CU_ASSERT_STRING_EQUAL(param(34), "1");
 }
 
 /* Each named field lands at its own $n, in the order the header documents. */
@@ -547,7 +555,7 @@ static void test_narrow_sql_positional_order(void)
 	struct narrow_sql s = {
 	    "$1",  "$2",  "$3",  "$4",  "$5",  "$6",  "$7",  "$8",  "$9",  "$10", "$11", "$12",
 	    "$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24",
-	    "$25", "$26", "$27", "$28", "$29", "$30", "$31", "$32", "$33", "$34", "$35",
+	    "$25", "$26", "$27", "$28", "$29", "$30", "$31", "$32", "$33", "$34", "$35", "$36",
 	};
 	narrow_sql_positional(&s, p);
 	for (int n = 1; n <= NARROW_SQL_PARAMS; n++) {
@@ -557,7 +565,8 @@ static void test_narrow_sql_positional_order(void)
 	}
 	CU_ASSERT_STRING_EQUAL(s.impossible, "$27");
 	CU_ASSERT_STRING_EQUAL(s.only_ids, "$28");
-	CU_ASSERT_STRING_EQUAL(s.history_topic, "$35");
+	CU_ASSERT_STRING_EQUAL(s.has_reaction, "$29");
+	CU_ASSERT_STRING_EQUAL(s.history_topic, "$36");
 }
 
 int main(void)
