@@ -315,6 +315,12 @@ static const struct param_spec user_upload_params[] = {
     END,
 };
 
+/* The name is the rest of the path (the reference strips it and makes spaces '_' for uploads). */
+static const struct param_spec realm_emoji_params[] = {
+    {"emoji_name", PT_STR, P_PATH, 0, NULL},
+    END,
+};
+
 /* The files themselves, outside /api/v1: the rest of the path after {realm_id_str} is the file's (uploads.c). */
 static const struct param_spec uploaded_file_params[] = {
     {"realm_id_str", PT_STR, P_PATH, 0, NULL},
@@ -616,6 +622,37 @@ static const struct param_spec navigation_view_update_params[] = {
     END,
 };
 
+/* Linkifiers (src/api/linkifiers.c): pattern and url_template are stripped, then validated as the reference's
+ * RealmFilter.full_clean(); a reverse template needs example_input ("" sets either to none). */
+static const struct param_spec linkifier_create_params[] = {
+    {"pattern", PT_STR, P_REQUIRED, 0, NULL},
+    {"url_template", PT_STR, P_REQUIRED, 0, NULL},
+    {"example_input", PT_STR, 0, 0, NULL},
+    {"reverse_template", PT_STR, 0, 0, NULL},
+    {"alternative_url_templates", PT_STR_LIST, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec linkifier_update_params[] = {
+    {"filter_id", PT_INT, P_PATH, 0, NULL},
+    {"pattern", PT_STR, P_REQUIRED, 0, NULL},
+    {"url_template", PT_STR, P_REQUIRED, 0, NULL},
+    {"example_input", PT_STR, 0, 0, NULL},
+    {"reverse_template", PT_STR, 0, 0, NULL},
+    {"alternative_url_templates", PT_STR_LIST, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec linkifier_id_params[] = {
+    {"filter_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec linkifiers_order_params[] = {
+    {"ordered_linkifier_ids", PT_INT_LIST, P_REQUIRED, 0, NULL},
+    END,
+};
+
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
@@ -626,6 +663,11 @@ const struct route routes[] = {
     {"GET", "/users/me", users_me_get, 0, no_params},
     {"DELETE", "/users/me", users_deactivate_own, R_TXN, no_params},
     {"PATCH", "/users/me/profile_data", profile_data_update, R_HUMAN | R_TXN, profile_data_params},
+    {"GET", "/realm/linkifiers", linkifiers_list, 0, no_params},
+    {"PATCH", "/realm/linkifiers", linkifiers_order, R_ADMIN | R_TXN, linkifiers_order_params},
+    {"POST", "/realm/filters", linkifiers_create, R_ADMIN | R_TXN, linkifier_create_params},
+    {"PATCH", "/realm/filters/{filter_id}", linkifiers_update, R_ADMIN | R_TXN, linkifier_update_params},
+    {"DELETE", "/realm/filters/{filter_id}", linkifiers_delete, R_ADMIN | R_TXN, linkifier_id_params},
     {"GET", "/realm/profile_fields", profile_fields_list, 0, no_params},
     {"POST", "/realm/profile_fields", profile_fields_create, R_ADMIN | R_TXN, profile_fields_create_params},
     {"PATCH", "/settings", settings_update, R_HUMAN | R_TXN, settings_params},
@@ -703,6 +745,12 @@ const struct route routes[] = {
     {"POST", "/drafts", drafts_create, R_TXN, drafts_create_params},
     {"PATCH", "/drafts/{draft_id}", drafts_edit, R_TXN, draft_edit_params},
     {"DELETE", "/drafts/{draft_id}", drafts_delete, R_TXN, draft_id_params},
+    {"GET", "/realm/emoji", realm_emoji_list, 0, no_params},
+    {"POST", "/realm/emoji/{emoji_name}", realm_emoji_upload, R_NO_GUEST | R_TXN, realm_emoji_params},
+    {"DELETE", "/realm/emoji/{emoji_name}", realm_emoji_delete, R_TXN, realm_emoji_params},
+    /* A name with a '/' (the reference's <path:emoji_name>). */
+    {"POST", "/realm/emoji/*", realm_emoji_upload_nested, R_NO_GUEST, no_params},
+    {"DELETE", "/realm/emoji/*", realm_emoji_delete_nested, R_TXN, no_params},
     {"GET", "/saved_snippets", saved_snippets_list, 0, no_params},
     {"POST", "/saved_snippets", saved_snippets_create, R_TXN, saved_snippets_create_params},
     {"PATCH", "/saved_snippets/{saved_snippet_id}", saved_snippets_edit, R_TXN, saved_snippet_edit_params},
@@ -735,6 +783,8 @@ const struct route routes[] = {
     {"GET", "/user_uploads/temporary/{token}/{filename}", uploads_serve_temporary, R_ROOT | R_PUBLIC,
      temporary_file_params},
     {"GET", "/user_uploads/{realm_id_str}/*", uploads_serve, R_ROOT | R_AUTH_OPTIONAL, uploaded_file_params},
+    /* Custom emoji images: public, as the reference's avatar directory. */
+    {"GET", "/user_avatars/*", realm_emoji_serve, R_ROOT | R_PUBLIC, no_params},
 };
 
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

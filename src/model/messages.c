@@ -24,10 +24,12 @@
 #include "core/uow.h"
 #include "model/attachments.h"
 #include "model/channels.h"
+#include "model/linkifiers.h"
 #include "model/markdown.h"
 #include "model/narrow.h"
 #include "model/permissions.h"
 #include "model/realm.h"
+#include "model/realm_emoji.h"
 #include "model/user.h"
 
 #ifndef REALM_EMPTY_TOPIC_DISPLAY_NAME
@@ -673,6 +675,17 @@ static bool md_channel(void *ctx, const char *name, int64_t *out_id, const char 
 	                out_id, out_name);
 }
 
+/* An active custom emoji of the organization: its image URL (the reference renders realm emoji before Unicode ones). */
+static bool md_custom_emoji(void *ctx, const char *name, const char **out_url)
+{
+	struct md_ctx *c = ctx;
+	struct realm_emoji *e = realm_emoji_active(c->uow, name);
+	if (e == NULL)
+		return false;
+	*out_url = e->source_url;
+	return true;
+}
+
 /* Subscribers (active users), topic participants counting the sender, and whether the sender may mention many. */
 static struct db_stmt st_wildcard_facts =
     DB_STMT("SELECT (SELECT count(*) FROM subscriptions s JOIN users u ON u.id = s.user_id"
@@ -795,8 +808,10 @@ static int insert_recipients(struct uow *uow, const struct message_draft *d, con
 int message_render(struct uow *uow, const struct message_draft *d, struct markdown_result *md)
 {
 	struct md_ctx ctx = {uow, d->sender->id};
-	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel};
+	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel, md_custom_emoji, linkifiers_linkify, uow};
 	memset(md, 0, sizeof(*md));
+	if (linkifiers_load(uow) < 0)
+		return -1;
 	markdown_render(uow, d->content, &lookup, md);
 	if (uow->error || (!d->skip_mention_checks && check_mentions(uow, d, md) < 0))
 		return -1;
@@ -1241,7 +1256,8 @@ static void add_recipient(struct uow *uow, json_object *o, const struct db_res *
 		add_json_text(uow, o, "display_recipient", db_val(res, row, 11));
 	}
 	json_object_object_add(o, "subject", json_object_new_string(topic));
-	json_object_object_add(o, "topic_links", json_object_new_array());
+	json_object_object_add(o, "topic_links",
+	                       channel ? linkifiers_topic_links(uow, topic) : json_object_new_array());
 	if (f->search_fields) { /* search hits: the matched fields (not highlighted) */
 		json_object_object_add(o, "match_content", json_object_new_string(db_val(res, row, 5)));
 		json_object_object_add(o, "match_subject",
