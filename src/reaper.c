@@ -3,8 +3,8 @@
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
  * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap), delivery of due scheduled
  * messages (deliver_scheduled); and, from its start and then every retention_interval seconds, message retention
- * (model/retention.h), one batch a tick; and, in a thread of its own, the mail outbox (model/mail.h). Invitation
- * expiry joins it with its feature. Every step claims its work
+ * (model/retention.h), one batch a tick; expiry of invitations past their time (expire_invitations); and, in a
+ * thread of its own, the mail outbox (model/mail.h). Every step claims its work
  * atomically in Redis or PostgreSQL, so two reapers running at once are harmless. It outlives Redis and PostgreSQL
  * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by multiwatch
  * or systemd if it dies.
@@ -23,6 +23,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
+#include "model/invites.h"
 #include "model/mail.h"
 #include "model/retention.h"
 #include "core/uow.h"
@@ -83,6 +84,24 @@ static int deliver_scheduled(struct worker *w, unsigned long long n)
 	return handled;
 }
 
+/* Most invitations one round marks expired; the rest go in the next round. */
+#define MAX_EXPIRED_PER_ROUND 1000
+
+/* Marks pending invitations past their expires_at as expired (their links then show the expired page) and forgets
+ * the daily-limit counts older than a day. 0, or -1 (PostgreSQL down). */
+static int expire_invitations(struct worker *w, unsigned long long n)
+{
+	struct uow uow;
+	uow_init(&uow, w, n);
+	int expired = invites_expire_due(&uow, MAX_EXPIRED_PER_ROUND);
+	if (expired < 0)
+		log_msg(LOG_WARNING, "could not expire invitations: %s", uow.error_msg ? uow.error_msg : "?");
+	else if (expired > 0)
+		log_msg(LOG_INFO, "expired %d invitations", expired);
+	uow_finish(&uow);
+	return expired < 0 ? -1 : 0;
+}
+
 /*
  * One round of work. Returns 0, or -1 if it failed; *failures counts the failed rounds in a row, so that an
  * outage is logged when it starts and when it ends instead of at every attempt.
@@ -107,7 +126,7 @@ static int tick(struct worker *w, unsigned long long n, int *failures)
 		log_msg(LOG_DEBUG, "event queue maintenance: %d queues", touched);
 	uow_finish(&uow);
 	/* After uow_finish(): each scheduled message takes a unit of work of its own, and the pool one connection. */
-	if (touched < 0 || deliver_scheduled(w, n) < 0)
+	if (touched < 0 || deliver_scheduled(w, n) < 0 || expire_invitations(w, n) < 0)
 		return -1;
 	return 0;
 }

@@ -32,6 +32,14 @@ int user_status_get(struct request *req);
 int apns_token_add(struct request *req);
 int apns_token_remove(struct request *req);
 
+/* invites.c */
+int invites_create(struct request *req);
+int invites_list(struct request *req);
+int invites_revoke(struct request *req);
+int invites_resend(struct request *req);
+int invites_multiuse_create(struct request *req);
+int invites_multiuse_revoke(struct request *req);
+
 /* channels.c */
 int channels_list(struct request *req);
 int channels_get(struct request *req);

@@ -448,6 +448,34 @@ static const struct param_spec realm_update_params[] = {
 };
 
 /* allow_subdomains first: the reference's typed_endpoint reports the first missing one in signature order. */
+static const struct param_spec invites_create_params[] = {
+    {"invitee_emails", PT_STR, P_REQUIRED, 0, NULL},
+    {"invite_expires_in_minutes", PT_JSON, 0, 0, NULL}, /* an integer, or null: never */
+    {"invite_as", PT_INT, P_INT4, 0, "400"},
+    {"stream_ids", PT_INT_LIST, P_REQUIRED, 0, NULL},
+    {"group_ids", PT_INT_LIST, P_NULL, 0, NULL},
+    {"include_realm_default_subscriptions", PT_BOOL, 0, 0, "false"},
+    {"notify_referrer_on_join", PT_BOOL, 0, 0, "true"},
+    {"welcome_message_custom_text", PT_STR, 0, 8000,
+     NULL}, /* the reference's MAX_REALM_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH */
+    END,
+};
+
+static const struct param_spec invites_multiuse_params[] = {
+    {"invite_expires_in_minutes", PT_JSON, 0, 0, NULL},
+    {"invite_as", PT_INT, P_INT4, 0, "400"},
+    {"stream_ids", PT_INT_LIST, P_NULL, 0, NULL},
+    {"group_ids", PT_INT_LIST, P_NULL, 0, NULL},
+    {"include_realm_default_subscriptions", PT_BOOL, 0, 0, "false"},
+    {"welcome_message_custom_text", PT_STR, 0, 8000, NULL},
+    END,
+};
+
+static const struct param_spec invite_id_params[] = {
+    {"invite_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
 static const struct param_spec realm_domains_create_params[] = {
     {"allow_subdomains", PT_BOOL, P_REQUIRED, 0, NULL},
     {"domain", PT_STR, P_REQUIRED, 0, NULL},
@@ -617,6 +645,13 @@ const struct route routes[] = {
     {"POST", "/realm/domains", realm_domains_create, R_OWNER | R_TXN, realm_domains_create_params},
     {"PATCH", "/realm/domains/{domain}", realm_domains_update, R_OWNER | R_TXN, realm_domain_update_params},
     {"DELETE", "/realm/domains/{domain}", realm_domains_delete, R_OWNER | R_TXN, realm_domain_params},
+    {"GET", "/invites", invites_list, R_NO_GUEST | R_HUMAN, no_params},
+    {"POST", "/invites", invites_create, R_NO_GUEST | R_HUMAN | R_TXN, invites_create_params},
+    {"POST", "/invites/multiuse", invites_multiuse_create, R_NO_GUEST | R_HUMAN | R_TXN, invites_multiuse_params},
+    {"DELETE", "/invites/multiuse/{invite_id}", invites_multiuse_revoke, R_NO_GUEST | R_HUMAN | R_TXN,
+     invite_id_params},
+    {"DELETE", "/invites/{invite_id}", invites_revoke, R_NO_GUEST | R_HUMAN | R_TXN, invite_id_params},
+    {"POST", "/invites/{invite_id}/resend", invites_resend, R_NO_GUEST | R_HUMAN | R_TXN, invite_id_params},
     {"POST", "/messages/{message_id}/report", message_report_create, R_TXN, message_report_params},
     {"POST", "/messages/{message_id}/reactions", reactions_add, R_TXN, reactions_add_params},
     {"DELETE", "/messages/{message_id}/reactions", reactions_remove, R_TXN, reactions_remove_params},

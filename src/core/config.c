@@ -54,6 +54,8 @@ static const struct key keys[] = {
     KEY(smtp_password, K_STR, ""),
     KEY(smtp_tls, K_STR, "try"),
     KEY(smtp_from, K_STR, ""),
+    KEY(invitation_link_validity_minutes, K_INT, "14400"),
+    KEY(invites_daily_max, K_INT, "3000"),
 };
 
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)

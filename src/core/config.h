@@ -45,6 +45,11 @@ struct config {
 	char *smtp_password;
 	char *smtp_tls;
 	char *smtp_from;
+	/* Invitations: the default lifetime of an invitation link in minutes (the reference's
+	 * INVITATION_LINK_VALIDITY_MINUTES), and the invitation mails an organization may send in 24 hours unless its
+	 * realms.max_invites says otherwise (INVITES_DEFAULT_REALM_DAILY_MAX); 0 turns the daily limit off. */
+	int invitation_link_validity_minutes;
+	int invites_daily_max;
 };
 
 /*

@@ -39,6 +39,7 @@ static const struct err_info table[ERR_COUNT] = {
     [ERR_CANNOT_DEACTIVATE_LAST_USER] = {400, "CANNOT_DEACTIVATE_LAST_USER", "Cannot deactivate the only user."},
     [ERR_REACTION_ALREADY_EXISTS] = {400, "REACTION_ALREADY_EXISTS", "Reaction already exists."},
     [ERR_REACTION_DOES_NOT_EXIST] = {400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist."},
+    [ERR_INVITATION_FAILED] = {400, "INVITATION_FAILED", "Invitation failed"},
 };
 
 const struct err_info *err_info(enum err e)

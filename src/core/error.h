@@ -39,6 +39,8 @@ enum err {
 	ERR_CANNOT_DEACTIVATE_LAST_USER, /* 400 CANNOT_DEACTIVATE_LAST_USER, with entity and is_last_owner */
 	ERR_REACTION_ALREADY_EXISTS,     /* 400 REACTION_ALREADY_EXISTS "Reaction already exists." */
 	ERR_REACTION_DOES_NOT_EXIST,     /* 400 REACTION_DOES_NOT_EXIST "Reaction doesn't exist." */
+	/* 400 INVITATION_FAILED, with errors, sent_invitations, license_limit_reached and daily_limit_reached */
+	ERR_INVITATION_FAILED,
 	ERR_COUNT
 };
 

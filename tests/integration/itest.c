@@ -1128,6 +1128,7 @@ static void register_suites(void)
 	register_user_status_tests();
 	register_apns_tests();
 	register_mail_tests();
+	register_invites_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
