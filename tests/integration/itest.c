@@ -1129,6 +1129,7 @@ static void register_suites(void)
 	register_apns_tests();
 	register_mail_tests();
 	register_invites_tests();
+	register_join_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
