@@ -79,7 +79,7 @@ static char *page_token(const struct resp *r)
 {
 	const char *marker = "name=\"csrf_token\" value=\"";
 	const char *p = r->body ? strstr(r->body, marker) : NULL;
-	REQUIRE(p != NULL, "no csrf_token field in %s", r->body);
+	REQUIRE(p != NULL, "no csrf_token field in the answer to %s", r->what);
 	p += strlen(marker);
 	return keep(strndup(p, strcspn(p, "\"")));
 }
@@ -91,7 +91,8 @@ static void expect_page(const struct resp *r, long status, const char *text, int
 	const char *type = resp_header(r, "Content-Type");
 	CHECK(type && strcmp(type, "text/html; charset=utf-8") == 0, "line %d: Content-Type %s", line, type);
 	CHECK(resp_header(r, "Set-Cookie") == NULL, "line %d: a cookie was set", line);
-	CHECK(r->body && strstr(r->body, text) != NULL, "line %d: \"%s\" not in %s", line, text, r->body);
+	CHECK(r->body && strstr(r->body, text) != NULL, "line %d: \"%s\" not in %s", line, text,
+	      r->body ? r->body : "(none)");
 	CHECK(r->json == NULL, "line %d: a JSON body", line);
 }
 #define EXPECT_PAGE(r, status, text) expect_page((r), (status), (text), __LINE__)
@@ -427,7 +428,7 @@ static void test_reusable(void)
 	                              url_encode(fmt("[%lld]", (long long)z.group))));
 	EXPECT_SUCCESS(r);
 	const char *link = jstr(r->json, "invite_link");
-	REQUIRE(link && strstr(link, "/join/"), "link %s", link);
+	REQUIRE(link && strstr(link, "/join/"), "link %s", r->body);
 	char *key = keep(strndup(strstr(link, "/join/") + 6, 24));
 	struct resp *page = join_get(z.o->realm, fmt("/join/%s/", key));
 	EXPECT_PAGE(page, 200, "<input id=\"email\" name=\"email\" type=\"email\"");
@@ -539,7 +540,7 @@ static void test_browser(void)
 	REQUIRE(mail != NULL, "no invitation mail for %s", email);
 	char *text = mail_part(mail, "text/plain");
 	const char *start = text ? strstr(text, "<http") : NULL;
-	REQUIRE(start != NULL, "no link in %s", text);
+	REQUIRE(start != NULL, "no link in %s", mail);
 	char *link = keep(strndup(start + 1, strcspn(start + 1, ">")));
 	CHECK(strncmp(link, fmt("%s/join/", itest_url), strlen(itest_url) + 6) == 0, "link %s", link);
 	const char *dir = screenshot_dir();
