@@ -6,6 +6,7 @@ Given N users (email:key lines; the first ones send the load), it
   - reads --read-messages messages of an existing channel (--read-channel) all the load users are in,
   - has every load user post --edit-messages messages to the fan-out channel, for the edit row,
   - posts --pending messages to the fan-out channel, so that every queue holds pending events,
+  - has every load user ping presence once, for the presence row (pings that move nothing),
   - checks every request of every row once (HTTP 200 expected), and
   - writes OUT/<row>.tsv for scripts/bench.d/requests.lua (METHOD, PATH, AUTHORIZATION, BODY).
 Prints the row facts as JSON (channel ids, events per GET /events answer). Only the standard library; loopback.
@@ -83,6 +84,14 @@ def main():
         owner.call("POST", "/messages", {"type": "stream", "to": fanout, "topic": "pending",
                                          "content": f"pending {i}"})
 
+    # Presence: every load user has pinged once, so the row's pings (a minute apart in real clients, here back to
+    # back) move no time and write nothing; each asks for what changed since the newest update id.
+    for c in load:
+        c.call("POST", "/users/me/presence", {"status": "active", "ping_only": "true"})
+    presence_id = owner.call("POST", "/users/me/presence", {"status": "active", "last_update_id": -1})[
+        "presence_last_update_id"]
+    ping = urllib.parse.urlencode({"status": "active", "new_user_input": "true", "last_update_id": presence_id})
+
     narrow = json.dumps([{"operator": "channel", "operand": read}])
     get_messages = "/api/v1/messages?" + urllib.parse.urlencode(
         {"anchor": "newest", "num_before": args.read_messages, "num_after": 0, "narrow": narrow})
@@ -101,6 +110,7 @@ def main():
         "messages_edit": [("PATCH", f"/api/v1/messages/{m}", c.authorization, "content=edit+{n}")
                           for c, m in edits],
         "typing": [("POST", "/api/v1/typing", c.authorization, typing) for c in load],
+        "presence": [("POST", "/api/v1/users/me/presence", c.authorization, ping) for c in load],
         "register": [("POST", "/api/v1/register", c.authorization, "apply_markdown=true") for c in load],
     }
     facts = {"fanout_channel_id": fanout_id, "subscribers": len(ids), "queues": len(queues)}

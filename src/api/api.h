@@ -31,6 +31,10 @@ int settings_update(struct request *req);
 int user_status_update_own(struct request *req);
 int user_status_update_for_user(struct request *req);
 int user_status_get(struct request *req);
+/* presence.c */
+int presence_update(struct request *req);
+int presence_realm_get(struct request *req);
+int presence_user_get(struct request *req);
 /* push_tokens.c */
 int apns_token_add(struct request *req);
 int apns_token_remove(struct request *req);
@@ -88,6 +92,9 @@ int user_groups_update(struct request *req);
 int user_groups_deactivate(struct request *req);
 int user_group_members_update(struct request *req);
 int user_group_subgroups_update(struct request *req);
+int user_group_members_list(struct request *req);
+int user_group_member_get(struct request *req);
+int user_group_subgroups_list(struct request *req);
 
 /* uploads.c */
 int uploads_create(struct request *req);

@@ -98,6 +98,7 @@ static int read_capabilities(struct request *req, struct state_options *o, json_
 	o->include_deactivated_groups = value[7];
 	o->archived_channels = value[8];
 	o->empty_topic_name = value[9];
+	o->simplified_presence_events = value[10];
 	return 0;
 }
 
@@ -144,6 +145,9 @@ static int read_params(struct request *req, struct queue_spec *spec, struct stat
 	/* fetch_event_types picks the initial data, else event_types; only event_types filters the queue. */
 	o->fetch_types = fetch_types ? fetch_types : spec->event_types;
 	o->client_gravatar = spec->client_gravatar;
+	spec->slim_presence = o->slim_presence = param_bool(req, "slim_presence");
+	o->has_presence_history_days = param_present(req, "presence_history_limit_days");
+	o->presence_history_days = param_int(req, "presence_history_limit_days");
 	o->subscribers = strcmp(subscribers, "true") == 0      ? SUBSCRIBERS_ALL
 	                 : strcmp(subscribers, "partial") == 0 ? SUBSCRIBERS_PARTIAL
 	                                                       : SUBSCRIBERS_NONE;

@@ -280,6 +280,25 @@ static const struct param_spec user_group_members_params[] = {
     {"delete_subgroups", PT_INT_LIST, 0, 0, NULL}, END,
 };
 
+static const struct param_spec user_group_members_list_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"direct_member_only", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec user_group_member_get_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"user_id", PT_INT, P_PATH, 0, NULL},
+    {"direct_member_only", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
+static const struct param_spec user_group_subgroups_list_params[] = {
+    {"user_group_id", PT_INT, P_PATH, 0, NULL},
+    {"direct_subgroup_only", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
 static const struct param_spec user_group_subgroups_params[] = {
     {"user_group_id", PT_INT, P_PATH, 0, NULL},
     {"add", PT_INT_LIST, 0, 0, NULL},
@@ -500,6 +519,23 @@ static const struct param_spec messages_flags_params[] = {
     END,
 };
 
+/* status is checked by the handler (src/api/presence.c). */
+static const struct param_spec presence_update_params[] = {
+    {"history_limit_days", PT_INT, P_NULL, 0, NULL},
+    {"last_update_id", PT_INT, P_NULL, 0, NULL},
+    {"new_user_input", PT_BOOL, 0, 0, "false"},
+    {"ping_only", PT_BOOL, 0, 0, "false"},
+    {"slim_presence", PT_BOOL, 0, 0, "false"},
+    {"status", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
+static const struct param_spec presence_user_params[] = {
+    {"user_id_or_email", PT_STR, P_PATH, 0, NULL},
+    {"slim_presence", PT_BOOL, 0, 0, "false"},
+    END,
+};
+
 static const struct param_spec events_get_params[] = {
     {"queue_id", PT_STR, 0, 0, NULL},
     {"last_event_id", PT_INT, 0, 0, NULL},
@@ -613,6 +649,7 @@ const struct route routes[] = {
      subscription_properties_params},
     {"GET", "/users/me/{stream_id}/topics", channels_topics, 0, channel_topics_params},
     {"POST", "/users/me/status", user_status_update_own, R_HUMAN | R_TXN, user_status_own_params},
+    {"POST", "/users/me/presence", presence_update, R_HUMAN, presence_update_params},
     {"POST", "/users/me/apns_device_token", apns_token_add, R_HUMAN | R_TXN, apns_token_add_params},
     {"DELETE", "/users/me/apns_device_token", apns_token_remove, R_HUMAN | R_TXN, apns_token_remove_params},
     {"GET", "/streams", channels_list, 0, channels_list_params},
@@ -635,6 +672,12 @@ const struct route routes[] = {
      user_group_members_params},
     {"POST", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_update, R_NO_GUEST | R_TXN,
      user_group_subgroups_params},
+    {"GET", "/user_groups/{user_group_id}/members", user_group_members_list, R_NO_GUEST,
+     user_group_members_list_params},
+    {"GET", "/user_groups/{user_group_id}/members/{user_id}", user_group_member_get, R_NO_GUEST,
+     user_group_member_get_params},
+    {"GET", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_list, R_NO_GUEST,
+     user_group_subgroups_list_params},
     {"POST", "/user_uploads", uploads_create, R_TXN, no_params},
     {"GET", "/user_uploads/{realm_id_str}/{directory}/{random}/{filename}", uploads_temporary_url, 0,
      user_upload_params},
@@ -646,6 +689,7 @@ const struct route routes[] = {
     {"PATCH", "/messages/{message_id}", messages_update, R_TXN, message_update_params},
     {"POST", "/messages/{message_id}/typing", typing_edit_send, 0, typing_edit_params},
     {"POST", "/typing", typing_send, 0, typing_params},
+    {"GET", "/realm/presence", presence_realm_get, 0, no_params},
     {"PATCH", "/realm", realm_update, R_ADMIN | R_TXN, realm_update_params},
     {"GET", "/realm/domains", realm_domains_list, 0, no_params},
     {"POST", "/realm/domains", realm_domains_create, R_OWNER | R_TXN, realm_domains_create_params},
@@ -682,6 +726,7 @@ const struct route routes[] = {
     {"GET", "/users/{user_id}", users_get_by_id, 0, user_by_id_params},
     {"GET", "/users/{user_id}/status", user_status_get, 0, user_id_params},
     {"POST", "/users/{user_id}/status", user_status_update_for_user, R_HUMAN | R_TXN, user_status_for_user_params},
+    {"GET", "/users/{user_id_or_email}/presence", presence_user_get, 0, presence_user_params},
     {"GET", "/users/{email}", users_get_by_email, 0, user_by_email_params},
     {"PATCH", "/users/{user_id}", users_update, R_TXN, user_update_params},
     {"PATCH", "/users/{email}", users_update_by_email, R_TXN, user_update_by_email_params},

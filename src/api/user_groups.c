@@ -212,9 +212,10 @@ static int add_members(struct request *req, int64_t id, json_object *ids)
 		                  : api_error(req, ERR_BAD_REQUEST, "User %lld is already a member of this group",
 		                              (long long)member);
 	struct group_access *before = group_access_before(&req->uow, g->id);
-	if (before == NULL || group_add_members(&req->uow, g->id, ids) < 0)
+	if (before == NULL || group_add_members(&req->uow, g->id, ids) < 0 ||
+	    group_events_members(&req->uow, g->id, "add_members", ids, before) < 0)
 		return -1;
-	return group_events_members(&req->uow, g->id, "add_members", ids, before);
+	return group_notify_members(&req->uow, g, ids, true);
 }
 
 /* Removes users: oneself alone needs can_leave_group (or can_remove_members_group), others the latter. */
@@ -232,9 +233,10 @@ static int remove_members(struct request *req, int64_t id, json_object *ids)
 		                    : api_error(req, ERR_BAD_REQUEST, "There is no member '%lld' in this user group",
 		                                (long long)stranger);
 	struct group_access *before = group_access_before(&req->uow, g->id);
-	if (before == NULL || group_remove_members(&req->uow, g->id, ids) < 0)
+	if (before == NULL || group_remove_members(&req->uow, g->id, ids) < 0 ||
+	    group_events_members(&req->uow, g->id, "remove_members", ids, before) < 0)
 		return -1;
-	return group_events_members(&req->uow, g->id, "remove_members", ids, before);
+	return group_notify_members(&req->uow, g, ids, false);
 }
 
 /* Adds subgroups (can_add_members_group); the caller holds group_lock_subgroups(). */
@@ -305,5 +307,54 @@ int user_group_subgroups_update(struct request *req)
 		return -1;
 	if (!is_empty(del) && remove_subgroups(req, id, del) < 0)
 		return -1;
+	return 0;
+}
+
+/* The group whose membership is read (access_user_group_to_read_membership): system groups included, deactivated
+ * ones refused. NULL with the reference's error recorded. */
+static struct group *group_to_read(struct request *req)
+{
+	struct group *g = group_by_id_or_error(&req->uow, param_int(req, "user_group_id"), false);
+	if (g != NULL && g->deactivated) {
+		api_error(req, ERR_BAD_REQUEST, "User group is deactivated.");
+		return NULL;
+	}
+	return g;
+}
+
+/* GET /api/v1/user_groups/{user_group_id}/members */
+int user_group_members_list(struct request *req)
+{
+	struct group *g = group_to_read(req);
+	json_object *ids = g ? group_member_ids_json(&req->uow, g->id, param_bool(req, "direct_member_only")) : NULL;
+	if (ids == NULL)
+		return -1;
+	json_object_object_add(request_result(req), "members", ids);
+	return 0;
+}
+
+/* GET /api/v1/user_groups/{user_group_id}/members/{user_id} */
+int user_group_member_get(struct request *req)
+{
+	struct group *g = group_to_read(req);
+	if (g == NULL)
+		return -1;
+	int is_member =
+	    group_is_member(&req->uow, g->id, param_int(req, "user_id"), param_bool(req, "direct_member_only"));
+	if (is_member < 0)
+		return -1;
+	json_object_object_add(request_result(req), "is_user_group_member", json_object_new_boolean(is_member));
+	return 0;
+}
+
+/* GET /api/v1/user_groups/{user_group_id}/subgroups */
+int user_group_subgroups_list(struct request *req)
+{
+	struct group *g = group_to_read(req);
+	json_object *ids =
+	    g ? group_subgroup_ids_json(&req->uow, g->id, param_bool(req, "direct_subgroup_only")) : NULL;
+	if (ids == NULL)
+		return -1;
+	json_object_object_add(request_result(req), "subgroups", ids);
 	return 0;
 }

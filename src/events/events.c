@@ -610,6 +610,8 @@ const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
 	                      spec->apply_markdown ? "1" : "0",
 	                      "client_gravatar",
 	                      spec->client_gravatar ? "1" : "0",
+	                      "slim_presence",
+	                      spec->slim_presence ? "1" : "0",
 	                      "timeout",
 	                      arena_printf(&uow->arena, "%d", spec->timeout_secs),
 	                      "last_access",
@@ -643,10 +645,10 @@ int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char 
 static struct rreply *load_meta(struct uow *uow, const char *qid)
 {
 	struct rreply *r = REDIS_CMD(uow, "HMGET", key(uow, qid, "meta"), "user", "capabilities", "apply_markdown",
-	                             "snapshot", "waiter", "client_gravatar");
+	                             "snapshot", "waiter", "client_gravatar", "slim_presence");
 	if (r == NULL)
 		return NULL;
-	if (r->n != 6 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != uow->user->id) {
+	if (r->n != 7 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != uow->user->id) {
 		uow_error(uow, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
 		uow_error_field(uow, "queue_id", json_object_new_string(qid));
 		return NULL;
@@ -677,6 +679,7 @@ struct client {
 	json_object *caps;
 	bool apply_markdown;
 	bool client_gravatar;
+	bool slim_presence;
 };
 
 /* Shows an empty topic as the display name to clients without the empty_topic_name capability. */
@@ -686,6 +689,25 @@ static void topic_for_client(json_object *o, const char *key_name, const struct 
 	if (!capability(c->caps, "empty_topic_name") && json_object_object_get_ex(o, key_name, &v) &&
 	    json_object_is_type(v, json_type_string) && *json_object_get_string(v) == '\0')
 		json_object_object_add(o, key_name, json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+}
+
+/*
+ * Presence events (model/presence.c) hold the legacy form and the modern one under "_presences": clients declaring
+ * simplified_presence_events get only {"presences": ...}; the others the legacy fields, without "email" for queues
+ * registered with slim_presence (the reference's process_presence_event).
+ */
+static void presence_for_client(json_object *event, const struct client *c)
+{
+	json_object *modern;
+	if (capability(c->caps, "simplified_presence_events") &&
+	    json_object_object_get_ex(event, "_presences", &modern)) {
+		json_object_object_add(event, "presences", json_object_get(modern));
+		static const char *const legacy[] = {"user_id", "email", "server_timestamp", "presence"};
+		for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
+			json_object_object_del(event, legacy[i]);
+	} else if (c->slim_presence) {
+		json_object_object_del(event, "email");
+	}
 }
 
 /* Removes the private keys and applies what the client declared (apply_markdown, empty_topic_name, ...). */
@@ -726,6 +748,8 @@ static void render(json_object *event, const struct client *c)
 			topic_for_client(detail, "topic", c);
 		}
 	}
+	if (strcmp(type, "presence") == 0)
+		presence_for_client(event, c);
 	if (strcmp(type, "delete_message") == 0 && !capability(caps, "bulk_message_deletion") &&
 	    json_object_object_get_ex(event, "message_ids", &v) && json_object_array_length(v) > 0) {
 		json_object_object_add(event, "message_id", json_object_get(json_object_array_get_idx(v, 0)));
@@ -754,6 +778,7 @@ static json_object *render_entries(struct uow *uow, const char *qid, struct rrep
 	uow_own_json(uow, c.caps);
 	c.apply_markdown = meta->elem[2]->str && meta->elem[2]->str[0] == '1';
 	c.client_gravatar = meta->elem[5]->str && meta->elem[5]->str[0] == '1';
+	c.slim_presence = meta->elem[6]->str && meta->elem[6]->str[0] == '1';
 	const char *snapshot = meta->elem[3]->str;
 	json_object *events = json_object_new_array();
 	for (size_t i = from; i < r->n; i++) {

@@ -2,7 +2,7 @@
  * Event queues (see DESIGN.md "Events"). A queue lives in Redis under keys sharing the hash tag {QID}:
  *   confab:q:{QID}:events   list of "<id> <txid> <event JSON>" entries, oldest first
  *   confab:q:{QID}:meta     hash: user, realm, event_types, narrow, all_public_streams, capabilities, apply_markdown,
- *                           client_gravatar, snapshot, timeout, last_access, next_id, pruned, waiter
+ *                           client_gravatar, slim_presence, snapshot, timeout, last_access, next_id, pruned, waiter
  *   confab:q:{QID}:wake:{P} list a waiting poll P blocks on
  *   confab:q:{QID}:applied  sorted set: the outbox ids the queue has taken lately (a row published twice lands once)
  * plus, per user, the set confab:u:{UID}:queues, per organization the set confab:r:{RID}:allpublic of queues
@@ -83,7 +83,8 @@ struct queue_spec {
 	bool all_public_streams;
 	bool apply_markdown;
 	bool client_gravatar;
-	int timeout_secs; /* idle expiry */
+	bool slim_presence; /* legacy presence events without the e-mail address */
+	int timeout_secs;   /* idle expiry */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "events/events.h"
 #include "core/uow.h"
 #include "model/channels.h"
+#include "model/notify.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -447,6 +448,59 @@ int64_t group_first_subgroup(struct uow *uow, int64_t id, json_object *ids, bool
 	return first(uow, &st_first_subgroup, id, ids, is_subgroup);
 }
 
+/* ---- reading membership ------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_member_ids =
+    DB_STMT("SELECT COALESCE(json_agg(u.id ORDER BY u.id), '[]')::text FROM users u WHERE u.is_active AND u.id IN"
+            " (SELECT m.user_id FROM user_group_members m WHERE $2 AND m.group_id = $1"
+            "  UNION ALL SELECT r.user_id FROM confab_group_members($1) r WHERE NOT $2)");
+static struct db_stmt st_subgroup_ids =
+    DB_STMT("WITH RECURSIVE s (id) AS (SELECT subgroup_id FROM user_group_subgroups WHERE group_id = $1 UNION"
+            "  SELECT gs.subgroup_id FROM user_group_subgroups gs JOIN s ON gs.group_id = s.id WHERE NOT $2)"
+            " SELECT COALESCE(json_agg(id ORDER BY id), '[]')::text FROM s");
+static struct db_stmt st_is_member =
+    DB_STMT("SELECT u.is_system_bot, u.is_active, CASE WHEN $3"
+            " THEN EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = $1 AND m.user_id = u.id)"
+            " ELSE EXISTS (SELECT 1 FROM confab_group_members($1) r WHERE r.user_id = u.id) END"
+            " FROM users u WHERE u.id = $2 AND u.realm_id = $4");
+
+/* The JSON text of column 0 of a one-row result, parsed; NULL on a failure. */
+static json_object *json_result(struct uow *uow, struct db_res *res)
+{
+	json_object *value = NULL;
+	if (res == NULL)
+		return NULL;
+	if (jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &value) < 0 || value == NULL) {
+		uow_error(uow, ERR_INTERNAL, NULL);
+		return NULL;
+	}
+	return value;
+}
+
+json_object *group_member_ids_json(struct uow *uow, int64_t id, bool direct_only)
+{
+	return json_result(uow, DB_EXEC(uow, &st_member_ids, db_arg_int(uow, id), direct_only ? "true" : "false"));
+}
+
+json_object *group_subgroup_ids_json(struct uow *uow, int64_t id, bool direct_only)
+{
+	return json_result(uow, DB_EXEC(uow, &st_subgroup_ids, db_arg_int(uow, id), direct_only ? "true" : "false"));
+}
+
+int group_is_member(struct uow *uow, int64_t id, int64_t user_id, bool direct_only)
+{
+	struct db_res *res = DB_EXEC(uow, &st_is_member, db_arg_int(uow, id), db_arg_int(uow, user_id),
+	                             direct_only ? "true" : "false", db_arg_int(uow, uow->realm->id));
+	if (res == NULL)
+		return -1;
+	/* Bots are users here since FL 458; the system bots belong to no organization as clients see it. */
+	if (db_rows(res) == 0 || db_bool(res, 0, 0))
+		return uow_error(uow, ERR_BAD_REQUEST, "No such user");
+	if (!db_bool(res, 0, 1))
+		return uow_error(uow, ERR_BAD_REQUEST, "User is deactivated");
+	return db_bool(res, 0, 2);
+}
+
 static struct db_stmt st_reaches =
     DB_STMT("WITH RECURSIVE s (id) AS (SELECT unnest($1::bigint[]) UNION"
             "  SELECT gs.subgroup_id FROM user_group_subgroups gs JOIN s ON gs.group_id = s.id)"
@@ -686,4 +740,23 @@ int group_events_members(struct uow *uow, int64_t id, const char *op, json_objec
 	if (to_everyone(uow, event) < 0)
 		return -1;
 	return access_events(uow, before);
+}
+
+/* ---- Notification Bot --------------------------------------------------------------------------------------- */
+
+static struct db_stmt st_notified =
+    DB_STMT("SELECT u.id FROM users u WHERE u.id = ANY ($1::bigint[]) AND u.id <> $2 AND NOT u.is_bot ORDER BY u.id");
+
+int group_notify_members(struct uow *uow, const struct group *g, json_object *ids, bool added)
+{
+	/* Nobody is told of their own joining or leaving, and bots are not told at all. */
+	struct db_res *res = DB_EXEC(uow, &st_notified, id_array(uow, ids), db_arg_int(uow, uow->user->id));
+	if (res == NULL)
+		return -1;
+	const char *content = arena_printf(&uow->arena, "%s %s the group @_*%s*.", notify_mention(uow, uow->user),
+	                                   added ? "added you to" : "removed you from", g->name);
+	for (int i = 0; i < db_rows(res); i++)
+		if (notify_direct(uow, db_int(res, i, 0), content) == 0)
+			return -1;
+	return 0;
 }

@@ -131,6 +131,17 @@ int group_reaches(struct uow *uow, json_object *ids, int64_t id);
 /* Serializes changes to the subgroups of the request's realm's groups until the transaction ends. 0 or -1. */
 int group_lock_subgroups(struct uow *uow);
 
+/* The ids of the active users in group id, direct members only or through subgroups at any depth too, sorted
+ * (the reference's get_user_group_member_ids). A new array, or NULL with the error recorded. */
+json_object *group_member_ids_json(struct uow *uow, int64_t id, bool direct_only);
+/* The ids of the subgroups of group id, direct only or at any depth (get_subgroup_ids), sorted. A new array, or
+ * NULL with the error recorded. */
+json_object *group_subgroup_ids_json(struct uow *uow, int64_t id, bool direct_only);
+/* 1 if user_id is a member of group id (directly, or through subgroups unless direct_only), 0 if not (the
+ * reference's is_user_in_group); -1 with the error of its access_user_by_id(allow_bots=True) recorded: "No such
+ * user" (unknown, of another organization, a system bot), "User is deactivated". */
+int group_is_member(struct uow *uow, int64_t id, int64_t user_id, bool direct_only);
+
 /*
  * The named groups of the request's realm as GET /user_groups lists them, sorted by id: id, name, description,
  * members, direct_subgroup_ids, is_system_group, date_created, creator_id, the six permission settings and
@@ -172,5 +183,13 @@ struct group_access *group_access_before(struct uow *uow, int64_t id);
  */
 int group_events_members(struct uow *uow, int64_t id, const char *op, json_object *ids,
                          const struct group_access *before);
+
+/*
+ * The Notification Bot's direct message to each user of ids (a JSON integer list of active users, just added to
+ * or removed from g) other than the acting user and bots: "@_**Actor|id** added you to the group @_*name*." or
+ * "... removed you from the group @_*name*." (the reference's notify_for_user_group_subscription_changes), with
+ * their message events. 0 or -1.
+ */
+int group_notify_members(struct uow *uow, const struct group *g, json_object *ids, bool added);
 
 #endif

@@ -179,7 +179,8 @@ int invites_check_emails(struct uow *uow, const char *const *emails, int n, bool
 static struct db_stmt st_insert = DB_STMT(
     "INSERT INTO invitations (realm_id, referrer_id, email, is_multiuse, invited_as, stream_ids, group_ids,"
     " include_realm_default_subscriptions, notify_referrer_on_join, welcome_message_custom_text, confirmation_key,"
-    " expires_at) VALUES ($1, $2, $3, $3::text IS NULL, $4, $5, $6, $7, $8, $9, $10,"
+    " expires_at) VALUES ($1, $2, $3, $3::text IS NULL, $4, ARRAY(SELECT DISTINCT unnest($5::bigint[]) ORDER BY 1),"
+    " ARRAY(SELECT DISTINCT unnest($6::bigint[]) ORDER BY 1), $7, $8, $9, $10,"
     " CASE WHEN $11::bigint IS NULL THEN NULL ELSE now() + make_interval(mins => $11::int) END) RETURNING id");
 
 int64_t invite_create(struct uow *uow, const struct invite_spec *spec, const char *email, const char **key)

@@ -65,8 +65,9 @@ int invites_failed(struct uow *uow, const char *msg, json_object *errors, bool s
  */
 int invites_check_emails(struct uow *uow, const char *const *emails, int n, bool *ok, json_object **skipped);
 
-/* Creates an invitation by the uow's user: an email invitation to email, or a reusable link (email NULL). Returns
- * its id (and its key in *key, an arena string), or 0 with the error recorded. */
+/* Creates an invitation by the uow's user: an email invitation to email, or a reusable link (email NULL); its
+ * stream_ids and group_ids are stored sorted, each once. Returns its id (and its key in *key, an arena string), or
+ * 0 with the error recorded. */
 int64_t invite_create(struct uow *uow, const struct invite_spec *spec, const char *email, const char **key);
 
 /*

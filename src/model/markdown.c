@@ -18,11 +18,14 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/uow.h"
+#include "model/emoji.h"
+#include "model/markdown_blocks.h"
 
 #define MD_OPTIONS       (CMARK_OPT_SOURCEPOS | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE)
 #define MD_MAX_NAME      1024 /* longest text between @** and ** we look at (names: 100 characters at most) */
 #define MD_MAX_DEPTH     8    /* nested documents: ```quote inside ```quote, raw HTML blocks re-read as text */
 #define MD_BUCKETS       64
+#define MD_MAX_EMOJI     100 /* longest emoji name we look up */
 #define EMPTY_TOPIC_NAME "general chat"
 
 /*
@@ -44,6 +47,7 @@ enum chat_kind {
 	CHAT_CHANNEL,
 	CHAT_TOPIC,
 	CHAT_MESSAGE,
+	CHAT_EMOJI,
 };
 
 /* A resolved piece of chat syntax, attached to an inline node of the tree (see chat_match). */
@@ -56,6 +60,7 @@ struct chat {
 	size_t topic_len;
 	const char *message_id; /* CHAT_MESSAGE: the digits as written */
 	size_t message_id_len;
+	const char *emoji_code; /* CHAT_EMOJI: "1f419", or "zulip" */
 };
 
 /* @**name**, @_**name**, @*group*, @_*group*, #**channel...** as written. */
@@ -97,6 +102,10 @@ struct md {
 	/* subject of the inline parser (for the chat extension) */
 	cmark_node *subject;
 	size_t subject_len;
+	/* end of the last :name: that named no emoji: the reference goes on searching after it */
+	cmark_node *emoji_miss_subject;
+	size_t emoji_miss_end;
+	struct md_rewrite *rewrite; /* of the text being parsed */
 	/* line starts of the block last asked about by is_underscore() */
 	cmark_node *lines_of;
 	const char *lines_text;
@@ -430,8 +439,52 @@ static const char *subject_text(struct md *md, cmark_node *parent, size_t *len)
 	return s;
 }
 
+static bool is_emoji_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+	       c == '+';
+}
+
+/* The emoji called name (NUL-terminated), as the reference's emoji pattern finds them: its code, or NULL. */
+static const char *emoji_code(const char *name)
+{
+	if (strcmp(name, "zulip") == 0)
+		return "zulip";
+	return emoji_unicode_code(name);
+}
+
 /*
- * The inline extension: cmark calls it at each '@' and '#' outside code (and at the start of each run of
+ * :name: (the reference's ":[\w\-\+]+:") naming an emoji, at s[pos]. A :name: naming none stays text, and the
+ * search goes on after it, as the reference's does.
+ */
+static cmark_node *emoji_match(struct md *md, cmark_node *parent, const char *s, size_t len, size_t pos,
+                               cmark_inline_parser *inline_parser)
+{
+	if (md->emoji_miss_subject == parent && pos < md->emoji_miss_end)
+		return NULL;
+	size_t end = pos + 1;
+	while (end < len && end - pos <= MD_MAX_EMOJI && is_emoji_name_char(s[end]))
+		end++;
+	if (end == pos + 1 || end >= len || s[end] != ':')
+		return NULL;
+	const char *name = arena_strndup(&md->uow->arena, s + pos + 1, end - pos - 1);
+	const char *code = emoji_code(name);
+	if (code == NULL) {
+		md->emoji_miss_subject = parent;
+		md->emoji_miss_end = end + 1;
+		return NULL;
+	}
+	struct chat *chat = chat_new(md, CHAT_EMOJI, false, 0, name);
+	chat->emoji_code = code;
+	cmark_node *node = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, cmark_get_default_mem_allocator());
+	cmark_node_set_literal(node, arena_strndup(&md->uow->arena, s + pos, end + 1 - pos));
+	cmark_node_set_user_data(node, chat);
+	cmark_inline_parser_set_offset(inline_parser, (int)(end + 1));
+	return node;
+}
+
+/*
+ * The inline extension: cmark calls it at each '@', '#' and ':' outside code (and at the start of each run of
  * text). A match becomes an HTML_INLINE node carrying the resolution as user data: table cells accept no
  * custom nodes, and only cmark's own raw HTML nodes have no user data.
  */
@@ -442,8 +495,11 @@ static cmark_node *chat_match(cmark_syntax_extension *ext, cmark_parser *parser,
 	size_t len;
 	const char *s = subject_text(md, parent, &len);
 	int pos = cmark_inline_parser_get_offset(inline_parser);
-	if ((character != '@' && character != '#') || s == NULL || pos < 0 || (size_t)pos >= len ||
-	    (unsigned char)s[pos] != character || !chat_boundary(s, (size_t)pos))
+	if (s == NULL || pos < 0 || (size_t)pos >= len || (unsigned char)s[pos] != character)
+		return NULL;
+	if (character == ':')
+		return emoji_match(md, parent, s, len, (size_t)pos, inline_parser);
+	if ((character != '@' && character != '#') || !chat_boundary(s, (size_t)pos))
 		return NULL;
 	struct chat_syntax syn;
 	if (!chat_scan(s + pos, &syn) || (size_t)pos + syn.len > len)
@@ -512,6 +568,7 @@ static cmark_syntax_extension *chat_extension_new(struct md *md)
 	cmark_syntax_extension *ext = cmark_syntax_extension_new("confab-chat");
 	cmark_llist *chars = cmark_llist_append(mem, NULL, (void *)(uintptr_t)'@');
 	chars = cmark_llist_append(mem, chars, (void *)(uintptr_t)'#');
+	chars = cmark_llist_append(mem, chars, (void *)(uintptr_t)':');
 	cmark_syntax_extension_set_special_inline_chars(ext, chars);
 	cmark_syntax_extension_set_match_inline_func(ext, chat_match);
 	cmark_syntax_extension_set_postprocess_func(ext, isolate_colons);
@@ -575,9 +632,36 @@ static void render_channel_link(struct md *md, const struct chat *chat)
 	md->out->has_link = true;
 }
 
+/* The reference's emoji span: the name with spaces for "_" as title and label, the name as typed as text. */
+static void render_emoji(struct md *md, const struct chat *chat)
+{
+	if (strcmp(chat->emoji_code, "zulip") == 0) {
+		put_str(md, "<img alt=\":zulip:\" class=\"emoji\" src=\"/static/generated/emoji/images/emoji/unicode/"
+		            "zulip.png\" title=\"zulip\">");
+		return;
+	}
+	char *title = arena_strdup(&md->uow->arena, chat->name);
+	for (char *p = title; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	put_str(md, "<span aria-label=\"");
+	put_escaped(md, title, strlen(title), ESC_ATTR);
+	put_str(md, "\" class=\"emoji emoji-");
+	put_escaped(md, chat->emoji_code, strlen(chat->emoji_code), ESC_ATTR);
+	put_str(md, "\" role=\"img\" title=\"");
+	put_escaped(md, title, strlen(title), ESC_ATTR);
+	put_str(md, "\">:");
+	put_text(md, chat->name);
+	put_str(md, ":</span>");
+}
+
 /* Mentions inside block quotes are silent, as in the reference (quoting does not notify again). */
 static void render_chat(struct md *md, const struct chat *chat)
 {
+	if (chat->kind == CHAT_EMOJI) {
+		render_emoji(md, chat);
+		return;
+	}
 	if (chat->kind >= CHAT_CHANNEL) {
 		render_channel_link(md, chat);
 		return;
@@ -837,7 +921,7 @@ static int char_at(struct md *md, int first_line, int first_col, int line, int c
  * cmark keeps, starting at the block's column for a paragraph and at its first inline node's otherwise
  * (headings and table cells start their text after the "#" or "|").
  */
-static bool is_underscore(struct md *md, cmark_node *n)
+static bool node_origin(struct md *md, cmark_node *n, int *line, int *col)
 {
 	cmark_node *block = cmark_node_parent(n);
 	while (block != NULL && is_inline_node(block))
@@ -850,9 +934,46 @@ static bool is_underscore(struct md *md, cmark_node *n)
 		if (origin == NULL || cmark_node_get_start_line(origin) == 0) /* a chat node has no position */
 			return false;
 	}
-	int line = cmark_node_get_start_line(origin), col = cmark_node_get_start_column(origin);
+	*line = cmark_node_get_start_line(origin);
+	*col = cmark_node_get_start_column(origin);
+	if (cmark_node_get_type(origin) == CMARK_NODE_CODE) /* its position is after its opening backticks */
+		*col -= (int)strspn(md->lines_text, "`");
+	return true;
+}
+
+static bool is_underscore(struct md *md, cmark_node *n)
+{
+	int line, col;
+	if (!node_origin(md, n, &line, &col))
+		return false;
 	return char_at(md, line, col, cmark_node_get_start_line(n), cmark_node_get_start_column(n)) == '_' &&
 	       char_at(md, line, col, cmark_node_get_end_line(n), cmark_node_get_end_column(n)) == '_';
+}
+
+/*
+ * Code spans: cmark strips one space from both ends of "` x `"; the reference keeps them. The source shows
+ * whether it did: the node spans the text between the backticks, and that text starts and ends with a space (or
+ * a line end).
+ */
+static bool is_padded_code(struct md *md, cmark_node *n, const char *code)
+{
+	int line, col;
+	if (strspn(code, " ") == strlen(code) || !node_origin(md, n, &line, &col))
+		return false;
+	int sl = cmark_node_get_start_line(n), sc = cmark_node_get_start_column(n);
+	int el = cmark_node_get_end_line(n), ec = cmark_node_get_end_column(n);
+	int open = char_at(md, line, col, sl, sc), close = char_at(md, line, col, el, ec);
+	return char_at(md, line, col, sl, sc - 1) == '`' && char_at(md, line, col, el, ec + 1) == '`' &&
+	       (open == ' ' || open == '\n') && (close == ' ' || close == '\n');
+}
+
+static void put_code_span(struct md *md, cmark_node *n)
+{
+	const char *code = cmark_node_get_literal(n);
+	bool padded = is_padded_code(md, n, code);
+	put_str(md, padded ? "<code> " : "<code>");
+	put_text(md, code);
+	put_str(md, padded ? " </code>" : "</code>");
 }
 
 /* cmark makes ***x*** <em><strong>x</strong></em>; the reference writes <strong><em>x</em></strong>. */
@@ -864,15 +985,28 @@ static bool is_strong_em(struct md *md, cmark_node *emph)
 	       !is_underscore(md, strong);
 }
 
+/* The reference's emphasis never spans lines: "**a\nb**" keeps its stars. */
+static bool spans_lines(cmark_node *n)
+{
+	for (cmark_node *c = cmark_node_first_child(n); c != NULL; c = cmark_node_next(c))
+		if (cmark_node_get_type(c) == CMARK_NODE_SOFTBREAK || cmark_node_get_type(c) == CMARK_NODE_LINEBREAK)
+			return true;
+	return false;
+}
+
 static void emphasis(struct md *md, cmark_node *n, bool entering)
 {
 	bool strong = cmark_node_get_type(n) == CMARK_NODE_STRONG;
 	if (strong && is_strong_em(md, cmark_node_parent(n)))
 		return;
 	if (!strong && is_strong_em(md, n))
-		put_str(md, entering ? "<strong><em>" : "</em></strong>");
+		put_str(md, spans_lines(cmark_node_first_child(n)) ? "***"
+		            : entering                             ? "<strong><em>"
+		                                                   : "</em></strong>");
 	else if (is_underscore(md, n))
 		put_str(md, strong ? "__" : "_");
+	else if (spans_lines(n))
+		put_str(md, strong ? "**" : "*");
 	else if (strong)
 		put_str(md, entering ? "<strong>" : "</strong>");
 	else
@@ -959,9 +1093,9 @@ static const char *language_name(const char *lang, size_t n)
 }
 
 /* Pygments-like: trailing white space of lines and blank lines around the code dropped, one final newline. */
-static void put_code_lines(struct md *md, const char *code)
+static void put_code_lines(struct md *md, const char *code, size_t len)
 {
-	const char *end = code + strlen(code);
+	const char *end = code + len;
 	while (code < end) { /* leading blank lines */
 		const char *nl = memchr(code, '\n', (size_t)(end - code));
 		const char *p = code;
@@ -987,7 +1121,7 @@ static void put_code_lines(struct md *md, const char *code)
 	}
 }
 
-static void put_code_block(struct md *md, const char *lang, size_t lang_len, const char *code)
+static void put_code_block(struct md *md, const char *lang, size_t lang_len, const char *code, size_t len)
 {
 	put_str(md, "<div class=\"codehilite\"");
 	if (lang_len > 0) {
@@ -1000,43 +1134,38 @@ static void put_code_block(struct md *md, const char *lang, size_t lang_len, con
 		put_str(md, "\"");
 	}
 	put_str(md, "><pre><span></span><code>");
-	put_code_lines(md, code);
+	put_code_lines(md, code, len);
 	put_str(md, "</code></pre></div>\n");
 }
 
 static void render_document(struct md *md, const char *text, size_t len);
 
-static void render_code_block(struct md *md, cmark_node *n)
+/* A fenced block, as the reference's fenced-code preprocessor renders it; an empty one shows nothing. */
+static void render_fence(struct md *md, const struct md_fence *f)
 {
-	const char *code = cmark_node_get_literal(n);
-	int fence_len, fence_offset;
-	char fence_char;
-	bool fenced = cmark_node_get_fenced(n, &fence_len, &fence_offset, &fence_char);
-	const char *info = fenced ? cmark_node_get_fence_info(n) : "";
-	/* The fence's language, as the reference reads it: optional "{" and ".", then [A-Za-z0-9_+-./#]. */
-	const char *lang = info + strspn(info, " ");
-	lang += *lang == '{';
-	lang += *lang == '.';
-	size_t lang_len = strspn(lang, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-./#");
 	bool nested_ok = md->depth < MD_MAX_DEPTH;
-	if (nested_ok && (in_list(lang, lang_len, (const char *const[]){"quote", "quoted", NULL}))) {
+	if (!f->has_lines)
+		return;
+	if (nested_ok && f->kind == MD_FENCE_QUOTE) {
 		put_str(md, "<blockquote>\n");
 		md->quote_depth++;
-		render_document(md, code, strlen(code));
+		render_document(md, f->body, f->body_len);
 		md->quote_depth--;
 		put_str(md, "</blockquote>\n");
-	} else if (nested_ok && in_list(lang, lang_len, (const char *const[]){"spoiler", NULL})) {
-		const char *header = lang + lang_len;
-		header += strspn(header, " ");
+	} else if (nested_ok && f->kind == MD_FENCE_SPOILER) {
 		put_str(md, "<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n");
-		render_document(md, header, strlen(header));
+		render_document(md, f->header, f->header_len);
 		put_str(md, "</div><div class=\"spoiler-content\" aria-hidden=\"true\">\n");
-		render_document(md, code, strlen(code));
+		render_document(md, f->body, f->body_len);
 		put_str(md, "</div></div>\n");
-	} else if (in_list(lang, lang_len, (const char *const[]){"math", NULL})) {
-		put_code_block(md, NULL, 0, code); /* no TeX renderer: shown as code */
-	} else {
-		put_code_block(md, lang, lang_len, code);
+	} else if (f->kind == MD_FENCE_MATH) {
+		put_code_block(md, NULL, 0, f->body, f->body_len); /* no TeX renderer: shown as code */
+	} else {                                                   /* the reference lowercases the language */
+		char *lang = arena_strndup(&md->uow->arena, f->lang, f->lang_len);
+		for (char *p = lang; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		put_code_block(md, lang, f->lang_len, f->body, f->body_len);
 	}
 }
 
@@ -1090,6 +1219,23 @@ static bool is_tight_paragraph(cmark_node *n)
 	       cmark_node_get_type(list) == CMARK_NODE_LIST && cmark_node_get_list_tight(list);
 }
 
+/* The start of an ordered list; the rewrite may have numbered it from 1 for cmark. */
+static int list_start(struct md *md, cmark_node *n)
+{
+	int line = cmark_node_get_start_line(n);
+	size_t lo = 0, hi = md->rewrite != NULL ? md->rewrite->nstarts : 0; /* sorted by line */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (md->rewrite->starts[mid].line == line)
+			return md->rewrite->starts[mid].start;
+		if (md->rewrite->starts[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return cmark_node_get_list_start(n);
+}
+
 static void render_list(struct md *md, cmark_node *n, bool entering)
 {
 	bool ordered = cmark_node_get_list_type(n) == CMARK_ORDERED_LIST;
@@ -1097,9 +1243,9 @@ static void render_list(struct md *md, cmark_node *n, bool entering)
 		put_str(md, ordered ? "</ol>\n" : "</ul>\n");
 	} else if (!ordered) {
 		put_str(md, "<ul>\n");
-	} else if (cmark_node_get_list_start(n) != 1) {
+	} else if (list_start(md, n) != 1) {
 		put_str(md, "<ol start=\"");
-		put_int(md, cmark_node_get_list_start(n));
+		put_int(md, list_start(md, n));
 		put_str(md, "\">\n");
 	} else {
 		put_str(md, "<ol>\n");
@@ -1188,7 +1334,9 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 		break;
 	case CMARK_NODE_LIST: render_list(md, n, entering); break;
 	case CMARK_NODE_ITEM: render_item(md, n, entering); break;
-	case CMARK_NODE_CODE_BLOCK: render_code_block(md, n); break;
+	case CMARK_NODE_CODE_BLOCK: /* indented code: the reference's fences never reach cmark */
+		put_code_block(md, NULL, 0, cmark_node_get_literal(n), strlen(cmark_node_get_literal(n)));
+		break;
 	case CMARK_NODE_HTML_BLOCK: render_html_block(md, cmark_node_get_literal(n)); break;
 	case CMARK_NODE_PARAGRAPH:
 		if (!is_tight_paragraph(n))
@@ -1212,11 +1360,7 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 		break;
 	case CMARK_NODE_SOFTBREAK:
 	case CMARK_NODE_LINEBREAK: put_str(md, "<br>\n"); break;
-	case CMARK_NODE_CODE:
-		put_str(md, "<code>");
-		put_text(md, cmark_node_get_literal(n));
-		put_str(md, "</code>");
-		break;
+	case CMARK_NODE_CODE: put_code_span(md, n); break;
 	case CMARK_NODE_EMPH:
 	case CMARK_NODE_STRONG: emphasis(md, n, entering); break;
 	case CMARK_NODE_LINK:
@@ -1242,15 +1386,20 @@ static cmark_node *parse(struct md *md, const char *text, size_t len)
 	cmark_node *doc = cmark_parser_finish(parser);
 	cmark_parser_free(parser);
 	md->subject = NULL;
+	md->emoji_miss_subject = NULL;
 	pthread_mutex_unlock(&parse_lock);
 	return doc;
 }
 
-/* Parses and writes one document: the message, or the text of a quote, spoiler or raw HTML block inside it. */
-static void render_document(struct md *md, const char *text, size_t len)
+/* Parses and writes a part of a document between fenced blocks, its blocks rewritten for cmark. */
+static void render_blocks(struct md *md, const char *text, size_t len)
 {
-	md->depth++;
-	cmark_node *doc = parse(md, text, len);
+	if (strspn(text, "\n") >= len)
+		return;
+	struct md_rewrite rw, *outer = md->rewrite;
+	md_blocks_rewrite(&md->uow->arena, text, len, &rw);
+	md->rewrite = &rw;
+	cmark_node *doc = parse(md, rw.text, rw.len);
 	cmark_iter *iter = cmark_iter_new(doc);
 	cmark_event_type ev;
 	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
@@ -1261,6 +1410,26 @@ static void render_document(struct md *md, const char *text, size_t len)
 	cmark_iter_free(iter);
 	cmark_node_free(doc);
 	md->lines_of = NULL; /* its nodes are gone; their addresses may be reused */
+	md->rewrite = outer;
+}
+
+/*
+ * Writes one document: the message, or the text of a quote, spoiler or raw HTML block inside it. Fenced blocks
+ * are found first, as the reference's preprocessor does, and the text between them is parsed by cmark.
+ */
+static void render_document(struct md *md, const char *text, size_t len)
+{
+	md->depth++;
+	while (len > 0) {
+		struct md_fence f;
+		bool found = md_fence_find(&md->uow->arena, text, len, &f);
+		render_blocks(md, text, found ? f.start : len);
+		if (!found)
+			break;
+		render_fence(md, &f);
+		text += f.end;
+		len -= f.end;
+	}
 	md->depth--;
 }
 
@@ -1273,12 +1442,13 @@ void markdown_render(struct uow *uow, const char *content, const struct markdown
 	if (content == NULL)
 		content = "";
 	size_t len = strlen(content);
+	const char *text = md_normalize(&uow->arena, content, &len);
 	struct md md = {.uow = uow, .lookup = lookup != NULL ? lookup : &no_lookup, .out = out};
 	/* Output is bounded: a few hundred bytes per input byte at worst (a short mention of a long name). */
 	buf_init(&md.html, 65536 + 256 * len);
 	prefetch_names(&md, content);
 	md.chat_ext = chat_extension_new(&md);
-	render_document(&md, content, len);
+	render_document(&md, text, len);
 	cmark_syntax_extension_free(cmark_get_default_mem_allocator(), md.chat_ext);
 
 	size_t n = md.html.len;

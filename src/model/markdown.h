@@ -8,7 +8,11 @@
  * The HTML follows the reference's rendered_content: line breaks inside paragraphs become "<br>", code blocks
  * are <div class="codehilite">, links are plain <a href>, "_" makes no emphasis, ```quote and ```spoiler
  * fences, mentions inside quotes are silent, unresolved mentions stay text ("@<strong>Name</strong>"), unsafe
- * links stay as typed. Not rendered (left as text): emoji, TeX, timestamps, linkifiers, inline image previews.
+ * links stay as typed, :name: emoji are the reference's emoji spans. The blocks are the reference's
+ * (Python-Markdown's) rather than CommonMark's: fences as its preprocessor finds them, list items nesting by two
+ * spaces, one list for *, - and + items, a quote taking the rest of its paragraph, no link reference
+ * definitions; code spans keep their spaces. Not rendered (left as text): TeX, timestamps, linkifiers, inline
+ * image previews, Unicode emoji characters (not wrapped in spans).
  * Only this module may use cmark (see markdown.c on its process-wide state); rendering is thread-safe.
  */
 #ifndef CONFAB_MARKDOWN_H

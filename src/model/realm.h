@@ -20,6 +20,7 @@ struct realm {
 	bool invite_required;
 	bool emails_restricted_to_domains;
 	bool everyone_can_access_all_users; /* can_access_all_users_group is role:everyone */
+	bool presence_disabled;             /* the organization shows no presence (model/presence.h) */
 	const char *subdomain_md5;          /* for the default (Gravatar) organization icon */
 };
 
@@ -35,7 +36,7 @@ struct db_res;
 	X(emails_restricted_to_domains, DB_BOOL, "r.emails_restricted_to_domains") \
 	X(everyone_can_access_all_users, DB_BOOL, "EXISTS (SELECT 1 FROM user_groups eg WHERE " \
 	  "eg.id = r.can_access_all_users_group_id AND eg.is_system_group AND eg.name = 'role:everyone')") \
-	X(subdomain_md5, DB_STR, "md5(r.subdomain)")
+	X(presence_disabled, DB_BOOL, "r.presence_disabled") X(subdomain_md5, DB_STR, "md5(r.subdomain)")
 /* clang-format on */
 #define REALM_COLUMNS REALM_FIELDS(DB_SQL0, DB_SQL, DB_SQL_FLAG)
 

@@ -15,6 +15,7 @@
 #include "model/channels.h"
 #include "model/markdown.h"
 #include "model/messages.h"
+#include "model/notify.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -280,15 +281,9 @@ static struct db_stmt st_claim_failed = DB_STMT(
 static struct db_stmt st_failed =
     DB_STMT("UPDATE scheduled_messages AS s SET failed = true, failure_message = $2 WHERE s.id = $1"
             " RETURNING confab_scheduled_message_json(s)::text");
-static struct db_stmt st_notification_bot_id = DB_STMT("SELECT confab_notification_bot($1)");
-
 /* send_failed_scheduled_message_notification: a direct message from Notification Bot to the sender. */
 static int notify_failure(struct uow *uow, int64_t deliver_at, const char *reason)
 {
-	struct db_res *res = DB_EXEC(uow, &st_notification_bot_id, db_arg_int(uow, uow->realm->id));
-	const struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
-	if (bot == NULL)
-		return uow_error(uow, ERR_INTERNAL, NULL); /* keeps a database error recorded first */
 	char when[64];
 	time_t t = (time_t)deliver_at;
 	struct tm tm;
@@ -297,20 +292,7 @@ static int notify_failure(struct uow *uow, int64_t deliver_at, const char *reaso
 	                                   "The message you scheduled for <time:%s> was not sent because of the "
 	                                   "following error:\n\n> %s\n\n[View scheduled messages](#scheduled)\n\n",
 	                                   when, reason);
-	int64_t *ids = arena_alloc(&uow->arena, 2 * sizeof(*ids));
-	ids[0] = bot->id < uow->user->id ? bot->id : uow->user->id;
-	ids[1] = bot->id < uow->user->id ? uow->user->id : bot->id;
-	struct message_draft d = {.sender = bot,
-	                          .participants = ids,
-	                          .n_participants = 2,
-	                          .topic = "",
-	                          .client = "Internal",
-	                          .skip_mention_checks = true};
-	struct message_sent sent;
-	if ((d.content = message_normalize_content(uow, content, strlen(content))) == NULL ||
-	    message_send(uow, &d, &sent) < 0 || message_events_send(uow, &d, &sent, NULL, NULL) < 0)
-		return -1;
-	return 0;
+	return notify_direct(uow, uow->user->id, content) ? 0 : -1;
 }
 
 int scheduled_message_fail(struct uow *uow, int64_t id, const char *reason)

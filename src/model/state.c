@@ -20,6 +20,7 @@
 #include "model/messages.h"
 #include "model/permissions.h"
 #include "model/personal.h"
+#include "model/presence.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
 #include "model/realm_domains.h"
@@ -98,15 +99,30 @@ static void add_empty_state(struct uow *uow, const struct state_options *o, json
 	/* Clients that ask for user_topic get the modern data only. */
 	if (want(o, "muted_topics") && (o->fetch_types == NULL || !want(o, "user_topic")))
 		add_json_text(out, "muted_topics", "[]");
-	if (want(o, "presence")) {
-		add_json_text(out, "presences", "{}");
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		json_object_object_add(out, "server_timestamp",
-		                       json_object_new_double((double)now.tv_sec + (double)now.tv_nsec / 1e9));
-		if (uow->user != NULL)
-			json_object_object_add(out, "presence_last_update_id", json_object_new_int(-1));
-	}
+}
+
+/* ---- presence ----------------------------------------------------------------------------------------------- */
+
+/* The modern form for clients that pass slim_presence or declare simplified_presence_events; none for spectators. */
+static int add_presence(struct uow *uow, const struct state_options *o, json_object *out)
+{
+	struct presence_query q = {
+	    .slim = o->slim_presence || o->simplified_presence_events,
+	    .has_history_days = o->has_presence_history_days,
+	    .history_days = o->presence_history_days,
+	};
+	int64_t last_update_id = -1;
+	json_object *presences = uow->user != NULL ? presence_realm(uow, &q, &last_update_id) : NULL;
+	if (uow->user != NULL && presences == NULL)
+		return -1;
+	json_object_object_add(out, "presences", presences ? json_object_get(presences) : json_object_new_object());
+	if (uow->user != NULL)
+		json_object_object_add(out, "presence_last_update_id", json_object_new_int64(last_update_id));
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_object_object_add(out, "server_timestamp",
+	                       json_object_new_double((double)now.tv_sec + (double)now.tv_nsec / 1e9));
+	return 0;
 }
 
 /* ---- realm ---------------------------------------------------------------------------------------------------- */
@@ -263,7 +279,8 @@ static int add_realm(struct uow *uow, json_object *out)
 	/* Spectators cannot edit, and see no presence. */
 	if (uow->user == NULL)
 		json_object_object_add(out, "realm_allow_message_editing", json_object_new_boolean(false));
-	json_object_object_add(out, "realm_presence_disabled", json_object_new_boolean(uow->user == NULL));
+	json_object_object_add(out, "realm_presence_disabled",
+	                       json_object_new_boolean(uow->user == NULL || realm->presence_disabled));
 	const char *url = realm_url(uow, realm);
 	json_object_object_add(out, "realm_url", json_object_new_string(url));
 	json_object_object_add(out, "realm_uri", json_object_new_string(url));
@@ -925,6 +942,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (add_personal(uow, o, out) < 0)
 		return -1;
 	if (want(o, "user_status") && add_user_status(uow, out) < 0)
+		return -1;
+	if (want(o, "presence") && add_presence(uow, o, out) < 0)
 		return -1;
 	if (want(o, "realm_domains") && add_realm_domains(uow, out) < 0)
 		return -1;

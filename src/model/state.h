@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct uow;
 
@@ -31,6 +32,11 @@ struct state_options {
 	bool archived_channels;
 	bool empty_topic_name;
 	bool user_settings_object;
+	bool simplified_presence_events;
+	/* presences: slim_presence, and presence_history_limit_days when sent */
+	bool slim_presence;
+	bool has_presence_history_days;
+	int64_t presence_history_days;
 };
 
 /*

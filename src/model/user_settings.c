@@ -17,6 +17,7 @@
 #include "db/db.h"
 #include "events/events.h"
 #include "model/realm.h"
+#include "model/presence.h"
 #include "model/user.h"
 
 struct setting {
@@ -495,6 +496,9 @@ static int change_one(struct uow *uow, const struct user_setting_value *sent, co
 		return -1;
 	if (s->kind == US_TIMEZONE)
 		return timezone_event(uow, v->s, *vis);
+	/* The reference's do_change_user_setting: the change shows in everyone's presence data at once. */
+	if (strcmp(s->name, "presence_enabled") == 0)
+		return presence_setting_changed(uow, uow->user, v->b);
 	return visibility ? visibility_events(uow, (int)old->i, (int)v->i) : 0;
 }
 

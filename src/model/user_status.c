@@ -11,6 +11,7 @@
 #include "events/events.h"
 #include "model/emoji.h"
 #include "model/realm.h"
+#include "model/presence.h"
 #include "model/user.h"
 
 /* Python's str.strip(): s without the Unicode white space at either end, in the arena. */
@@ -97,7 +98,10 @@ static int apply_away(struct uow *uow, const struct user *target, bool away)
 	json_object_object_add(event, "op", json_object_new_string("update"));
 	json_object_object_add(event, "property", json_object_new_string("presence_enabled"));
 	json_object_object_add(event, "value", json_object_new_boolean(!away));
-	return events_add(uow, event, &target->id, 1, 0);
+	if (events_add(uow, event, &target->id, 1, 0) < 0)
+		return -1;
+	/* As the setting's own change does (model/user_settings.c). */
+	return presence_setting_changed(uow, target, !away);
 }
 
 /* The reference's get_user_ids_who_can_access_user, with confab's rule for guests (as GET /users applies it). */

@@ -1106,6 +1106,7 @@ static void register_suites(void)
 	register_channel_update_tests();
 	register_channel_folders_tests();
 	register_user_groups_tests();
+	register_user_group_members_tests();
 	register_uploads_tests();
 	register_messages_tests();
 	register_message_edit_tests();
@@ -1126,6 +1127,7 @@ static void register_suites(void)
 	register_settings_tests();
 	register_retention_tests();
 	register_user_status_tests();
+	register_presence_tests();
 	register_apns_tests();
 	register_mail_tests();
 	register_invites_tests();

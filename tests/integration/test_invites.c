@@ -380,7 +380,7 @@ static void test_multiuse(void)
 	struct resp *r = api_post(z.d, "/invites/multiuse",
 	                          fmt("invite_expires_in_minutes=null&invite_as=300&stream_ids=%s&"
 	                              "welcome_message_custom_text=Hello&include_realm_default_subscriptions=true",
-	                              url_encode(fmt("[%lld]", (long long)z.channel))));
+	                              url_encode(fmt("[%lld,%lld]", (long long)z.channel, (long long)z.channel))));
 	EXPECT_SUCCESS(r);
 	EXPECT_KEYS(r->json, "result", "msg", "invite_link");
 	EXPECT_EVENTS(qo, "[{\"type\":\"invites_changed\"}]");

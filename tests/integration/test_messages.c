@@ -359,6 +359,33 @@ static void test_user_mention(void)
 	CHECK(json_object_array_length(jget(r->json, "messages")) == 1, "is:mentioned: %s", ids_of(r));
 }
 
+/* The reference's Markdown dialect, as a client sees it in the rendered content (unit tests cover each rule). */
+static void test_markdown_dialect(void)
+{
+	struct user *u = new_user("member");
+	char *ch = name_of("dialect");
+	make_channel(u, ch, NULL, NULL);
+	int64_t id =
+	    send_channel_message(u, ch, "md", "` spaced ` :octopus:\n1. one\n  3. three\n  4. four\n2. two\n\n- a\n+ b");
+	EXPECT_STR(get_message(u, id, NULL), "content",
+	           "<p><code> spaced </code> <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" "
+	           "title=\"octopus\">:octopus:</span></p>\n<ol>\n<li>one<ol start=\"3\">\n<li>three</li>\n"
+	           "<li>four</li>\n</ol>\n</li>\n<li>two</li>\n</ol>\n<ul>\n<li>a</li>\n<li>b</li>\n</ul>");
+	id = send_channel_message(u, ch, "md", "> quoted\nstill quoted\n\n[ref]: https://example.org\n```c x`\ny");
+	EXPECT_STR(get_message(u, id, NULL), "content",
+	           "<blockquote>\n<p>quoted<br>\nstill quoted</p>\n</blockquote>\n<p>[ref]: <a "
+	           "href=\"https://example.org\">https://example.org</a><br>\n```c x`<br>\ny</p>");
+	/* An edit renders the same way. */
+	struct resp *r = http(&(struct request){.method = "PATCH",
+	                                        .path = fmt("/api/v1/messages/%lld", (long long)id),
+	                                        .user = u,
+	                                        .form = fmt("content=%s", url_encode(">\n>\nlater :octopus:"))});
+	EXPECT_SUCCESS(r);
+	EXPECT_STR(get_message(u, id, NULL), "content",
+	           "<blockquote>\n<p>later <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" "
+	           "title=\"octopus\">:octopus:</span></p>\n</blockquote>");
+}
+
 static void test_wildcard_mentions(void)
 {
 	struct user *m = new_user("member"), *admin = new_user("admin");
@@ -823,6 +850,7 @@ void register_messages_tests(void)
 	    {"send_direct_message", test_send_direct_message},
 	    {"direct_message_errors", test_direct_message_errors},
 	    {"user_mention", test_user_mention},
+	    {"markdown_dialect", test_markdown_dialect},
 	    {"wildcard_mentions", test_wildcard_mentions},
 	    {"group_mention", test_group_mention},
 	    {"fetch_anchors", test_fetch_anchors},

@@ -127,7 +127,9 @@ def main():
             validator = jsonschema.Draft7Validator(schema, resolver=resolver)
             for reason in (r for e in validator.iter_errors(body) for r in reasons(e, allowed)):
                 key = (rec["m"], t, "%s: %s" % (where(reason), message(reason, allowed)))
-                if "%s %s %s" % key in newer["errors"]:
+                text = "%s %s %s" % key
+                # An entry may write N for the numbers of the message (the timestamps of a newer answer).
+                if text in newer["errors"] or re.sub(r"[0-9]+", "N", text) in newer["errors"]:
                     continue
                 if key not in failures:
                     failures[key] = [0, rec["b"]]

@@ -511,6 +511,172 @@ static void test_markdown_tables(void)
 	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
 }
 
+/* The reference's dialect where it differs from CommonMark. */
+
+static void test_markdown_code_spans_keep_spaces(void)
+{
+	EXPECT_HTML("say ` hi ` twice", "<p>say <code> hi </code> twice</p>");
+	EXPECT_HTML("``  two  `` and `` ` ``", "<p><code>  two  </code> and <code> ` </code></p>");
+	EXPECT_HTML("` left` `right ` `   `", "<p><code> left</code> <code>right </code> <code>   </code></p>");
+	EXPECT_HTML("* item ` x `", "<ul>\n<li>item <code> x </code></li>\n</ul>");
+	EXPECT_HTML("> ` q `", "<blockquote>\n<p><code> q </code></p>\n</blockquote>");
+	EXPECT_HTML("# ` h ` _x_", "<h1><code> h </code> _x_</h1>");
+}
+
+static void test_markdown_reference_definitions_are_text(void)
+{
+	EXPECT_HTML("See [docs]\n\n[docs]: https://example.org/x",
+	            "<p>See [docs]</p>\n<p>[docs]: <a href=\"https://example.org/x\">https://example.org/x</a></p>");
+	EXPECT_HTML("[a][b] and [b][]\n\n[b]: https://example.org",
+	            "<p>[a][b] and [b][]</p>\n<p>[b]: <a href=\"https://example.org\">https://example.org</a></p>");
+	EXPECT_HTML("> [q]: https://example.org\n> [q]",
+	            "<blockquote>\n<p>[q]: <a href=\"https://example.org\">https://example.org</a><br>\n[q]</p>\n"
+	            "</blockquote>");
+	/* Inline links are still links. */
+	EXPECT_HTML("[x](https://example.org): y", "<p><a href=\"https://example.org\">x</a>: y</p>");
+}
+
+static void test_markdown_lists_nest_by_two_spaces(void)
+{
+	EXPECT_HTML("* fruit\n  * apple\n    * red\n  * pear\n* bread",
+	            "<ul>\n<li>fruit<ul>\n<li>apple<ul>\n<li>red</li>\n</ul>\n</li>\n<li>pear</li>\n</ul>\n</li>\n"
+	            "<li>bread</li>\n</ul>");
+	EXPECT_HTML("1. one\n  1. one.one\n2. two",
+	            "<ol>\n<li>one<ol>\n<li>one.one</li>\n</ol>\n</li>\n<li>two</li>\n</ol>");
+	/* A paragraph after a blank line, indented by two spaces per level, continues that level's item. */
+	EXPECT_HTML("* a\n  * b\n\n    more of b\n\n  more of a",
+	            "<ul>\n<li>\n<p>a</p>\n<ul>\n<li>\n<p>b</p>\n<p>more of b</p>\n</li>\n</ul>\n<p>more of a</p>\n"
+	            "</li>\n</ul>");
+	/* Four spaces beyond the level's make code in the item. */
+	EXPECT_HTML("* a\n\n      code",
+	            "<ul>\n<li>\n<p>a</p>\n<div class=\"codehilite\"><pre><span></span><code>code\n</code></pre></div>\n"
+	            "</li>\n</ul>");
+	/* Without a list, four spaces are still code. */
+	EXPECT_HTML(
+	    "text:\n\n    * not a list",
+	    "<p>text:</p>\n<div class=\"codehilite\"><pre><span></span><code>* not a list\n</code></pre></div>");
+}
+
+static void test_markdown_nested_ordered_list_starts_at_its_number(void)
+{
+	EXPECT_HTML("1. first\n  4. fourth\n  5. fifth\n2. second",
+	            "<ol>\n<li>first<ol start=\"4\">\n<li>fourth</li>\n<li>fifth</li>\n</ol>\n</li>\n<li>second</li>\n"
+	            "</ol>");
+	EXPECT_HTML("7. x\n8. y\n  2. z\n    9. w",
+	            "<ol start=\"7\">\n<li>x</li>\n<li>y<ol start=\"2\">\n<li>z<ol start=\"9\">\n<li>w</li>\n</ol>\n"
+	            "</li>\n</ol>\n</li>\n</ol>");
+	/* "1)" is not a list marker in the reference. */
+	EXPECT_HTML("1) not a list", "<p>1) not a list</p>");
+}
+
+static void test_markdown_bullets_form_one_list(void)
+{
+	EXPECT_HTML("- red\n* green\n+ blue", "<ul>\n<li>red</li>\n<li>green</li>\n<li>blue</li>\n</ul>");
+	EXPECT_HTML("* a\n  - b\n  + c", "<ul>\n<li>a<ul>\n<li>b</li>\n<li>c</li>\n</ul>\n</li>\n</ul>");
+	/* A list may follow a paragraph line directly, even one not starting at 1. */
+	EXPECT_HTML("Steps:\n3. three\n4. four",
+	            "<p>Steps:</p>\n<ol start=\"3\">\n<li>three</li>\n<li>four</li>\n</ol>");
+	/* Bullets then numbers are two lists. */
+	EXPECT_HTML("* a\n1. b", "<ul>\n<li>a</li>\n</ul>\n<ol>\n<li>b</li>\n</ol>");
+}
+
+static void test_markdown_fences_as_the_reference_reads_them(void)
+{
+	const char *code_x = "<div class=\"codehilite\"><pre><span></span><code>x\n</code></pre></div>";
+	/* Text after the language is a header (used by spoilers): still a fence. */
+	EXPECT_HTML(
+	    "```text more words\nx\n```",
+	    "<div class=\"codehilite\" data-code-language=\"Text only\"><pre><span></span><code>x\n</code></pre>"
+	    "</div>");
+	EXPECT_HTML("```{.MyLang}\nx\n```", "<div class=\"codehilite\" data-code-language=\"mylang\"><pre><span></span>"
+	                                     "<code>x\n</code></pre></div>");
+	/* Not fences: text that does not start like a language, or holding ` or ~. */
+	EXPECT_HTML("``` (x)\ny", "<p>``` (x)<br>\ny</p>");
+	EXPECT_HTML("~~~ a ~~~\ny", "<p>~~~ a ~~~<br>\ny</p>");
+	EXPECT_HTML("~~~py x`y\nz", "<p>~~~py x`y<br>\nz</p>");
+	/* Indented fences are no fences. */
+	EXPECT_HTML(" ```\n x\n ```", "<p>```<br>\nx<br>\n```</p>");
+	/* Only the same fence closes; a longer one is content. An unclosed fence runs to the end. */
+	EXPECT_HTML("~~~\nx\n~~~~\n~~~\nafter",
+	            "<div class=\"codehilite\"><pre><span></span><code>x\n~~~~\n</code></pre></div>\n<p>after</p>");
+	EXPECT_HTML("````\nx", code_x);
+	EXPECT_HTML("```\n```\nafter", "<p>after</p>"); /* an empty block shows nothing */
+	/* A fence interrupts a paragraph or a list. */
+	EXPECT_HTML("a\n```\nx\n```\nb", "<p>a</p>\n<div class=\"codehilite\"><pre><span></span><code>x\n</code></pre>"
+	                                 "</div>\n<p>b</p>");
+	/* In a quote, the innermost open block takes each line. */
+	EXPECT_HTML(
+	    "```quote\nq\n~~~\n```\n~~~\n```\nafter",
+	    "<blockquote>\n<p>q</p>\n<div class=\"codehilite\"><pre><span></span><code>```\n</code></pre></div>\n"
+	    "</blockquote>\n<p>after</p>");
+	EXPECT_HTML("~~~quote\none\n~~~quote\ntwo\n~~~\nthree\n~~~",
+	            "<blockquote>\n<p>one</p>\n<blockquote>\n<p>two</p>\n</blockquote>\n<p>three</p>\n</blockquote>");
+}
+
+static void test_markdown_quote_takes_its_paragraph(void)
+{
+	EXPECT_HTML("> first\nsecond", "<blockquote>\n<p>first<br>\nsecond</p>\n</blockquote>");
+	EXPECT_HTML(">\n>\nlater", "<blockquote>\n<p>later</p>\n</blockquote>");
+	EXPECT_HTML("> ## title\nbody", "<blockquote>\n<h2>title</h2>\n<p>body</p>\n</blockquote>");
+	EXPECT_HTML("before\n> q\nlazy\n\nafter",
+	            "<p>before</p>\n<blockquote>\n<p>q<br>\nlazy</p>\n</blockquote>\n<p>after</p>");
+	/* Mentions in lines the quote takes are silent too. */
+	EXPECT_HTML(
+	    "> hi\n@**King Hamlet**",
+	    "<blockquote>\n<p>hi<br>\n<span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span>"
+	    "</p>\n</blockquote>");
+	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	/* A heading or a list item ends it. */
+	EXPECT_HTML("> q\n# h", "<blockquote>\n<p>q</p>\n</blockquote>\n<h1>h</h1>");
+	EXPECT_HTML("> q\n* i", "<blockquote>\n<p>q</p>\n</blockquote>\n<ul>\n<li>i</li>\n</ul>");
+}
+
+static void test_markdown_no_setext_headings_or_multiline_emphasis(void)
+{
+	EXPECT_HTML("Big\n===", "<p>Big<br>\n===</p>");
+	EXPECT_HTML("Rule\n---\nafter", "<p>Rule</p>\n<hr>\n<p>after</p>");
+	EXPECT_HTML("a **b\nc** d", "<p>a **b<br>\nc** d</p>");
+	EXPECT_HTML("*e\nf* ***g\nh*** **ok**", "<p>*e<br>\nf* ***g<br>\nh*** <strong>ok</strong></p>");
+}
+
+static void test_markdown_emoji(void)
+{
+	const char *octopus = "<span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" title=\"octopus\">"
+	                      ":octopus:</span>";
+	char want[512];
+	snprintf(want, sizeof(want), "<p>an %s here</p>", octopus);
+	EXPECT_HTML("an :octopus: here", want);
+	snprintf(want, sizeof(want), "<p>x%s%sy</p>", octopus, octopus);
+	EXPECT_HTML("x:octopus::octopus:y", want);
+	snprintf(want, sizeof(want), "<p><strong>%s</strong> <a href=\"https://example.org\">%s</a></p>", octopus,
+	         octopus);
+	EXPECT_HTML("**:octopus:** [:octopus:](https://example.org)", want);
+	snprintf(want, sizeof(want), "<h1>%s</h1>", octopus);
+	EXPECT_HTML("# :octopus:", want);
+	EXPECT_HTML(":zulip:", "<p><img alt=\":zulip:\" class=\"emoji\" "
+	                       "src=\"/static/generated/emoji/images/emoji/unicode/zulip.png\" title=\"zulip\"></p>");
+	/* Names with "_" show spaces in the title and label. */
+	render(":octopus: :hot_pepper:");
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.html, "aria-label=\"hot pepper\" class=\"emoji emoji-1f336\" role=\"img\" "
+	                                        "title=\"hot pepper\">:hot_pepper:</span>"));
+	/* Not emoji: unknown names, code, and the rest of a name the reference already passed. */
+	EXPECT_HTML(":no_such_emoji_here: :octo pus: `:octopus:`",
+	            "<p>:no_such_emoji_here: :octo pus: <code>:octopus:</code></p>");
+	EXPECT_HTML("a:nope:octopus:", "<p>a:nope:octopus:</p>");
+	EXPECT_HTML("```\n:octopus:\n```",
+	            "<div class=\"codehilite\"><pre><span></span><code>:octopus:\n</code></pre></div>");
+}
+
+static void test_markdown_whitespace_is_normalized(void)
+{
+	EXPECT_HTML("one\r\ntwo\rthree", "<p>one<br>\ntwo<br>\nthree</p>");
+	EXPECT_HTML("```\n\tx\ty\n```",
+	            "<div class=\"codehilite\"><pre><span></span><code>    x   y\n</code></pre></div>");
+	EXPECT_HTML("* a\n\t* b", "<ul>\n<li>a<ul>\n<li>b</li>\n</ul>\n</li>\n</ul>");
+	EXPECT_HTML("```\nbad \xff byte\n```",
+	            "<div class=\"codehilite\"><pre><span></span><code>bad \xef\xbf\xbd byte\n</code></pre></div>");
+}
+
 static void test_markdown_looks_up_each_name_once(void)
 {
 	lookups = 0;
@@ -583,6 +749,18 @@ int main(void)
 	    {"test_markdown_emphasis_and_strikethrough", test_markdown_emphasis_and_strikethrough},
 	    {"test_markdown_blocks", test_markdown_blocks},
 	    {"test_markdown_tables", test_markdown_tables},
+	    {"test_markdown_code_spans_keep_spaces", test_markdown_code_spans_keep_spaces},
+	    {"test_markdown_reference_definitions_are_text", test_markdown_reference_definitions_are_text},
+	    {"test_markdown_lists_nest_by_two_spaces", test_markdown_lists_nest_by_two_spaces},
+	    {"test_markdown_nested_ordered_list_starts_at_its_number",
+	     test_markdown_nested_ordered_list_starts_at_its_number},
+	    {"test_markdown_bullets_form_one_list", test_markdown_bullets_form_one_list},
+	    {"test_markdown_fences_as_the_reference_reads_them", test_markdown_fences_as_the_reference_reads_them},
+	    {"test_markdown_quote_takes_its_paragraph", test_markdown_quote_takes_its_paragraph},
+	    {"test_markdown_no_setext_headings_or_multiline_emphasis",
+	     test_markdown_no_setext_headings_or_multiline_emphasis},
+	    {"test_markdown_emoji", test_markdown_emoji},
+	    {"test_markdown_whitespace_is_normalized", test_markdown_whitespace_is_normalized},
 	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
 	    {"test_markdown_threads", test_markdown_threads},
 	    {NULL, NULL},

@@ -133,6 +133,8 @@ static const char *user_realm_value(int i)
 		return "zulip";
 	case 27:
 		return "f"; /* everyone_can_access_all_users */
+	case 28:
+		return "t"; /* presence_disabled */
 	}
 	snprintf(buf[i], sizeof(buf[0]), "%d", 1000 + i);
 	return buf[i];
@@ -142,7 +144,7 @@ static void test_rows_user_then_realm(void)
 {
 	int nu = count_columns(USER_COLUMNS), nr = count_columns(REALM_COLUMNS);
 	CU_ASSERT_EQUAL(nu, 19);
-	CU_ASSERT_EQUAL(nr, 10);
+	CU_ASSERT_EQUAL(nr, 11);
 	struct db_res *res = row_of(nu + nr, user_realm_value);
 	struct user u = {0};
 	CU_ASSERT_EQUAL_FATAL(user_read_row(res, 0, 0, &u), nu);
@@ -159,7 +161,8 @@ static void test_rows_user_then_realm(void)
 	CU_ASSERT_EQUAL(r->id, 7);
 	CU_ASSERT_STRING_EQUAL(r->subdomain, "zulip");
 	CU_ASSERT_FALSE(r->everyone_can_access_all_users);
-	CU_ASSERT_STRING_EQUAL(r->subdomain_md5, "1028");
+	CU_ASSERT_TRUE(r->presence_disabled);
+	CU_ASSERT_STRING_EQUAL(r->subdomain_md5, "1029");
 	struct realm r2;
 	CU_ASSERT_EQUAL(realm_read_row(res, 0, nu, &r2), nr);
 }
