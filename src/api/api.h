@@ -67,6 +67,12 @@ int drafts_create(struct request *req);
 int drafts_edit(struct request *req);
 int drafts_delete(struct request *req);
 /* saved_snippets.c */
+int realm_emoji_list(struct request *req);
+int realm_emoji_upload(struct request *req);
+int realm_emoji_delete(struct request *req);
+int realm_emoji_upload_nested(struct request *req);
+int realm_emoji_delete_nested(struct request *req);
+int realm_emoji_serve(struct request *req);
 int saved_snippets_list(struct request *req);
 int saved_snippets_create(struct request *req);
 int saved_snippets_edit(struct request *req);

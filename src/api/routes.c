@@ -315,6 +315,12 @@ static const struct param_spec user_upload_params[] = {
     END,
 };
 
+/* The name is the rest of the path (the reference strips it and makes spaces '_' for uploads). */
+static const struct param_spec realm_emoji_params[] = {
+    {"emoji_name", PT_STR, P_PATH, 0, NULL},
+    END,
+};
+
 /* The files themselves, outside /api/v1: the rest of the path after {realm_id_str} is the file's (uploads.c). */
 static const struct param_spec uploaded_file_params[] = {
     {"realm_id_str", PT_STR, P_PATH, 0, NULL},
@@ -709,6 +715,12 @@ const struct route routes[] = {
     {"POST", "/drafts", drafts_create, R_TXN, drafts_create_params},
     {"PATCH", "/drafts/{draft_id}", drafts_edit, R_TXN, draft_edit_params},
     {"DELETE", "/drafts/{draft_id}", drafts_delete, R_TXN, draft_id_params},
+    {"GET", "/realm/emoji", realm_emoji_list, 0, no_params},
+    {"POST", "/realm/emoji/{emoji_name}", realm_emoji_upload, R_NO_GUEST | R_TXN, realm_emoji_params},
+    {"DELETE", "/realm/emoji/{emoji_name}", realm_emoji_delete, R_TXN, realm_emoji_params},
+    /* A name with a '/' (the reference's <path:emoji_name>). */
+    {"POST", "/realm/emoji/*", realm_emoji_upload_nested, R_NO_GUEST, no_params},
+    {"DELETE", "/realm/emoji/*", realm_emoji_delete_nested, R_TXN, no_params},
     {"GET", "/saved_snippets", saved_snippets_list, 0, no_params},
     {"POST", "/saved_snippets", saved_snippets_create, R_TXN, saved_snippets_create_params},
     {"PATCH", "/saved_snippets/{saved_snippet_id}", saved_snippets_edit, R_TXN, saved_snippet_edit_params},
@@ -746,6 +758,8 @@ const struct route routes[] = {
     {"GET", "/user_uploads/temporary/{token}/{filename}", uploads_serve_temporary, R_ROOT | R_PUBLIC,
      temporary_file_params},
     {"GET", "/user_uploads/{realm_id_str}/*", uploads_serve, R_ROOT | R_AUTH_OPTIONAL, uploaded_file_params},
+    /* Custom emoji images: public, as the reference's avatar directory. */
+    {"GET", "/user_avatars/*", realm_emoji_serve, R_ROOT | R_PUBLIC, no_params},
 };
 
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -358,6 +358,11 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 	/* The legacy settings events go only to clients without user_settings_object (which get user_settings). */
 	if (ok && (strcmp(type, "update_display_settings") == 0 || strcmp(type, "update_global_notifications") == 0))
 		ok = !capability(caps, "user_settings_object");
+	/* Custom emoji changes come twice: op update (every emoji) for the clients without individual_emoji_changes,
+	 * op add or update_one for those with it. */
+	if (ok && strcmp(type, "realm_emoji") == 0)
+		ok = (strcmp(json_object_get_string(json_object_object_get(event, "op")), "update") == 0) !=
+		     capability(caps, "individual_emoji_changes");
 	if (ok && strcmp(type, "realm_linkifiers") == 0)
 		ok = capability(caps, "linkifier_url_template");
 	if (ok && strcmp(type, "user_group") == 0) {

@@ -938,6 +938,13 @@ static void remove_file(struct uow *uow, const char *path_id)
 	}
 }
 
+int attachments_write(struct uow *uow, const char *path_id, const char *data, size_t len)
+{
+	if (make_dirs(uow, path_id) < 0 || write_file(uow, path_id, data, len) < 0)
+		return uow_error(uow, ERR_INTERNAL, NULL);
+	return 0;
+}
+
 static struct db_stmt st_insert =
     DB_STMT("INSERT INTO attachments AS a (realm_id, owner_id, path_id, file_name, size, content_type) "
             "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " ATTACHMENT_COLUMNS);

@@ -56,6 +56,12 @@ struct attachment *attachments_store(struct uow *uow, const char *file_name, con
                                      size_t len);
 
 /*
+ * Writes data (len bytes) atomically to upload_dir/<path_id>, creating its directories, readable by the web server:
+ * for files that are no attachments (custom emoji images). 0, or -1 with ERR_INTERNAL recorded.
+ */
+int attachments_write(struct uow *uow, const char *path_id, const char *data, size_t len);
+
+/*
  * Looks path_id up for a reader: the request's user, or a spectator when uow->user is NULL (who may read files
  * linked from web-public channels of an organization with spectator access, realm_id). Returns the attachment
  * with *can_read set, or NULL if there is none (check uow->error for a database failure).

@@ -7,6 +7,7 @@
 
 #include "core/uow.h"
 #include "model/emoji_data.h"
+#include "model/realm_emoji.h"
 
 static int cmp_name(const void *key, const void *entry)
 {
@@ -32,7 +33,17 @@ static bool is_unicode_code(const char *code)
 
 int emoji_data_for_name(struct uow *uow, const char *name, const char **code, const char **reaction_type)
 {
-	/* Custom emoji would come first; an organization has none yet. */
+	/* The organization's active custom emoji come first: one may override a built-in name. */
+	if (uow->realm != NULL) {
+		struct realm_emoji *e = realm_emoji_active(uow, name);
+		if (e != NULL) {
+			*code = arena_printf(&uow->arena, "%lld", (long long)e->id);
+			*reaction_type = "realm_emoji";
+			return 0;
+		}
+		if (uow->error != ERR_NONE)
+			return -1;
+	}
 	if (strcmp(name, "zulip") == 0) {
 		*code = "zulip";
 		*reaction_type = "zulip_extra_emoji";
@@ -45,10 +56,23 @@ int emoji_data_for_name(struct uow *uow, const char *name, const char **code, co
 	return uow_error(uow, ERR_BAD_REQUEST, "Emoji '%s' does not exist", name);
 }
 
+/* The reference's check for reaction type realm_emoji: code is the id of one of the organization's emoji. */
+static int check_custom(struct uow *uow, const char *name, const char *code)
+{
+	struct realm_emoji *e = uow->realm != NULL ? realm_emoji_by_code(uow, code) : NULL;
+	if (e == NULL)
+		return uow->error != ERR_NONE ? -1 : uow_error(uow, ERR_BAD_REQUEST, "Invalid custom emoji.");
+	if (strcmp(e->name, name) != 0)
+		return uow_error(uow, ERR_BAD_REQUEST, "Invalid custom emoji name.");
+	if (e->deactivated)
+		return uow_error(uow, ERR_BAD_REQUEST, "This custom emoji has been deactivated.");
+	return 0;
+}
+
 int emoji_check(struct uow *uow, const char *name, const char *code, const char *reaction_type)
 {
 	if (strcmp(reaction_type, "realm_emoji") == 0)
-		return uow_error(uow, ERR_BAD_REQUEST, "Invalid custom emoji.");
+		return check_custom(uow, name, code);
 	if (strcmp(reaction_type, "zulip_extra_emoji") == 0) {
 		if (strcmp(code, "zulip") != 0)
 			return uow_error(uow, ERR_BAD_REQUEST, "Invalid emoji code.");

@@ -38,6 +38,10 @@ struct markdown_lookup {
 	bool (*group)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
 	/* A channel by name (case-insensitive) that the author may link to; fills *out_id and *out_name. */
 	bool (*channel)(void *ctx, const char *name, int64_t *out_id, const char **out_name);
+	/* An active custom emoji of the organization by name (exact): fills *out_url, its image's URL relative to the
+	 * organization (/user_avatars/...). The reference looks `:name:` up here before the Unicode names and renders
+	 * <img alt=":name:" class="emoji" src="URL" title="name with spaces for '_'">. May be NULL. */
+	bool (*custom_emoji)(void *ctx, const char *name, const char **out_url);
 };
 
 #define MD_MAX_MENTIONS 64 /* ids beyond this many distinct ones are rendered but not listed */

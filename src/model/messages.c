@@ -28,6 +28,7 @@
 #include "model/narrow.h"
 #include "model/permissions.h"
 #include "model/realm.h"
+#include "model/realm_emoji.h"
 #include "model/user.h"
 
 #ifndef REALM_EMPTY_TOPIC_DISPLAY_NAME
@@ -673,6 +674,17 @@ static bool md_channel(void *ctx, const char *name, int64_t *out_id, const char 
 	                out_id, out_name);
 }
 
+/* An active custom emoji of the organization: its image URL (the reference renders realm emoji before Unicode ones). */
+static bool md_custom_emoji(void *ctx, const char *name, const char **out_url)
+{
+	struct md_ctx *c = ctx;
+	struct realm_emoji *e = realm_emoji_active(c->uow, name);
+	if (e == NULL)
+		return false;
+	*out_url = e->source_url;
+	return true;
+}
+
 /* Subscribers (active users), topic participants counting the sender, and whether the sender may mention many. */
 static struct db_stmt st_wildcard_facts =
     DB_STMT("SELECT (SELECT count(*) FROM subscriptions s JOIN users u ON u.id = s.user_id"
@@ -795,7 +807,7 @@ static int insert_recipients(struct uow *uow, const struct message_draft *d, con
 int message_render(struct uow *uow, const struct message_draft *d, struct markdown_result *md)
 {
 	struct md_ctx ctx = {uow, d->sender->id};
-	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel};
+	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel, md_custom_emoji};
 	memset(md, 0, sizeof(*md));
 	markdown_render(uow, d->content, &lookup, md);
 	if (uow->error || (!d->skip_mention_checks && check_mentions(uow, d, md) < 0))

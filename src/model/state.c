@@ -24,6 +24,7 @@
 #include "model/profile_fields.h"
 #include "model/realm.h"
 #include "model/realm_domains.h"
+#include "model/realm_emoji.h"
 #include "model/scheduled_messages.h"
 #include "model/user.h"
 #include "model/user_settings.h"
@@ -78,7 +79,6 @@ static const struct {
     {"onboarding_steps", "navigation_tour_video_url", "null"},
     {"realm_billing", "realm_billing", "{\"has_pending_sponsorship_request\":false}"},
     {"realm_bot", "realm_bots", "[]"},
-    {"realm_emoji", "realm_emoji", "{}"},
     /* No linkifiers exist yet; clients without linkifier_url_template get [] in any case, and realm_filters is
      * always [] (the legacy format cannot express URL templates). */
     {"realm_filters", "realm_filters", "[]"},
@@ -912,6 +912,16 @@ static int add_user_status(struct uow *uow, json_object *out)
 	return 0;
 }
 
+/* Every custom emoji, deactivated ones too (the reference's realm.get_emoji()). */
+static int add_realm_emoji(struct uow *uow, json_object *out)
+{
+	json_object *map = realm_emoji_map(uow);
+	if (map == NULL)
+		return -1;
+	json_object_object_add(out, "realm_emoji", map);
+	return 0;
+}
+
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
 	add_empty_state(uow, o, out);
@@ -946,6 +956,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (want(o, "presence") && add_presence(uow, o, out) < 0)
 		return -1;
 	if (want(o, "realm_domains") && add_realm_domains(uow, out) < 0)
+		return -1;
+	if (want(o, "realm_emoji") && add_realm_emoji(uow, out) < 0)
 		return -1;
 	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)

@@ -1128,6 +1128,7 @@ static void register_suites(void)
 	register_retention_tests();
 	register_user_status_tests();
 	register_presence_tests();
+	register_realm_emoji_tests();
 	register_apns_tests();
 	register_mail_tests();
 	register_invites_tests();

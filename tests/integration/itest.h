@@ -248,6 +248,7 @@ void register_register_tests(void);
 void register_typing_tests(void);
 void register_realm_tests(void);
 void register_realm_domains_tests(void);
+void register_realm_emoji_tests(void);
 void register_drafts_tests(void);
 void register_saved_snippets_tests(void);
 void register_navigation_views_tests(void);

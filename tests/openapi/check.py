@@ -86,14 +86,20 @@ def reasons(error, allowed):
 
 
 def described_events(body, skipped_types, counter):
-    """body without the events of types the OpenAPI file does not describe (counted in counter)."""
+    """body without the events of types (or type/op) the OpenAPI file does not describe (counted in counter)."""
     events = body.get("events")
     if not isinstance(events, list):
         return body
     kept = []
     for event in events:
-        if isinstance(event, dict) and event.get("type") in skipped_types:
-            counter["event " + event["type"]] += 1
+        if not isinstance(event, dict):
+            kept.append(event)
+            continue
+        # An entry names a whole event type, or one op of it as "type/op".
+        name = next((n for n in (event.get("type"), "%s/%s" % (event.get("type"), event.get("op")))
+                     if isinstance(n, str) and n in skipped_types), None)
+        if name is not None:
+            counter["event " + name] += 1
         else:
             kept.append(event)
     return dict(body, events=kept)
