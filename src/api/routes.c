@@ -628,6 +628,37 @@ static const struct param_spec navigation_view_update_params[] = {
     END,
 };
 
+/* Linkifiers (src/api/linkifiers.c): pattern and url_template are stripped, then validated as the reference's
+ * RealmFilter.full_clean(); a reverse template needs example_input ("" sets either to none). */
+static const struct param_spec linkifier_create_params[] = {
+    {"pattern", PT_STR, P_REQUIRED, 0, NULL},
+    {"url_template", PT_STR, P_REQUIRED, 0, NULL},
+    {"example_input", PT_STR, 0, 0, NULL},
+    {"reverse_template", PT_STR, 0, 0, NULL},
+    {"alternative_url_templates", PT_STR_LIST, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec linkifier_update_params[] = {
+    {"filter_id", PT_INT, P_PATH, 0, NULL},
+    {"pattern", PT_STR, P_REQUIRED, 0, NULL},
+    {"url_template", PT_STR, P_REQUIRED, 0, NULL},
+    {"example_input", PT_STR, 0, 0, NULL},
+    {"reverse_template", PT_STR, 0, 0, NULL},
+    {"alternative_url_templates", PT_STR_LIST, 0, 0, NULL},
+    END,
+};
+
+static const struct param_spec linkifier_id_params[] = {
+    {"filter_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
+static const struct param_spec linkifiers_order_params[] = {
+    {"ordered_linkifier_ids", PT_INT_LIST, P_REQUIRED, 0, NULL},
+    END,
+};
+
 const struct route routes[] = {
     {"GET", "/server_settings", server_settings_get, R_PUBLIC, no_params},
     {"POST", "/fetch_api_key", api_key_fetch, R_PUBLIC, fetch_api_key_params},
@@ -638,6 +669,11 @@ const struct route routes[] = {
     {"GET", "/users/me", users_me_get, 0, no_params},
     {"DELETE", "/users/me", users_deactivate_own, R_TXN, no_params},
     {"PATCH", "/users/me/profile_data", profile_data_update, R_HUMAN | R_TXN, profile_data_params},
+    {"GET", "/realm/linkifiers", linkifiers_list, 0, no_params},
+    {"PATCH", "/realm/linkifiers", linkifiers_order, R_ADMIN | R_TXN, linkifiers_order_params},
+    {"POST", "/realm/filters", linkifiers_create, R_ADMIN | R_TXN, linkifier_create_params},
+    {"PATCH", "/realm/filters/{filter_id}", linkifiers_update, R_ADMIN | R_TXN, linkifier_update_params},
+    {"DELETE", "/realm/filters/{filter_id}", linkifiers_delete, R_ADMIN | R_TXN, linkifier_id_params},
     {"GET", "/realm/profile_fields", profile_fields_list, 0, no_params},
     {"POST", "/realm/profile_fields", profile_fields_create, R_ADMIN | R_TXN, profile_fields_create_params},
     {"PATCH", "/settings", settings_update, R_HUMAN | R_TXN, settings_params},

@@ -27,6 +27,7 @@ struct redis_conn;
 struct pending_event;
 struct realm;
 struct user;
+struct linkifier_set;
 
 /* Long-lived state of a process: created by main, shared by its threads. */
 struct worker {
@@ -48,6 +49,8 @@ struct worker {
 	const struct realm *realm;                                                                                     \
 	const struct user *user;                                                                                       \
 	bool *realm_perms; /* the user's organization permissions, read once (model/permissions.c) */                  \
+	struct linkifier_set                                                                                           \
+	    *linkifiers; /* the organization's compiled linkifiers, loaded once (model/linkifiers.c) */                \
                                                                                                                        \
 	/* The one recorded error: the first wins, and nothing erases it (uow_error()). */                             \
 	enum err error;                                                                                                \

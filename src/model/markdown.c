@@ -60,7 +60,8 @@ struct chat {
 	size_t topic_len;
 	const char *message_id; /* CHAT_MESSAGE: the digits as written */
 	size_t message_id_len;
-	const char *emoji_code; /* CHAT_EMOJI: "1f419", or "zulip" */
+	const char *emoji_code; /* CHAT_EMOJI: "1f419", or "zulip"; NULL for a custom emoji */
+	const char *emoji_url;  /* CHAT_EMOJI of a custom emoji: its image */
 };
 
 /* @**name**, @_**name**, @*group*, @_*group*, #**channel...** as written. */
@@ -73,7 +74,7 @@ struct chat_syntax {
 	size_t len; /* bytes from the sigil to the end of the closing stars */
 };
 
-enum cand_kind { CAND_USER, CAND_GROUP, CAND_CHANNEL };
+enum cand_kind { CAND_USER, CAND_GROUP, CAND_CHANNEL, CAND_EMOJI };
 
 /* A name looked up before parsing (the reference prefetches its mention data the same way). */
 struct cand {
@@ -326,6 +327,8 @@ static void cand_resolve(struct md *md, struct cand *c)
 		c->found = l->group(l->ctx, key, &c->id, &name);
 	} else if (c->kind == CAND_CHANNEL && l->channel != NULL) {
 		c->found = l->channel(l->ctx, key, &c->id, &name);
+	} else if (c->kind == CAND_EMOJI && l->custom_emoji != NULL) {
+		c->found = l->custom_emoji(l->ctx, key, &name); /* name: the image's URL */
 	}
 	if (c->found)
 		c->name = arena_strdup(&md->uow->arena, name != NULL ? name : key);
@@ -350,8 +353,26 @@ static void cand_add(struct md *md, enum cand_kind kind, const char *s, size_t n
  * too many than to parse twice) and looks each up once. Matches are not skipped, so that this finds a
  * superset of what the parser can meet; a scan ends at the first "*", so scans do not overlap (linear).
  */
+static bool is_emoji_name_char(char c);
+
+/* Every ":name:" of the content that could be a custom emoji; a scan ends at the next ':', so it is linear. */
+static void prefetch_emoji(struct md *md, const char *content)
+{
+	if (md->lookup->custom_emoji == NULL)
+		return;
+	for (const char *p = strchr(content, ':'); p != NULL; p = strchr(p, ':')) {
+		size_t n = 0;
+		while (n <= MD_MAX_EMOJI && is_emoji_name_char(p[1 + n]))
+			n++;
+		if (n > 0 && p[1 + n] == ':')
+			cand_add(md, CAND_EMOJI, p + 1, n);
+		p += 1 + n;
+	}
+}
+
 static void prefetch_names(struct md *md, const char *content)
 {
+	prefetch_emoji(md, content);
 	for (size_t i = 0; content[i] != '\0'; i++) {
 		struct chat_syntax syn;
 		if ((content[i] != '@' && content[i] != '#') || !chat_boundary(content, i) ||
@@ -445,9 +466,16 @@ static bool is_emoji_name_char(char c)
 	       c == '+';
 }
 
-/* The emoji called name (NUL-terminated), as the reference's emoji pattern finds them: its code, or NULL. */
-static const char *emoji_code(const char *name)
+/*
+ * The emoji called name (NUL-terminated), as the reference's emoji pattern finds them: the organization's custom
+ * emoji first (*url, NULL returned), then "zulip" and the Unicode names (the code); NULL and *url NULL for none.
+ */
+static const char *emoji_code(struct md *md, const char *name, const char **url)
 {
+	struct cand *custom = cand_find(md, CAND_EMOJI, name, strlen(name));
+	*url = custom != NULL && custom->found ? custom->name : NULL;
+	if (*url != NULL)
+		return NULL;
 	if (strcmp(name, "zulip") == 0)
 		return "zulip";
 	return emoji_unicode_code(name);
@@ -468,14 +496,16 @@ static cmark_node *emoji_match(struct md *md, cmark_node *parent, const char *s,
 	if (end == pos + 1 || end >= len || s[end] != ':')
 		return NULL;
 	const char *name = arena_strndup(&md->uow->arena, s + pos + 1, end - pos - 1);
-	const char *code = emoji_code(name);
-	if (code == NULL) {
+	const char *url;
+	const char *code = emoji_code(md, name, &url);
+	if (code == NULL && url == NULL) {
 		md->emoji_miss_subject = parent;
 		md->emoji_miss_end = end + 1;
 		return NULL;
 	}
 	struct chat *chat = chat_new(md, CHAT_EMOJI, false, 0, name);
 	chat->emoji_code = code;
+	chat->emoji_url = url;
 	cmark_node *node = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, cmark_get_default_mem_allocator());
 	cmark_node_set_literal(node, arena_strndup(&md->uow->arena, s + pos, end + 1 - pos));
 	cmark_node_set_user_data(node, chat);
@@ -635,15 +665,25 @@ static void render_channel_link(struct md *md, const struct chat *chat)
 /* The reference's emoji span: the name with spaces for "_" as title and label, the name as typed as text. */
 static void render_emoji(struct md *md, const struct chat *chat)
 {
+	char *title = arena_strdup(&md->uow->arena, chat->name);
+	for (char *p = title; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	if (chat->emoji_url != NULL) { /* a custom emoji: the reference's <img> */
+		put_str(md, "<img alt=\":");
+		put_escaped(md, chat->name, strlen(chat->name), ESC_ATTR);
+		put_str(md, ":\" class=\"emoji\" src=\"");
+		put_escaped(md, chat->emoji_url, strlen(chat->emoji_url), ESC_ATTR);
+		put_str(md, "\" title=\"");
+		put_escaped(md, title, strlen(title), ESC_ATTR);
+		put_str(md, "\">");
+		return;
+	}
 	if (strcmp(chat->emoji_code, "zulip") == 0) {
 		put_str(md, "<img alt=\":zulip:\" class=\"emoji\" src=\"/static/generated/emoji/images/emoji/unicode/"
 		            "zulip.png\" title=\"zulip\">");
 		return;
 	}
-	char *title = arena_strdup(&md->uow->arena, chat->name);
-	for (char *p = title; *p; p++)
-		if (*p == '_')
-			*p = ' ';
 	put_str(md, "<span aria-label=\"");
 	put_escaped(md, title, strlen(title), ESC_ATTR);
 	put_str(md, "\" class=\"emoji emoji-");
@@ -772,6 +812,12 @@ static const char *sanitize_url(struct md *md, const char *url, bool retried)
 		if (u[i] >= 'A' && u[i] <= 'Z')
 			u[i] = (char)(u[i] - 'A' + 'a');
 	return u;
+}
+
+const char *markdown_sanitize_url(struct uow *uow, const char *url)
+{
+	struct md md = {.uow = uow};
+	return sanitize_url(&md, url, false);
 }
 
 /* Links the reference would show an inline preview for: the path ends with an image extension. */
@@ -1315,6 +1361,67 @@ static void render_extension_node(struct md *md, cmark_node *n, bool entering)
 		render_table_part(md, n, type, entering);
 }
 
+/* Linkifiers. */
+
+static bool is_break(cmark_node *n)
+{
+	return n != NULL &&
+	       (cmark_node_get_type(n) == CMARK_NODE_SOFTBREAK || cmark_node_get_type(n) == CMARK_NODE_LINEBREAK);
+}
+
+/* The character the reference's inline processor sees beside a run of text: '\0' at its block's edge, "\n" at a
+ * line break, a placeholder or delimiter ("\x03") beside any other inline (code, links, mentions, emphasis). */
+static char run_context(cmark_node *sibling, cmark_node *parent)
+{
+	if (sibling == NULL)
+		return is_inline_node(parent) ? '\x03' : '\0';
+	return is_break(sibling) ? '\n' : '\x03';
+}
+
+static bool in_link(cmark_node *n)
+{
+	for (; n != NULL; n = cmark_node_parent(n))
+		if (cmark_node_get_type(n) == CMARK_NODE_LINK || cmark_node_get_type(n) == CMARK_NODE_IMAGE)
+			return true;
+	return false;
+}
+
+/* A text node: with the linkifiers, the run of adjacent text nodes it starts (the later ones write nothing). */
+static void render_text(struct md *md, cmark_node *n)
+{
+	if (md->lookup->linkify == NULL || in_link(n)) {
+		put_text(md, cmark_node_get_literal(n));
+		return;
+	}
+	if (cmark_node_previous(n) != NULL && cmark_node_get_type(cmark_node_previous(n)) == CMARK_NODE_TEXT)
+		return;
+	struct buf run;
+	buf_init(&run, 0);
+	cmark_node *last = n;
+	for (cmark_node *t = n; t != NULL && cmark_node_get_type(t) == CMARK_NODE_TEXT; t = cmark_node_next(t)) {
+		buf_adds(&run, cmark_node_get_literal(t));
+		last = t;
+	}
+	struct markdown_link *links;
+	const char *text = buf_str(&run);
+	int nlinks = md->lookup->linkify(md->lookup->linkify_ctx, text, run.len,
+	                                 run_context(cmark_node_previous(n), cmark_node_parent(n)),
+	                                 run_context(cmark_node_next(last), cmark_node_parent(n)), &links);
+	size_t at = 0;
+	for (int i = 0; i < nlinks; i++) {
+		put_escaped(md, text + at, links[i].start - at, ESC_TEXT);
+		put_str(md, "<a href=\"");
+		put_escaped(md, links[i].url, strlen(links[i].url), ESC_ATTR);
+		put_str(md, "\">");
+		put_escaped(md, text + links[i].start, links[i].end - links[i].start, ESC_TEXT);
+		put_str(md, "</a>");
+		at = links[i].end;
+		md->out->has_link = true;
+	}
+	put_escaped(md, text + at, run.len - at, ESC_TEXT);
+	buf_release(&run);
+}
+
 /*
  * One event of the walk. Blocks end with a newline (the reference's layout: "<p>a</p>\n<ul>\n<li>b</li>\n...");
  * paragraphs of tight lists have no tags. Returns true when the node's children must be skipped (the node was
@@ -1351,7 +1458,7 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 		break;
 	}
 	case CMARK_NODE_THEMATIC_BREAK: put_str(md, "<hr>\n"); break;
-	case CMARK_NODE_TEXT: put_text(md, cmark_node_get_literal(n)); break;
+	case CMARK_NODE_TEXT: render_text(md, n); break;
 	case CMARK_NODE_HTML_INLINE:
 		if (cmark_node_get_user_data(n) != NULL)
 			render_chat(md, cmark_node_get_user_data(n));

@@ -8,20 +8,22 @@
  * The HTML follows the reference's rendered_content: line breaks inside paragraphs become "<br>", code blocks
  * are <div class="codehilite">, links are plain <a href>, "_" makes no emphasis, ```quote and ```spoiler
  * fences, mentions inside quotes are silent, unresolved mentions stay text ("@<strong>Name</strong>"), unsafe
- * links stay as typed, :name: emoji are the reference's emoji spans. The blocks are the reference's
- * (Python-Markdown's) rather than CommonMark's: fences as its preprocessor finds them, list items nesting by two
- * spaces, one list for *, - and + items, a quote taking the rest of its paragraph, no link reference
- * definitions; code spans keep their spaces. Not rendered (left as text): TeX, timestamps, linkifiers, inline
- * image previews, Unicode emoji characters (not wrapped in spans).
+ * links stay as typed, :name: emoji are the reference's emoji spans, linkifier matches become links (through the
+ * linkify callback). The blocks are the reference's (Python-Markdown's) rather than CommonMark's: fences as its
+ * preprocessor finds them, list items nesting by two spaces, one list for *, - and + items, a quote taking the rest
+ * of its paragraph, no link reference definitions; code spans keep their spaces. Not rendered (left as text): TeX,
+ * timestamps, inline image previews, Unicode emoji characters (not wrapped in spans).
  * Only this module may use cmark (see markdown.c on its process-wide state); rendering is thread-safe.
  */
 #ifndef CONFAB_MARKDOWN_H
 #define CONFAB_MARKDOWN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct uow;
+struct markdown_link;
 
 /*
  * What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). They are
@@ -42,6 +44,20 @@ struct markdown_lookup {
 	 * organization (/user_avatars/...). The reference looks `:name:` up here before the Unicode names and renders
 	 * <img alt=":name:" class="emoji" src="URL" title="name with spaces for '_'">. May be NULL. */
 	bool (*custom_emoji)(void *ctx, const char *name, const char **out_url);
+	/*
+	 * The organization's linkifiers over one run of text outside code and links (model/linkifiers.h), called while
+	 * rendering (it must not query the database): before and after are the characters around the run as the
+	 * reference's inline processor sees them ('\0' at the start or end of a block). Returns the number of links in
+	 * *out. Called with linkify_ctx.
+	 */
+	int (*linkify)(void *ctx, const char *text, size_t len, char before, char after, struct markdown_link **out);
+	void *linkify_ctx;
+};
+
+/* A link a linkifier made in a run of text: bytes [start, end) of the run, to url (already sanitized). */
+struct markdown_link {
+	size_t start, end;
+	const char *url;
 };
 
 #define MD_MAX_MENTIONS 64 /* ids beyond this many distinct ones are rendered but not listed */
@@ -64,6 +80,9 @@ struct markdown_result {
  * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
  * Everything in *out lives in uow's arena.
  */
+/* The reference's sanitize_url(): the URL to link to (an arena string), or NULL when it must not be a link. */
+const char *markdown_sanitize_url(struct uow *uow, const char *url);
+
 void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out);
 

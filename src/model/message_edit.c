@@ -18,6 +18,7 @@
 #include "core/uow.h"
 #include "model/attachments.h"
 #include "model/channels.h"
+#include "model/linkifiers.h"
 #include "model/markdown.h"
 #include "model/messages.h"
 #include "model/permissions.h"
@@ -839,7 +840,7 @@ static json_object *new_event(struct uow *uow, const struct message_edit *e)
 }
 
 /* The channel and topic fields of the event. */
-static void event_move_fields(const struct message_edit *e, json_object *event)
+static void event_move_fields(struct uow *uow, const struct message_edit *e, json_object *event)
 {
 	static const char *const modes[] = {"change_one", "change_later", "change_all"};
 	json_object_object_add(event, "stream_name", json_object_new_string(e->orig->name));
@@ -854,7 +855,7 @@ static void event_move_fields(const struct message_edit *e, json_object *event)
 		/* The legacy names, as the reference sends them. */
 		json_object_object_add(event, "orig_subject", json_object_new_string(e->orig_topic));
 		json_object_object_add(event, "subject", json_object_new_string(e->target_topic));
-		json_object_object_add(event, "topic_links", json_object_new_array());
+		json_object_object_add(event, "topic_links", linkifiers_topic_links(uow, e->target_topic));
 	}
 }
 
@@ -897,7 +898,7 @@ json_object *message_edit_apply(struct uow *uow, struct message_edit *e)
 		detached = uow_own_json(uow, json_object_new_array());
 	struct idset moved = {NULL, 0}, losing = {NULL, 0};
 	if (e->orig != NULL)
-		event_move_fields(e, event);
+		event_move_fields(uow, e, event);
 	if (apply_rows(uow, e, &moved, &losing) < 0 || event_update(uow, e, event, &moved, &losing) < 0)
 		return NULL;
 	if (e->orig == NULL || !(e->topic_edited || e->stream_edited))

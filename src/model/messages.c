@@ -24,6 +24,7 @@
 #include "core/uow.h"
 #include "model/attachments.h"
 #include "model/channels.h"
+#include "model/linkifiers.h"
 #include "model/markdown.h"
 #include "model/narrow.h"
 #include "model/permissions.h"
@@ -807,8 +808,10 @@ static int insert_recipients(struct uow *uow, const struct message_draft *d, con
 int message_render(struct uow *uow, const struct message_draft *d, struct markdown_result *md)
 {
 	struct md_ctx ctx = {uow, d->sender->id};
-	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel, md_custom_emoji};
+	struct markdown_lookup lookup = {&ctx, md_user, md_group, md_channel, md_custom_emoji, linkifiers_linkify, uow};
 	memset(md, 0, sizeof(*md));
+	if (linkifiers_load(uow) < 0)
+		return -1;
 	markdown_render(uow, d->content, &lookup, md);
 	if (uow->error || (!d->skip_mention_checks && check_mentions(uow, d, md) < 0))
 		return -1;
@@ -1253,7 +1256,8 @@ static void add_recipient(struct uow *uow, json_object *o, const struct db_res *
 		add_json_text(uow, o, "display_recipient", db_val(res, row, 11));
 	}
 	json_object_object_add(o, "subject", json_object_new_string(topic));
-	json_object_object_add(o, "topic_links", json_object_new_array());
+	json_object_object_add(o, "topic_links",
+	                       channel ? linkifiers_topic_links(uow, topic) : json_object_new_array());
 	if (f->search_fields) { /* search hits: the matched fields (not highlighted) */
 		json_object_object_add(o, "match_content", json_object_new_string(db_val(res, row, 5)));
 		json_object_object_add(o, "match_subject",

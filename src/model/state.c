@@ -17,6 +17,7 @@
 #include "core/uow.h"
 #include "model/channels.h"
 #include "model/groups.h"
+#include "model/linkifiers.h"
 #include "model/messages.h"
 #include "model/permissions.h"
 #include "model/personal.h"
@@ -79,10 +80,9 @@ static const struct {
     {"onboarding_steps", "navigation_tour_video_url", "null"},
     {"realm_billing", "realm_billing", "{\"has_pending_sponsorship_request\":false}"},
     {"realm_bot", "realm_bots", "[]"},
-    /* No linkifiers exist yet; clients without linkifier_url_template get [] in any case, and realm_filters is
-     * always [] (the legacy format cannot express URL templates). */
+    /* realm_filters is always [] (its legacy format cannot express URL templates); realm_linkifiers: see
+     * add_linkifiers(). */
     {"realm_filters", "realm_filters", "[]"},
-    {"realm_linkifiers", "realm_linkifiers", "[]"},
     {"realm_playgrounds", "realm_playgrounds", "[]"},
     {"reminders", "reminders", "[]"},
     {"tenor", "tenor_api_key", "\"\""},
@@ -122,6 +122,17 @@ static int add_presence(struct uow *uow, const struct state_options *o, json_obj
 	clock_gettime(CLOCK_REALTIME, &now);
 	json_object_object_add(out, "server_timestamp",
 	                       json_object_new_double((double)now.tv_sec + (double)now.tv_nsec / 1e9));
+	return 0;
+}
+
+/* The organization's linkifiers, to clients that declared linkifier_url_template ([] to the others, whose URL
+ * format strings could not express the templates), as the reference's fetch_initial_state_data. */
+static int add_linkifiers(struct uow *uow, const struct state_options *o, json_object *out)
+{
+	json_object *list = o->linkifier_url_template ? linkifiers_json(uow) : json_object_new_array();
+	if (list == NULL)
+		return -1;
+	json_object_object_add(out, "realm_linkifiers", list);
 	return 0;
 }
 
@@ -936,6 +947,8 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 		json_object_object_add(out, "realm_user_groups", groups);
 	}
 	if (add_channels(uow, o, out) < 0)
+		return -1;
+	if (want(o, "realm_linkifiers") && add_linkifiers(uow, o, out) < 0)
 		return -1;
 	if (want(o, "custom_profile_fields") && profile_fields_state(uow, uow->realm->id, out) < 0)
 		return -1;

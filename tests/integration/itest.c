@@ -1129,6 +1129,7 @@ static void register_suites(void)
 	register_user_status_tests();
 	register_presence_tests();
 	register_realm_emoji_tests();
+	register_linkifiers_tests();
 	register_apns_tests();
 	register_mail_tests();
 	register_invites_tests();

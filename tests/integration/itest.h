@@ -257,6 +257,7 @@ void register_profile_fields_tests(void);
 void register_settings_tests(void);
 void register_user_status_tests(void);
 void register_presence_tests(void);
+void register_linkifiers_tests(void);
 void register_apns_tests(void);
 void register_mail_tests(void);
 void register_invites_tests(void);

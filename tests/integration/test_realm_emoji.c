@@ -377,6 +377,26 @@ static void test_realm_emoji_in_reaction(void)
 	             "BAD_REQUEST", "Emoji 'party_parrot' does not exist");
 }
 
+/* :name: of an active custom emoji renders as the reference's <img> in new messages; a deactivated one stays text. */
+static void test_realm_emoji_in_message(void)
+{
+	struct org z = new_org();
+	EXPECT_SUCCESS(upload(z.a, "party_parrot"));
+	const char *url = jstr(entry_named(emoji_map(z.a), "party_parrot", false), "source_url");
+	int64_t msg = send_direct_message(z.b, fmt("[%lld]", (long long)z.b->id), "hi :party_parrot:");
+	struct resp *r = api_get(z.b, fmt("/messages/%lld", (long long)msg));
+	EXPECT_STATUS(r, 200);
+	const char *html = jstr(jget(r->json, "message"), "content");
+	CHECK(strcmp(html, fmt("<p>hi <img alt=\":party_parrot:\" class=\"emoji\" src=\"%s\" title=\"party parrot\"></p>",
+	                       url)) == 0,
+	      "content: %s", html);
+	EXPECT_SUCCESS(delete_emoji(z.a, "party_parrot"));
+	msg = send_direct_message(z.b, fmt("[%lld]", (long long)z.b->id), "hi :party_parrot:");
+	r = api_get(z.b, fmt("/messages/%lld", (long long)msg));
+	html = jstr(jget(r->json, "message"), "content");
+	CHECK(strcmp(html, "<p>hi :party_parrot:</p>") == 0, "content after deactivation: %s", html);
+}
+
 void register_realm_emoji_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -390,6 +410,7 @@ void register_realm_emoji_tests(void)
 	    {"test_realm_emoji_register", test_realm_emoji_register},
 	    {"test_realm_emoji_in_status", test_realm_emoji_in_status},
 	    {"test_realm_emoji_in_reaction", test_realm_emoji_in_reaction},
+	    {"test_realm_emoji_in_message", test_realm_emoji_in_message},
 	    {NULL, NULL},
 	};
 	itest_add_suite("realm_emoji", cases);

@@ -85,8 +85,8 @@ static bool fake_channel(void *ctx, const char *name, int64_t *out_id, const cha
 	return c != NULL;
 }
 
-static const struct markdown_lookup realm = {&lookups, fake_user, fake_group, fake_channel, NULL};
-static const struct markdown_lookup realm_uncounted = {NULL, fake_user, fake_group, fake_channel, NULL};
+static const struct markdown_lookup realm = {&lookups, fake_user, fake_group, fake_channel, NULL, NULL, NULL};
+static const struct markdown_lookup realm_uncounted = {NULL, fake_user, fake_group, fake_channel, NULL, NULL, NULL};
 
 static struct uow req;
 static struct markdown_result res;
@@ -667,6 +667,36 @@ static void test_markdown_emoji(void)
 	            "<div class=\"codehilite\"><pre><span></span><code>:octopus:\n</code></pre></div>");
 }
 
+static bool fake_custom_emoji(void *ctx, const char *name, const char **out_url)
+{
+	count_lookup(ctx);
+	if (strcmp(name, "party_parrot") == 0)
+		*out_url = "/user_avatars/2/emoji/images/1a2b.gif";
+	else if (strcmp(name, "octopus") == 0)
+		*out_url = "/user_avatars/2/emoji/images/\"x\".png";
+	else
+		return false;
+	return true;
+}
+
+/* The organization's custom emoji come before the Unicode names, each name looked up once, as an <img>. */
+static void test_markdown_custom_emoji(void)
+{
+	struct markdown_lookup custom = {&lookups, fake_user, fake_group, fake_channel, fake_custom_emoji, NULL, NULL};
+	lookups = 0;
+	markdown_render(&req, ":party_parrot: and :party_parrot: :hot_pepper: `:x:`", &custom, &res);
+	CU_ASSERT_STRING_EQUAL(res.html, "<p><img alt=\":party_parrot:\" class=\"emoji\" "
+	                                 "src=\"/user_avatars/2/emoji/images/1a2b.gif\" title=\"party parrot\"> and "
+	                                 "<img alt=\":party_parrot:\" class=\"emoji\" "
+	                                 "src=\"/user_avatars/2/emoji/images/1a2b.gif\" title=\"party parrot\"> "
+	                                 "<span aria-label=\"hot pepper\" class=\"emoji emoji-1f336\" role=\"img\" "
+	                                 "title=\"hot pepper\">:hot_pepper:</span> <code>:x:</code></p>");
+	CU_ASSERT_EQUAL(lookups, 3); /* party_parrot, hot_pepper, x */
+	markdown_render(&req, ":octopus:", &custom, &res);
+	CU_ASSERT_STRING_EQUAL(res.html, "<p><img alt=\":octopus:\" class=\"emoji\" "
+	                                 "src=\"/user_avatars/2/emoji/images/&quot;x&quot;.png\" title=\"octopus\"></p>");
+}
+
 static void test_markdown_whitespace_is_normalized(void)
 {
 	EXPECT_HTML("one\r\ntwo\rthree", "<p>one<br>\ntwo<br>\nthree</p>");
@@ -729,10 +759,54 @@ static void test_markdown_threads(void)
 		CU_ASSERT_EQUAL(failures[i], 0);
 }
 
+/* The linkify hook: called once per run of adjacent text outside code and links, with the characters the
+ * reference's inline processor sees around it; its links are written as <a href>. */
+static char contexts[256];
+
+static int fake_linkify(void *ctx, const char *text, size_t len, char before, char after, struct markdown_link **out)
+{
+	(void)ctx;
+	size_t n = strlen(contexts);
+	snprintf(contexts + n, sizeof(contexts) - n, "[%c%.*s%c]", before ? (before == '\n' ? 'n' : 'x') : '^',
+	         (int)len, text, after ? (after == '\n' ? 'n' : 'x') : '$');
+	const char *hit = memmem(text, len, "#1", 2);
+	if (hit == NULL)
+		return 0;
+	static struct markdown_link link;
+	link = (struct markdown_link){(size_t)(hit - text), (size_t)(hit - text) + 2, "https://x.com/1?a&b"};
+	*out = &link;
+	return 1;
+}
+
+static const char *linkified(const char *content)
+{
+	static const struct markdown_lookup with_linkify = {.linkify = fake_linkify};
+	contexts[0] = '\0';
+	markdown_render(&req, content, &with_linkify, &res);
+	return res.html;
+}
+
+static void test_markdown_linkify_runs(void)
+{
+	CU_ASSERT_STRING_EQUAL(linkified("see #1 <b>"),
+	                       "<p>see <a href=\"https://x.com/1?a&amp;b\">#1</a> &lt;b&gt;</p>");
+	CU_ASSERT_STRING_EQUAL(contexts, "[^see #1 x]"); /* raw HTML is an inline of its own */
+	CU_ASSERT_TRUE(res.has_link);
+	CU_ASSERT_STRING_EQUAL(linkified("a\n#1"), "<p>a<br>\n<a href=\"https://x.com/1?a&amp;b\">#1</a></p>");
+	CU_ASSERT_STRING_EQUAL(contexts, "[^an][n#1$]");
+	CU_ASSERT_STRING_EQUAL(linkified("`#1` x **y** z"), "<p><code>#1</code> x <strong>y</strong> z</p>");
+	CU_ASSERT_STRING_EQUAL(contexts, "[x x x][xyx][x z$]");
+	CU_ASSERT_STRING_EQUAL(
+	    linkified("[#1](https://y.com) and www.z.com"),
+	    "<p><a href=\"https://y.com\">#1</a> and <a href=\"http://www.z.com\">www.z.com</a></p>");
+	CU_ASSERT_STRING_EQUAL(contexts, "[x and x]");
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 	    {"test_markdown_paragraphs_and_breaks", test_markdown_paragraphs_and_breaks},
+	    {"test_markdown_linkify_runs", test_markdown_linkify_runs},
 	    {"test_markdown_escapes_raw_html", test_markdown_escapes_raw_html},
 	    {"test_markdown_code_blocks", test_markdown_code_blocks},
 	    {"test_markdown_code_ignores_chat_syntax", test_markdown_code_ignores_chat_syntax},
@@ -760,6 +834,7 @@ int main(void)
 	    {"test_markdown_no_setext_headings_or_multiline_emphasis",
 	     test_markdown_no_setext_headings_or_multiline_emphasis},
 	    {"test_markdown_emoji", test_markdown_emoji},
+	    {"test_markdown_custom_emoji", test_markdown_custom_emoji},
 	    {"test_markdown_whitespace_is_normalized", test_markdown_whitespace_is_normalized},
 	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
 	    {"test_markdown_threads", test_markdown_threads},
