@@ -25,7 +25,7 @@ CF_PACKAGES=(
     build-essential autoconf automake libtool pkg-config libfcgi-dev spawn-fcgi libpq-dev
     libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
     postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev libre2-dev multiwatch
-    clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd
+    clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd chromium
 )
 CF_WWW_USER=www-data
 CF_REDIS_USER=redis

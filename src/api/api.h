@@ -8,6 +8,9 @@ struct request;
 int server_settings_get(struct request *req);
 /* api_keys.c */
 int api_key_fetch(struct request *req);
+/* join.c */
+int join_get(struct request *req);
+int join_post(struct request *req);
 /* users.c */
 int users_me_get(struct request *req);
 int users_list(struct request *req);

@@ -599,6 +599,12 @@ static const struct param_spec events_delete_params[] = {
     END,
 };
 
+/* The invitation page's form (src/api/join.c): every field optional here, the page words its own errors. */
+static const struct param_spec join_params[] = {
+    {"key", PT_STR, P_PATH, 0, NULL}, {"csrf_token", PT_STR, 0, 0, ""}, {"email", PT_STR, 0, 0, ""},
+    {"full_name", PT_STR, 0, 0, ""},  {"password", PT_STR, 0, 0, ""},   END,
+};
+
 /* At most 100 drafts a request, each with at most 1000 recipients (src/api/drafts.c; docs/LIMITS.md). */
 static const struct param_spec drafts_create_params[] = {
     {"drafts", PT_JSON, 0, 100, "[]"},
@@ -808,6 +814,11 @@ const struct route routes[] = {
     {"POST", "/users/{user_id}/reactivate", users_reactivate, R_TXN, user_id_params},
 
     /* Outside /api/v1. /health must answer while PostgreSQL is down: no organization lookup. */
+    /* The page that accepts an invitation (src/api/join.c), with and without the reference's trailing slash. */
+    {"GET", "/join/{key}/", join_get, R_ROOT | R_PUBLIC, join_params},
+    {"POST", "/join/{key}/", join_post, R_ROOT | R_PUBLIC | R_TXN, join_params},
+    {"GET", "/join/{key}", join_get, R_ROOT | R_PUBLIC, join_params},
+    {"POST", "/join/{key}", join_post, R_ROOT | R_PUBLIC | R_TXN, join_params},
     {"GET", "/health", health_get, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},
     /* The FastCGI ceiling of scripts/bench: {"result":"success","msg":""}, no database, no Redis. */
     {"GET", "/bench/noop", bench_noop, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},

@@ -49,6 +49,22 @@ void crypto_key_hash(const char *key, char out[65])
 	sodium_bin2hex(out, 65, digest, sizeof(digest));
 }
 
+void crypto_hmac_hex(const char *secret, const char *msg, char out[65])
+{
+	unsigned char digest[crypto_auth_hmacsha256_BYTES];
+	crypto_auth_hmacsha256_state st;
+	crypto_auth_hmacsha256_init(&st, (const unsigned char *)secret, strlen(secret));
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)msg, strlen(msg));
+	crypto_auth_hmacsha256_final(&st, digest);
+	sodium_bin2hex(out, 65, digest, sizeof(digest));
+}
+
+bool crypto_equal_hex(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	return n == strlen(b) && sodium_memcmp(a, b, n) == 0;
+}
+
 char *crypto_password_hash(const char *password)
 {
 	char *out = xmalloc(crypto_pwhash_STRBYTES);

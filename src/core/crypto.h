@@ -17,6 +17,10 @@ void crypto_uuid4(char out[37]);
 unsigned crypto_random_below(unsigned n);
 /* Writes the lowercase hex SHA-256 of key (64 characters and a NUL) to out. */
 void crypto_key_hash(const char *key, char out[65]);
+/* Writes the lowercase hex HMAC-SHA-256 of msg under key secret (64 characters and a NUL) to out. */
+void crypto_hmac_hex(const char *secret, const char *msg, char out[65]);
+/* Compares two strings in time independent of where they differ (for tokens); true if equal. */
+bool crypto_equal_hex(const char *a, const char *b);
 /* Hashes password with Argon2id; returns a malloc'ed string (caller frees) or NULL on failure. */
 char *crypto_password_hash(const char *password);
 /* True if password matches the stored Argon2id string. */

@@ -183,22 +183,28 @@ struct user *user_authenticate_password(struct uow *uow, const struct realm *rea
 	return u;
 }
 
-int user_check_full_name(struct uow *uow, const char *name)
+const char *user_full_name_problem(const char *name)
 {
 	size_t len = utf8_length(name);
 	if (len > 100)
-		return uow_error(uow, ERR_BAD_REQUEST, "Name too long!");
+		return "Name too long!";
 	if (len < 2)
-		return uow_error(uow, ERR_BAD_REQUEST, "Name too short!");
+		return "Name too short!";
 	/* Control characters (Unicode category C: the ASCII part and DEL) and the reference's list. */
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || strchr("*`\\>\"@", *p) != NULL)
-			return uow_error(uow, ERR_BAD_REQUEST, "Invalid characters in name!");
+			return "Invalid characters in name!";
 	/* "Name|15" would be ambiguous in the mention syntax @**Name|15**. */
 	const char *bar = strrchr(name, '|');
 	if (bar != NULL && bar[1] != '\0' && strspn(bar + 1, "0123456789") == strlen(bar + 1))
-		return uow_error(uow, ERR_BAD_REQUEST, "Invalid format!");
-	return 0;
+		return "Invalid format!";
+	return NULL;
+}
+
+int user_check_full_name(struct uow *uow, const char *name)
+{
+	const char *problem = user_full_name_problem(name);
+	return problem == NULL ? 0 : uow_error(uow, ERR_BAD_REQUEST, "%s", problem);
 }
 
 bool user_password_is_strong(const char *password)
@@ -280,7 +286,7 @@ int64_t user_create(struct uow *uow, int64_t realm_id, const struct user_new *sp
 	}
 	int64_t id = db_int(res, 0, 0);
 	/* Humans join the organization's default channels. */
-	if (spec->bot_type == 0 && default_channels_subscribe(uow, realm_id, id) < 0)
+	if (spec->bot_type == 0 && !spec->no_default_channels && default_channels_subscribe(uow, realm_id, id) < 0)
 		return 0;
 	return id;
 }

@@ -110,13 +110,16 @@ struct user_new {
 	const char *email;
 	const char *full_name;
 	int role;
-	int bot_type;         /* 0: a human */
-	int64_t bot_owner_id; /* 0: none */
-	const char *password; /* NULL: no password login */
+	int bot_type;             /* 0: a human */
+	int64_t bot_owner_id;     /* 0: none */
+	const char *password;     /* NULL: no password login */
+	bool no_default_channels; /* a human not subscribed to the default channels (an invitation says which) */
 };
 
 /* Checks a full name as the reference does; returns 0 or -1 with "Name too long!" and kin recorded. */
 int user_check_full_name(struct uow *uow, const char *name);
+/* The same check without recording: the reference's message, or NULL for a good name. */
+const char *user_full_name_problem(const char *name);
 /*
  * The reference asks for 6 characters and 10,000 guesses by zxcvbn. Without zxcvbn this refuses what it
  * would rate lowest: the most common passwords, one repeated character, and straight keyboard or alphabet runs.
@@ -125,7 +128,8 @@ bool user_password_is_strong(const char *password);
 /* True for an address the reference's e-mail validator accepts. */
 bool user_email_is_valid(const char *email);
 /*
- * Creates a user in realm_id (system group membership follows from the role). Returns the new id, or 0 with
+ * Creates a user in realm_id (system group membership follows from the role; a human joins the default channels
+ * unless spec->no_default_channels, without events). Returns the new id, or 0 with
  * the error recorded ("Email 'x' already in use" when the address is taken).
  */
 int64_t user_create(struct uow *uow, int64_t realm_id, const struct user_new *spec);

@@ -1143,6 +1143,7 @@ static void register_suites(void)
 	register_mail_tests();
 	register_zulip_js_tests();
 	register_invites_tests();
+	register_join_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
