@@ -2,8 +2,9 @@
 // resource and, through callEndpoint, sets presence and mutes a topic; the other user's queue (long-polled with
 // the client's events resource) must receive the matching events.
 //
-// Environment: ZULIP_URL, A_EMAIL, A_KEY, B_EMAIL, B_KEY (two members of one organization), CHANNEL (a channel both
-// are subscribed to). Prints "OK" and exits 0, or prints what went wrong and exits 1.
+// Environment: ZULIP_URL (the server), ZULIP_HOST (the organization's host name, sent by the preloaded
+// host-header.js), A_EMAIL, A_KEY, B_EMAIL, B_KEY (two members of it), CHANNEL (a channel both are subscribed to).
+// Prints "OK" and exits 0, or prints what went wrong and exits 1.
 'use strict';
 
 const zulip = require('zulip-js');
