@@ -55,6 +55,7 @@ int invites_multiuse_revoke(struct request *req);
 /* channels.c */
 int channels_list(struct request *req);
 int channels_get(struct request *req);
+int channels_get_id(struct request *req);
 int channels_members(struct request *req);
 int channels_topics(struct request *req);
 int channels_archive(struct request *req);

@@ -60,6 +60,16 @@ int channels_get(struct request *req)
 	return 0;
 }
 
+/* GET /api/v1/get_stream_id?stream=NAME */
+int channels_get_id(struct request *req)
+{
+	struct channel *c = channel_access_by_name(&req->uow, param_str(req, "stream"));
+	if (c == NULL)
+		return -1;
+	json_object_object_add(request_result(req), "stream_id", json_object_new_int64(c->id));
+	return 0;
+}
+
 /* GET /api/v1/streams/{stream_id}/members */
 int channels_members(struct request *req)
 {

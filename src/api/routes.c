@@ -544,6 +544,11 @@ static const struct param_spec user_topics_params[] = {
     END,
 };
 
+static const struct param_spec get_stream_id_params[] = {
+    {"stream", PT_STR, P_REQUIRED, 0, NULL},
+    END,
+};
+
 static const struct param_spec muted_topics_params[] = {
     {"stream_id", PT_INT, 0, 0, NULL},
     {"stream", PT_STR, 0, 0, NULL},
@@ -724,6 +729,7 @@ const struct route routes[] = {
     {"DELETE", "/users/me/apns_device_token", apns_token_remove, R_HUMAN | R_TXN, apns_token_remove_params},
     {"GET", "/streams", channels_list, 0, channels_list_params},
     {"GET", "/streams/{stream_id}", channels_get, 0, channel_id_params},
+    {"GET", "/get_stream_id", channels_get_id, 0, get_stream_id_params},
     {"PATCH", "/streams/{stream_id}", channel_update, R_TXN, channel_update_params},
     {"GET", "/streams/{stream_id}/members", channels_members, 0, channel_id_params},
     {"DELETE", "/streams/{stream_id}", channels_archive, R_TXN, channel_id_params},

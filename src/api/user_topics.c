@@ -56,19 +56,6 @@ static int check_one_channel_arg(struct request *req)
 	return 0;
 }
 
-/* access_stream_by_name: "Invalid channel name 'x'" for a channel the user cannot access or that does not exist. */
-static struct channel *channel_access_by_name(struct request *req, const char *name)
-{
-	struct channel *c = channel_by_name(&req->uow, name);
-	if (req->uow.error != ERR_NONE)
-		return NULL;
-	if (c == NULL || !c->content_access) {
-		api_error(req, ERR_BAD_REQUEST, "Invalid channel name '%s'", name);
-		return NULL;
-	}
-	return c;
-}
-
 /* PATCH /api/v1/users/me/subscriptions/muted_topics */
 int user_topics_mute_legacy(struct request *req)
 {
@@ -81,7 +68,7 @@ int user_topics_mute_legacy(struct request *req)
 	struct channel *c;
 	if (add)
 		c = by_id ? channel_access_by_id(&req->uow, param_int(req, "stream_id"), true)
-		          : channel_access_by_name(req, param_str(req, "stream"));
+		          : channel_access_by_name(&req->uow, param_str(req, "stream"));
 	else
 		c = channel_to_reset(req,
 		                     by_id ? channel_by_id(&req->uow, param_int(req, "stream_id"))

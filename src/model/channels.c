@@ -130,6 +130,18 @@ struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content)
 	return c;
 }
 
+struct channel *channel_access_by_name(struct uow *uow, const char *name)
+{
+	struct channel *c = channel_by_name(uow, name);
+	if (uow->error != ERR_NONE)
+		return NULL;
+	if (c == NULL || !c->content_access) {
+		uow_error(uow, ERR_BAD_REQUEST, "Invalid channel name '%s'", name);
+		return NULL;
+	}
+	return c;
+}
+
 /* The deprecated stream_post_policy, derived from can_send_message_group when it is a system group. */
 int channel_stream_post_policy(const struct channel *c)
 {

@@ -103,6 +103,9 @@ struct channel *channel_by_name(struct uow *uow, const char *name);
 /* Like channel_by_id, but records "Invalid channel ID" (400) unless the user has metadata access (or content
  * access when content is set). */
 struct channel *channel_access_by_id(struct uow *uow, int64_t id, bool content);
+/* The reference's access_stream_by_name: the channel called name if the user has content access, else NULL with
+ * "Invalid channel name 'name'" recorded. */
+struct channel *channel_access_by_name(struct uow *uow, const char *name);
 
 /*
  * A channel query is CHANNEL_SELECT followed by its own WHERE (and ORDER BY) clause on `channels c`, with $1 the

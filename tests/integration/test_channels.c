@@ -604,6 +604,26 @@ static void test_web_public_channel(void)
 	EXPECT_BOOL(r->json, "realm_web_public_access_enabled", true);
 }
 
+/* GET /get_stream_id: the id of a channel the user can read, by name; the reference's access_stream_by_name errors. */
+static void test_get_stream_id(void)
+{
+	struct user *owner = new_user("owner"), *member = new_user("member");
+	char *public_name = unique_channel_name("id-public"), *private_name = unique_channel_name("id-private");
+	int64_t public_id = create_channel_with(owner, public_name, NULL);
+	create_channel_with(owner, private_name, "invite_only=true");
+	struct resp *r = api_get(member, fmt("/get_stream_id?stream=%s", url_encode(public_name)));
+	EXPECT_SUCCESS(r);
+	EXPECT_INT(r->json, "stream_id", public_id);
+	EXPECT_KEYS(r->json, "result", "msg", "stream_id");
+	r = api_get(member, fmt("/get_stream_id?stream=%s", url_encode(private_name)));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", fmt("Invalid channel name '%s'", private_name));
+	EXPECT_SUCCESS(api_get(owner, fmt("/get_stream_id?stream=%s", url_encode(private_name))));
+	r = api_get(member, "/get_stream_id?stream=no-such-channel");
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "Invalid channel name 'no-such-channel'");
+	r = api_get(member, "/get_stream_id");
+	EXPECT_ERROR(r, 400, "REQUEST_VARIABLE_MISSING", "Missing 'stream' argument");
+}
+
 void register_channels_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -624,6 +644,7 @@ void register_channels_tests(void)
 	    {"topics", test_topics},
 	    {"channel_folders", test_channel_folders},
 	    {"web_public_channel", test_web_public_channel},
+	    {"get_stream_id", test_get_stream_id},
 	    {NULL, NULL},
 	};
 	itest_add_suite("channels", cases);
