@@ -11,6 +11,7 @@
 #include "model/groups.h"
 #include "model/invites.h"
 #include "model/messages.h"
+#include "model/notify.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -123,30 +124,6 @@ static int join_groups(struct uow *uow, const struct join_invite *inv, int64_t u
 
 /* ---- messages ----------------------------------------------------------------------------------------------- */
 
-static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
-static struct db_stmt st_welcome_bot = DB_STMT("SELECT confab_welcome_bot($1)");
-
-/* A direct message from system bot (bot_stmt names it) to user to, with its events (internal_send_private_message). */
-static int bot_dm(struct uow *uow, struct db_stmt *bot_stmt, const struct user *to, const char *content)
-{
-	struct db_res *res = DB_EXEC(uow, bot_stmt, db_arg_int(uow, uow->realm->id));
-	const struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
-	if (bot == NULL)
-		return uow_error(uow, ERR_INTERNAL, NULL);
-	int64_t ids[2] = {bot->id < to->id ? bot->id : to->id, bot->id < to->id ? to->id : bot->id};
-	struct message_draft d = {.sender = bot,
-	                          .participants = ids,
-	                          .n_participants = 2,
-	                          .topic = "",
-	                          .client = "Internal",
-	                          .skip_mention_checks = true};
-	struct message_sent sent;
-	if ((d.content = message_normalize_content(uow, content, strlen(content))) == NULL ||
-	    message_send(uow, &d, &sent) < 0 || message_events_send(uow, &d, &sent, NULL, NULL) < 0)
-		return -1;
-	return 0;
-}
-
 /* The referrer's notice (skipped for a deactivated referrer, as the reference does). */
 static int notify_referrer(struct uow *uow, const struct join_invite *inv, const struct user *member)
 {
@@ -155,23 +132,25 @@ static int notify_referrer(struct uow *uow, const struct join_invite *inv, const
 	const struct user *referrer = user_by_id(uow, uow->realm->id, inv->referrer_id);
 	if (referrer == NULL || !referrer->is_active)
 		return uow->error ? -1 : 0;
-	const char *content = arena_printf(&uow->arena, "@_**%s|%lld** accepted your invitation to join Zulip!",
-	                                   member->full_name, (long long)member->id);
-	return bot_dm(uow, &st_notification_bot, referrer, content);
+	const char *content =
+	    arena_printf(&uow->arena, "%s accepted your invitation to join Zulip!", notify_mention(uow, member));
+	return notify_direct(uow, referrer->id, content) ? 0 : -1;
 }
 
 /* The Welcome Bot's greeting, then the invitation's custom text (an empty one sends nothing more). */
 static int welcome(struct uow *uow, const struct join_invite *inv, const struct user *member)
 {
 	const char *greeting = arena_printf(&uow->arena,
-	                                    "Welcome to **%s**, @_**%s|%lld**!\n\n"
+	                                    "Welcome to **%s**, %s!\n\n"
 	                                    "Your account is ready: pick a channel in the left sidebar to read along, "
 	                                    "or start a conversation with a new topic.",
-	                                    uow->realm->name, member->full_name, (long long)member->id);
-	if (bot_dm(uow, &st_welcome_bot, member, greeting) < 0)
+	                                    uow->realm->name, notify_mention(uow, member));
+	if (notify_direct_as(uow, NOTIFY_WELCOME_BOT, member->id, greeting) == 0)
 		return -1;
 	const char *custom = inv->welcome_message_custom_text;
-	return custom == NULL || *custom == '\0' ? 0 : bot_dm(uow, &st_welcome_bot, member, custom);
+	if (custom == NULL || *custom == '\0')
+		return 0;
+	return notify_direct_as(uow, NOTIFY_WELCOME_BOT, member->id, custom) ? 0 : -1;
 }
 
 /* ---- acceptance --------------------------------------------------------------------------------------------- */

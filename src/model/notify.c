@@ -15,10 +15,17 @@ const char *notify_mention(struct uow *uow, const struct user *u)
 }
 
 static struct db_stmt st_notification_bot = DB_STMT("SELECT confab_notification_bot($1)");
+static struct db_stmt st_welcome_bot = DB_STMT("SELECT confab_welcome_bot($1)");
 
 int64_t notify_direct(struct uow *uow, int64_t recipient_id, const char *content)
 {
-	struct db_res *res = DB_EXEC(uow, &st_notification_bot, db_arg_int(uow, uow->realm->id));
+	return notify_direct_as(uow, NOTIFY_NOTIFICATION_BOT, recipient_id, content);
+}
+
+int64_t notify_direct_as(struct uow *uow, enum notify_bot which, int64_t recipient_id, const char *content)
+{
+	struct db_stmt *st = which == NOTIFY_WELCOME_BOT ? &st_welcome_bot : &st_notification_bot;
+	struct db_res *res = DB_EXEC(uow, st, db_arg_int(uow, uow->realm->id));
 	const struct user *bot = res && db_rows(res) ? user_by_id(uow, uow->realm->id, db_int(res, 0, 0)) : NULL;
 	if (bot == NULL) {
 		uow_error(uow, ERR_INTERNAL, NULL); /* keeps a database error recorded first */

@@ -20,4 +20,8 @@ const char *notify_mention(struct uow *uow, const struct user *u);
  */
 int64_t notify_direct(struct uow *uow, int64_t recipient_id, const char *content);
 
+enum notify_bot { NOTIFY_NOTIFICATION_BOT, NOTIFY_WELCOME_BOT };
+/* notify_direct() from another system bot of the organization. */
+int64_t notify_direct_as(struct uow *uow, enum notify_bot which, int64_t recipient_id, const char *content);
+
 #endif
