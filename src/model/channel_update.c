@@ -9,6 +9,7 @@
 #include "events/events.h"
 #include "model/groups.h"
 #include "model/messages.h"
+#include "model/notify.h"
 #include "model/realm.h"
 #include "model/user.h"
 
@@ -45,12 +46,6 @@ static int update_all(struct uow *uow, const struct channel *c, const char *prop
 		return -1;
 	}
 	return update_event(uow, c, property, value, extra, users, n);
-}
-
-/* silent_mention_syntax_for_user for the acting user. */
-static const char *actor(struct uow *uow)
-{
-	return arena_printf(&uow->arena, "@_**%s|%lld**", uow->user->full_name, (long long)uow->user->id);
 }
 
 /* maybe_send_channel_events_notice: the Notification Bot's message in the channel events topic (the empty topic
@@ -121,7 +116,8 @@ int channel_set_privacy(struct uow *uow, struct channel *c, bool invite_only, bo
 	              arena_printf(&uow->arena,
 	                           "%s changed the [access permissions](/help/channel-permissions) for this channel "
 	                           "from **%s** to **%s**.",
-	                           actor(uow), old, policy_name(invite_only, history_public, web_public)));
+	                           notify_mention(uow, uow->user), old,
+	                           policy_name(invite_only, history_public, web_public)));
 }
 
 /* ---- retention ---------------------------------------------------------------------------------------------- */
@@ -157,7 +153,7 @@ static int retention_notice(struct uow *uow, struct channel *c, bool old_null, i
 	    arena_printf(&uow->arena,
 	                 "%s has changed the [message retention period](/help/message-retention-policy) for "
 	                 "this channel:\n* **Old retention period**: %s\n* **New retention period**: %s\n\n%s",
-	                 actor(uow), period(uow, old), new_period, summary));
+	                 notify_mention(uow, uow->user), period(uow, old), new_period, summary));
 }
 
 int channel_set_retention(struct uow *uow, struct channel *c, bool is_null, int days)
@@ -203,7 +199,8 @@ int channel_set_topics_policy(struct uow *uow, struct channel *c, const char *po
 	              arena_printf(&uow->arena,
 	                           "%s changed the \"Allow posting to the *general chat* topic?\" setting from **%s** "
 	                           "to **%s**.",
-	                           actor(uow), topics_policy_name(old), topics_policy_name(policy)));
+	                           notify_mention(uow, uow->user), topics_policy_name(old),
+	                           topics_policy_name(policy)));
 }
 
 static struct db_stmt st_description =
@@ -224,7 +221,7 @@ int channel_set_description(struct uow *uow, struct channel *c, const char *desc
 	              arena_printf(&uow->arena,
 	                           "%s changed the description for this channel.\n\n* **Old description:**\n"
 	                           "```` quote\n%s\n````\n* **New description:**\n```` quote\n%s\n````",
-	                           actor(uow), *old ? old : "*No description.*",
+	                           notify_mention(uow, uow->user), *old ? old : "*No description.*",
 	                           *description ? description : "*No description.*"));
 }
 
@@ -237,7 +234,9 @@ int channel_rename(struct uow *uow, struct channel *c, const char *name)
 	    update_all(uow, c, "name", json_object_new_string(name), NULL) < 0)
 		return -1;
 	c->name = name;
-	return notice(uow, c, arena_printf(&uow->arena, "%s renamed channel **%s** to **%s**.", actor(uow), old, name));
+	return notice(uow, c,
+	              arena_printf(&uow->arena, "%s renamed channel **%s** to **%s**.", notify_mention(uow, uow->user),
+	                           old, name));
 }
 
 static struct db_stmt st_folder = DB_STMT("UPDATE channels SET folder_id = $2 WHERE id = $1");
@@ -298,7 +297,7 @@ static int send_group_changed(struct uow *uow, struct channel *c, int old_policy
 	              arena_printf(&uow->arena,
 	                           "%s changed the [posting permissions](/help/channel-posting-policy) for this "
 	                           "channel:\n\n* **Old**: %s\n* **New**: %s\n",
-	                           actor(uow), old, new_desc));
+	                           notify_mention(uow, uow->user), old, new_desc));
 }
 
 /* The update event of a setting that grants metadata access, with create + peer_add for who gains it and delete

@@ -21,6 +21,7 @@
 #include "model/linkifiers.h"
 #include "model/markdown.h"
 #include "model/messages.h"
+#include "model/notify.h"
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -668,12 +669,6 @@ static int64_t send_bot_message(struct uow *uow, struct channel *c, const char *
 	return sent.id;
 }
 
-/* silent_mention_syntax_for_user. */
-static const char *silent_mention(struct uow *uow)
-{
-	return arena_printf(&uow->arena, "@_**%s|%lld**", uow->user->full_name, (long long)uow->user->id);
-}
-
 /* encode_hash_component: urllib's quote (safe "*"), then '%' as '.' and '.' as ".2E". */
 static const char *hash_encode(struct uow *uow, const char *s)
 {
@@ -786,7 +781,7 @@ static int notify_resolve(struct uow *uow, struct message_edit *e)
 		struct message_ref notice = {.id = db_int(res, 0, 0), .channel = e->orig};
 		return message_events_delete(uow, &notice) < 0 ? -1 : message_delete(uow, notice.id);
 	}
-	const char *text = arena_printf(&uow->arena, "%s has marked this topic as %s.", silent_mention(uow),
+	const char *text = arena_printf(&uow->arena, "%s has marked this topic as %s.", notify_mention(uow, uow->user),
 	                                e->resolved ? "resolved" : "unresolved");
 	/* get_unread_user_ids_for_resolved_topic_notifications, for the default resolved_topic_notice_auto_read_policy
 	 * (except_followed, which confab does not store): unread for the topic's followers. */
@@ -818,7 +813,7 @@ static int visible_left(struct uow *uow, const struct channel *c, const char *to
  * old topic's when asked. */
 static int notify_move(struct uow *uow, struct message_edit *e, const struct idset *moved, bool moved_all)
 {
-	const char *user = silent_mention(uow);
+	const char *user = notify_mention(uow, uow->user);
 	int n = moved->n;
 	if (e->in->notify_new_thread && (e->stream_edited || (e->topic_edited && !e->resolved && !e->unresolved))) {
 		const char *from = topic_link(uow, e->orig, e->orig_topic), *text;
