@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/jsonx.h"
 #include "http/params.h"
 #include "http/request.h"
 #include "model/channels.h"
@@ -148,11 +149,12 @@ int messages_list(struct request *req)
 		return -1;
 	struct message_format f = {param_bool(req, "apply_markdown"), param_bool(req, "client_gravatar"),
 	                           param_bool(req, "allow_empty_topic_name"), page.is_search};
-	json_object *messages = message_objects(&req->uow, page.ids, page.flags, page.n, &f);
+	size_t len;
+	const char *messages = message_objects_text(&req->uow, page.ids, page.flags, page.n, &f, &len);
 	if (messages == NULL)
 		return -1;
 	json_object *out = request_result(req);
-	json_object_object_add(out, "messages", messages);
+	json_object_object_add(out, "messages", jsonx_raw(messages, len));
 	json_object_object_add(out, "found_anchor", json_object_new_boolean(page.found_anchor));
 	json_object_object_add(out, "found_oldest", json_object_new_boolean(page.found_oldest));
 	json_object_object_add(out, "found_newest", json_object_new_boolean(page.found_newest));

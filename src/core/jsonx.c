@@ -1,8 +1,12 @@
 /* Strict JSON parsing and compact output; see jsonx.h. */
 #include "core/jsonx.h"
 
+#include <json-c/printbuf.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/xalloc.h"
 
 /* Length of the digits at s[i..len). */
 static size_t digits(const char *s, size_t i, size_t len)
@@ -105,4 +109,32 @@ int jsonx_parse(const char *s, size_t len, json_object **out)
 const char *jsonx_string(json_object *obj)
 {
 	return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+struct raw_text {
+	const char *text;
+	size_t len;
+};
+
+static int raw_serialize(json_object *obj, struct printbuf *pb, int level, int flags)
+{
+	(void)level, (void)flags;
+	const struct raw_text *raw = json_object_get_userdata(obj);
+	return printbuf_memappend(pb, raw->text, (int)raw->len) < 0 ? -1 : 0;
+}
+
+static void raw_free(json_object *obj, void *userdata)
+{
+	(void)obj;
+	free(userdata);
+}
+
+json_object *jsonx_raw(const char *text, size_t len)
+{
+	json_object *obj = json_object_new_array();
+	struct raw_text *raw = xmalloc(sizeof(*raw));
+	raw->text = text;
+	raw->len = len;
+	json_object_set_serializer(obj, raw_serialize, raw, raw_free);
+	return obj;
 }

@@ -12,5 +12,10 @@
 int jsonx_parse(const char *s, size_t len, json_object **out);
 /* Compact serialization without escaped slashes; the string belongs to obj. */
 const char *jsonx_string(json_object *obj);
+/*
+ * A value that serializes as text (len bytes of JSON, kept by reference: it must outlive the object), spliced
+ * as it is into whatever holds it, never parsed. The caller owns the object (an empty array to anything reading it).
+ */
+json_object *jsonx_raw(const char *text, size_t len);
 
 #endif

@@ -1180,147 +1180,14 @@ struct narrow *narrow_parse(struct uow *uow, json_object *narrow)
 	return narrow_parse_with(uow, narrow, &db_lookup);
 }
 
-/* ---- the Message object -------------------------------------------------------------------------------------- */
-
-#define SENDER_COLUMN    13 /* the sender's id; the senders' rows come from st_senders, once each */
-#define REACTIONS_COLUMN 14 /* a JSON array, NULL for none */
-/* clang-format off */
-static struct db_stmt st_objects = DB_STMT(
-    "SELECT m.id, COALESCE(m.channel_id, 0), COALESCE(m.direct_conversation_id, 0), m.topic, m.content,"
-    " m.rendered_content, extract(epoch FROM m.date_sent)::bigint, m.client,"
-    " extract(epoch FROM m.last_edit_time)::bigint, extract(epoch FROM m.last_moved_time)::bigint, c.name,"
-    /* display_recipient of a direct message: a 1:1 conversation ordered by address as the reference does, others
-     * by id (the CASE keeps channel messages from running the subquery) */
-    " CASE WHEN dc.id IS NOT NULL THEN (SELECT json_agg(json_build_object('id', du.id, 'email', " API_EMAIL("du") ","
-    "   'full_name', du.full_name, 'is_mirror_dummy', false)"
-    "   ORDER BY (CASE WHEN cardinality(dc.user_ids) = 2 THEN " API_EMAIL("du") " END) COLLATE \"C\", du.id)"
-    "   FROM unnest(dc.user_ids) AS p (id) JOIN users du ON du.id = p.id)::text END,"
-    " (SELECT json_agg(json_strip_nulls(json_build_object('user_id', e.user_id,"
-    "   'timestamp', extract(epoch FROM e.edit_time)::bigint, 'prev_content', e.prev_content,"
-    "   'prev_rendered_content', e.prev_rendered_content, 'prev_topic', e.prev_topic,"
-    "   'topic', CASE WHEN e.prev_topic IS NOT NULL THEN e.topic END, 'prev_stream', e.prev_channel_id,"
-    "   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id DESC)"
-    "   FROM message_edits e WHERE e.message_id = m.id)::text, m.sender_id,"
-    /* reactions, oldest first as the reference orders them, by the UNIQUE index of reactions (message_id first) */
-    " (SELECT json_agg(json_build_object('emoji_name', r.emoji_name, 'emoji_code', r.emoji_code,"
-    "   'reaction_type', r.reaction_type, 'user_id', r.user_id) ORDER BY r.id)"
-    "   FROM reactions r WHERE r.message_id = m.id)::text"
-    " FROM messages m LEFT JOIN channels c ON c.id = m.channel_id"
-    " LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
-    " WHERE m.id = ANY($1::bigint[]) ORDER BY m.id");
-/* clang-format on */
-
-/* The senders of one response (st_senders rows) and their user_to_json() objects, made when first needed. */
-static struct db_stmt st_senders = DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.id = ANY($1::bigint[])");
-struct senders {
-	struct db_res *rows;
-	json_object **users; /* per row; owned by the request */
-};
-
-static json_object *sender_json(struct uow *uow, struct senders *s, const struct db_res *res, int row,
-                                bool client_gravatar)
-{
-	int64_t id = db_int(res, row, SENDER_COLUMN);
-	for (int i = 0; i < db_rows(s->rows); i++) {
-		if (db_int(s->rows, i, 0) != id)
-			continue;
-		if (s->users[i] == NULL) {
-			struct user *u = user_from_row(uow, s->rows, i, 0);
-			s->users[i] = uow_own_json(uow, user_to_json(uow, u, uow->user, client_gravatar, NULL));
-		}
-		return s->users[i];
-	}
-	return NULL; /* not reached: messages.sender_id references users */
-}
+/* ---- the Message object: message_json.c ----------------------------------------------------------------------- */
 
 static void add_json_text(struct uow *uow, json_object *o, const char *key, const char *text)
 {
 	json_object *v = NULL;
 	if (jsonx_parse(text, strlen(text), &v) == 0 && v != NULL)
 		json_object_object_add(o, key, v);
-}
-
-/* Recipient fields: type, display_recipient, stream_id, subject, recipient_id. */
-static void add_recipient(struct uow *uow, json_object *o, const struct db_res *res, int row,
-                          const struct message_format *f)
-{
-	int64_t channel = db_int(res, row, 1), conversation = db_int(res, row, 2);
-	const char *topic = db_val(res, row, 3);
-	json_object_object_add(o, "type", json_object_new_string(channel ? "stream" : "private"));
-	json_object_object_add(o, "recipient_id", json_object_new_int64(message_recipient_id(channel, conversation)));
-	if (channel) {
-		json_object_object_add(o, "display_recipient", json_object_new_string(db_val(res, row, 10)));
-		json_object_object_add(o, "stream_id", json_object_new_int64(channel));
-		if (*topic == '\0' && !f->allow_empty_topic_name)
-			topic = REALM_EMPTY_TOPIC_DISPLAY_NAME;
-	} else {
-		add_json_text(uow, o, "display_recipient", db_val(res, row, 11));
-	}
-	json_object_object_add(o, "subject", json_object_new_string(topic));
-	json_object_object_add(o, "topic_links",
-	                       channel ? linkifiers_topic_links(uow, topic) : json_object_new_array());
-	if (f->search_fields) { /* search hits: the matched fields (not highlighted) */
-		json_object_object_add(o, "match_content", json_object_new_string(db_val(res, row, 5)));
-		json_object_object_add(o, "match_subject",
-		                       json_object_new_string(html_escape(uow, db_val(res, row, 3))));
-	}
-}
-
-static json_object *object_of_row(struct uow *uow, const struct db_res *res, int row, int flags,
-                                  const struct message_format *f, struct senders *senders)
-{
-	json_object *o = json_object_new_object();
-	json_object *sender = sender_json(uow, senders, res, row, f->client_gravatar);
-	const char *content = db_val(res, row, 4);
-	json_object_object_add(o, "id", json_object_new_int64(db_int(res, row, 0)));
-	json_object_object_add(o, "sender_id", json_object_new_int64(db_int(res, row, SENDER_COLUMN)));
-	json_object_object_add(o, "sender_full_name", json_object_get(json_object_object_get(sender, "full_name")));
-	json_object_object_add(o, "sender_email", json_object_get(json_object_object_get(sender, "email")));
-	json_object_object_add(o, "sender_realm_str", json_object_new_string(uow->realm->subdomain));
-	json_object_object_add(o, "avatar_url", json_object_get(json_object_object_get(sender, "avatar_url")));
-	json_object_object_add(o, "client", json_object_new_string(db_val(res, row, 7)));
-	json_object_object_add(o, "content", json_object_new_string(f->apply_markdown ? db_val(res, row, 5) : content));
-	json_object_object_add(o, "content_type",
-	                       json_object_new_string(f->apply_markdown ? "text/html" : "text/x-markdown"));
-	json_object_object_add(o, "is_me_message", json_object_new_boolean(strncmp(content, "/me ", 4) == 0));
-	json_object_object_add(o, "timestamp", json_object_new_int64(db_int(res, row, 6)));
-	add_recipient(uow, o, res, row, f);
-	if (db_null(res, row, REACTIONS_COLUMN))
-		json_object_object_add(o, "reactions", json_object_new_array());
-	else
-		add_json_text(uow, o, "reactions", db_val(res, row, REACTIONS_COLUMN));
-	json_object_object_add(o, "submessages", json_object_new_array());
-	json_object_object_add(o, "flags", message_flags_json(flags));
-	if (!db_null(res, row, 8))
-		json_object_object_add(o, "last_edit_timestamp", json_object_new_int64(db_int(res, row, 8)));
-	if (!db_null(res, row, 9))
-		json_object_object_add(o, "last_moved_timestamp", json_object_new_int64(db_int(res, row, 9)));
-	if (!db_null(res, row, 8) || !db_null(res, row, 9))
-		add_json_text(uow, o, "edit_history", db_val(res, row, 12));
-	return o;
-}
-
-json_object *message_objects(struct uow *uow, const int64_t *ids, const int *flags, int n,
-                             const struct message_format *f)
-{
-	struct db_res *res =
-	    DB_EXEC(uow, &st_objects, db_arg_ids(uow, ids, n), realm_fake_email_domain(uow, uow->realm));
-	if (res == NULL)
-		return NULL;
-	int64_t *sender_ids = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*sender_ids));
-	for (int row = 0; row < db_rows(res); row++)
-		sender_ids[row] = db_int(res, row, SENDER_COLUMN);
-	struct senders senders = {DB_EXEC(uow, &st_senders, db_arg_ids(uow, sender_ids, db_rows(res))), NULL};
-	if (senders.rows == NULL)
-		return NULL;
-	senders.users = arena_alloc(&uow->arena, (size_t)(db_rows(senders.rows) + 1) * sizeof(json_object *));
-	json_object *list = json_object_new_array_ext(n);
-	for (int i = 0, row = 0; i < n && row < db_rows(res); i++) {
-		if (db_int(res, row, 0) != ids[i])
-			continue; /* deleted meanwhile */
-		json_object_array_add(list, object_of_row(uow, res, row++, flags[i], f, &senders));
-	}
-	return list;
+	(void)uow;
 }
 
 /* ---- events -------------------------------------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct uow;
@@ -280,6 +281,12 @@ struct message_format {
  */
 json_object *message_objects(struct uow *uow, const int64_t *ids, const int *flags, int n,
                              const struct message_format *f);
+/*
+ * The same array as JSON text (message_json.c: one statement, written without json-c objects; what GET /messages
+ * sends). Returns an arena string (*len bytes), or NULL with the error recorded.
+ */
+const char *message_objects_text(struct uow *uow, const int64_t *ids, const int *flags, int n,
+                                 const struct message_format *f, size_t *len);
 
 /* The API names of the flags set in flags, in the reference's order (plus "wildcard_mentioned"); a new array. */
 json_object *message_flags_json(int flags);
