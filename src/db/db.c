@@ -132,6 +132,38 @@ static int stmt_id(struct db_stmt *st)
 	return id;
 }
 
+/*
+ * Executes the prepared statement name between SET and RESET of plan_cache_mode, pipelined in one round trip (one
+ * implicit transaction outside BEGIN: a failure undoes the SET too). Returns the statement's result.
+ */
+static PGresult *run_generic(struct db_conn *c, const char *name, const char *const *params, int n)
+{
+	if (!PQenterPipelineMode(c->pg))
+		return PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
+	bool sent =
+	    PQsendQueryParams(c->pg, "SET plan_cache_mode = force_generic_plan", 0, NULL, NULL, NULL, NULL, 0) &&
+	    PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0) &&
+	    PQsendQueryParams(c->pg, "RESET plan_cache_mode", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c->pg);
+	PGresult *out = NULL, *r;
+	/* Three results, each followed by NULL, then the sync (stop early if the connection broke). */
+	for (int i = 0; sent && i < 3; i++) {
+		while ((r = PQgetResult(c->pg)) != NULL) {
+			if (i == 1 && out == NULL)
+				out = r;
+			else
+				PQclear(r);
+		}
+	}
+	while (sent && (r = PQgetResult(c->pg)) != NULL) {
+		ExecStatusType s = PQresultStatus(r);
+		PQclear(r);
+		if (s == PGRES_PIPELINE_SYNC)
+			break;
+	}
+	PQexitPipelineMode(c->pg);
+	return out != NULL ? out : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+}
+
 /* One attempt: prepare st on c if needed, then execute it. Returns the result (possibly an error result). */
 static PGresult *run(struct db_conn *c, struct db_stmt *st, const char *const *params, int n)
 {
@@ -145,7 +177,7 @@ static PGresult *run(struct db_conn *c, struct db_stmt *st, const char *const *p
 		PQclear(p);
 		c->prepared[id] = 1;
 	}
-	return PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
+	return st->generic ? run_generic(c, name, params, n) : PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
 }
 
 static bool result_ok(const PGresult *r)

@@ -25,10 +25,20 @@ struct db_res;
 struct db_stmt {
 	const char *sql;
 	atomic_int id; /* assigned on first use */
+	bool generic;  /* always the generic plan (DB_STMT_GENERIC) */
 };
 #define DB_STMT(text)                                                                                                  \
 	{                                                                                                              \
 		.sql = (text)                                                                                          \
+	}
+/*
+ * A statement that always runs its generic plan (plan_cache_mode = force_generic_plan around it, in the same round
+ * trip): for statements whose custom plans PostgreSQL keeps estimating cheaper, so that it would plan them anew at
+ * every execution (a narrow's fetch: most of its CASE folds away once the parameters are known).
+ */
+#define DB_STMT_GENERIC(text)                                                                                          \
+	{                                                                                                              \
+		.sql = (text), .generic = true                                                                         \
 	}
 
 /* Creates a pool of size connections to conninfo; connects lazily. Never NULL. */

@@ -70,7 +70,7 @@
 	" (SELECT 1 FROM messages m WHERE m.id = um.message_id" NARROW_FILTER(                                         \
 	    "um.flags") " OFFSET 0) hit"                                                                               \
 	                " WHERE um.user_id = $1 AND " cmp " ORDER BY um.message_id " order " LIMIT " limit ")"
-static struct db_stmt st_fetch_received = DB_STMT("SELECT id, flags, received FROM (" RECEIVED_SIDE(
+static struct db_stmt st_fetch_received = DB_STMT_GENERIC("SELECT id, flags, received FROM (" RECEIVED_SIDE(
     "um.message_id <= $30", "DESC", "$31") " UNION ALL " RECEIVED_SIDE("um.message_id >= $32 AND um.message_id <= $33",
                                                                        "ASC", "$34") ") hits ORDER BY id");
 
@@ -112,10 +112,43 @@ static struct db_stmt st_fetch_received = DB_STMT("SELECT id, flags, received FR
 	"SELECT id, COALESCE(flags, 129), flags IS NOT NULL FROM (" HISTORY_SIDE(                                      \
 	    where, "m.id <= $30", "DESC", "$31") " UNION ALL " HISTORY_SIDE(where, "m.id >= $32 AND m.id <= $33",      \
 	                                                                    "ASC", "$34") ") hits ORDER BY id"
-static struct db_stmt st_fetch_channel = DB_STMT(HISTORY_FETCH("m.channel_id = $35"));
-static struct db_stmt st_fetch_topic = DB_STMT(HISTORY_FETCH("m.channel_id = $35 AND lower(m.topic) = lower($36)"));
+static struct db_stmt st_fetch_channel = DB_STMT_GENERIC(HISTORY_FETCH("m.channel_id = $35"));
+static struct db_stmt st_fetch_topic =
+    DB_STMT_GENERIC(HISTORY_FETCH("m.channel_id = $35 AND lower(m.topic) = lower($36)"));
 /* channels:public: the organization's messages by primary key, filtered to public channels. */
-static struct db_stmt st_fetch_public = DB_STMT(HISTORY_FETCH("m.realm_id = $2 AND m.channel_id IS NOT NULL"));
+static struct db_stmt st_fetch_public = DB_STMT_GENERIC(HISTORY_FETCH("m.realm_id = $2 AND m.channel_id IS NOT NULL"));
+
+/*
+ * The same for a narrow of nothing but its channel (and one topic), the common case: no filter left to evaluate,
+ * so a small plan ($1 user, $2 channel, $3..$7 the halves as $30..$34 above, $8 the topic).
+ */
+#define PLAIN_SIDE(where, cmp, order, limit)                                                                           \
+	"(SELECT m.id, (SELECT um.flags FROM user_messages um WHERE um.user_id = $1 AND um.message_id = m.id)"         \
+	" AS flags FROM messages m WHERE " where " AND " cmp " ORDER BY m.id " order " LIMIT " limit ")"
+#define PLAIN_FETCH(where)                                                                                             \
+	"SELECT id, COALESCE(flags, 129), flags IS NOT NULL FROM (" PLAIN_SIDE(                                        \
+	    where, "m.id <= $3", "DESC", "$4") " UNION ALL " PLAIN_SIDE(where, "m.id >= $5 AND m.id <= $6", "ASC",     \
+	                                                                "$7") ") hits ORDER BY id"
+static struct db_stmt st_fetch_channel_plain = DB_STMT(PLAIN_FETCH("m.channel_id = $2"));
+static struct db_stmt st_fetch_topic_plain = DB_STMT(PLAIN_FETCH("m.channel_id = $2 AND lower(m.topic) = lower($8)"));
+
+/* Whether nw is one channel's history and nothing else (but one topic): every NARROW_FILTER condition is idle. */
+static bool plain_history(const struct narrow *nw)
+{
+	const struct ids *none[] = {&nw->ch_neg, &nw->sender_pos, &nw->sender_neg, &nw->id_pos,  &nw->id_neg,
+	                            &nw->dm_pos, &nw->dm_neg,     &nw->dmi_pos,    &nw->dmi_neg, &nw->gpm};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (none[i]->n)
+			return false;
+	const int conditions[] = {nw->resolved,     nw->has_attachment, nw->has_image,   nw->has_link,
+	                          nw->has_reaction, nw->in_home,        nw->public_only, nw->web_public_only};
+	for (size_t i = 0; i < sizeof(conditions) / sizeof(conditions[0]); i++)
+		if (conditions[i] != -1)
+			return false;
+	return nw->include_history && nw->history_channel != NULL && nw->ch_pos.n == 1 && nw->topic_pos.n <= 1 &&
+	       nw->topic_neg.n == 0 && nw->search.n == 0 && nw->set == 0 && nw->unset == 0 && nw->any == 0 &&
+	       !nw->impossible && !nw->public_history;
+}
 
 /* The first unread message of the narrow, by user_messages_unread, muted messages skipped (the reference's
  * exclude_stream_and_topic_mutes): muted topics, and unless narrowed to a channel, muted channels' topics that are
@@ -190,6 +223,13 @@ int message_fetch(struct uow *uow, struct narrow *nw, int64_t anchor, bool inclu
 	int nparams;
 	struct db_stmt *st = fetch_statement(nw, &nparams);
 	narrow_sql_positional(&sql, p);
+	if (ids == NULL && plain_history(nw)) {
+		const char *plain[] = {sql.user_id,      sql.history_channel, sql.before_anchor, sql.before_limit,
+		                       sql.after_anchor, sql.after_max,       sql.after_limit,   sql.history_topic};
+		st = nw->topic_pos.n ? &st_fetch_topic_plain : &st_fetch_channel_plain;
+		memcpy(p, plain, sizeof(plain));
+		nparams = nw->topic_pos.n ? 8 : 7;
+	}
 	struct db_res *res = db_exec(uow, st, p, nparams);
 	if (res == NULL)
 		return -1;
