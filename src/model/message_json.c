@@ -40,15 +40,11 @@ enum {
 	C_EDIT_HISTORY,  /* JSON text, only when edited or moved */
 	C_REACTIONS,     /* JSON text, NULL for none */
 	C_SENDER,
-	C_SENDER_NAME,
-	C_SENDER_EMAIL,
-	C_AVATAR_SOURCE,
-	C_AVATAR_VERSION,
-	C_SENDER_REALM,
-	C_EMAIL_VISIBILITY,
-	C_EMAIL_MD5,     /* Gravatar senders only */
 	C_MATCH_CONTENT, /* search narrows only ($4) */
 };
+
+/* Columns of st_senders. */
+enum { S_ID, S_NAME, S_EMAIL, S_AVATAR_SOURCE, S_AVATAR_VERSION, S_REALM, S_EMAIL_VISIBILITY, S_EMAIL_MD5 };
 
 /* $2: the organization's placeholder e-mail domain (API_EMAIL in messages.c words the same rule). */
 #define DICT_API_EMAIL(u)                                                                                              \
@@ -56,20 +52,16 @@ enum {
 	"ELSE 'user' || " u ".id || '@' || $2 END"
 
 /*
- * The messages ($1), then their senders, channels and reactions once each (a join or a per-row subquery would look
- * them up or hash their whole tables for every message); DM recipients and edit history only where there are.
+ * The messages ($1), then their channels and reactions once each (a join or a per-row subquery would look them up
+ * or hash their whole tables for every message); DM recipients and edit history only where there are.
  */
 /* clang-format off */
-static struct db_stmt st_dicts = DB_STMT(
+static struct db_stmt st_dicts = DB_STMT_GENERIC(
     "WITH m AS MATERIALIZED (SELECT m.id, m.channel_id, m.direct_conversation_id, m.topic,"
     "   CASE WHEN $3::boolean THEN m.rendered_content ELSE m.content END AS shown, left(m.content, 4) = '/me ' AS me,"
     "   m.date_sent, m.client, m.last_edit_time, m.last_moved_time, m.sender_id,"
     "   CASE WHEN $4::boolean THEN m.rendered_content END AS match"
     "   FROM messages m WHERE m.id = ANY($1::bigint[])),"
-    " u AS MATERIALIZED (SELECT u.id, u.full_name, " DICT_API_EMAIL("u") " AS email, u.avatar_source,"
-    "   u.avatar_version, u.realm_id, u.email_address_visibility,"
-    "   CASE WHEN u.avatar_source = 'G' THEN md5(lower(u.delivery_email)) END AS md5 FROM users u"
-    "   WHERE u.id = ANY(ARRAY(SELECT DISTINCT sender_id FROM m))),"
     " c AS MATERIALIZED (SELECT c.id, c.name FROM channels c"
     "   WHERE c.id = ANY(ARRAY(SELECT DISTINCT channel_id FROM m WHERE channel_id IS NOT NULL))),"
     /* reactions, oldest first as the reference orders them, by the UNIQUE index of reactions (message_id first) */
@@ -94,10 +86,13 @@ static struct db_stmt st_dicts = DB_STMT(
     "   'topic', CASE WHEN e.prev_topic IS NOT NULL THEN e.topic END, 'prev_stream', e.prev_channel_id,"
     "   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id DESC)"
     "   FROM message_edits e WHERE e.message_id = m.id)::text END,"
-    " r.list, u.id, u.full_name, u.email, u.avatar_source, u.avatar_version, u.realm_id,"
-    " u.email_address_visibility, u.md5, m.match"
-    " FROM m JOIN u ON u.id = m.sender_id LEFT JOIN c ON c.id = m.channel_id LEFT JOIN r ON r.message_id = m.id"
-    " ORDER BY m.id");
+    " r.list, m.sender_id, m.match"
+    " FROM m LEFT JOIN c ON c.id = m.channel_id LEFT JOIN r ON r.message_id = m.id ORDER BY m.id");
+/* The senders ($1, distinct), in a statement of their own: joined above, they cost more than this round trip. */
+static struct db_stmt st_senders = DB_STMT(
+    "SELECT u.id, u.full_name, " DICT_API_EMAIL("u") ", u.avatar_source, u.avatar_version, u.realm_id,"
+    " u.email_address_visibility, CASE WHEN u.avatar_source = 'G' THEN md5(lower(u.delivery_email)) END"
+    " FROM users u WHERE u.id = ANY($1::bigint[])");
 /* clang-format on */
 
 /* ---- writing JSON text ----------------------------------------------------------------------------------------- */
@@ -191,20 +186,19 @@ static const char *topic_links(struct uow *uow, const char *topic, struct topic_
 	return memo->text;
 }
 
-/* sender_* and avatar_url, as user_to_json() gives them to the requesting user. */
-static void put_sender(struct uow *uow, struct buf *b, const struct db_res *res, int row,
-                       const struct message_format *f)
+/* sender_* and avatar_url, as user_to_json() gives them to the requesting user; s: the sender's st_senders row. */
+static void put_sender(struct uow *uow, struct buf *b, const struct db_res *s, int row, const struct message_format *f)
 {
-	struct user sender = {.id = db_int(res, row, C_SENDER),
-	                      .email_address_visibility = (int)db_int(res, row, C_EMAIL_VISIBILITY)};
-	char source = *db_val(res, row, C_AVATAR_SOURCE);
-	int64_t version = db_int(res, row, C_AVATAR_VERSION);
+	struct user sender = {.id = db_int(s, row, S_ID),
+	                      .email_address_visibility = (int)db_int(s, row, S_EMAIL_VISIBILITY)};
+	char source = *db_val(s, row, S_AVATAR_SOURCE);
+	int64_t version = db_int(s, row, S_AVATAR_VERSION);
 	put_key(b, "sender_id");
 	put_int(b, sender.id);
 	put_key(b, "sender_full_name");
-	put_str(b, db_val(res, row, C_SENDER_NAME));
+	put_str(b, db_val(s, row, S_NAME));
 	put_key(b, "sender_email");
-	put_str(b, db_val(res, row, C_SENDER_EMAIL));
+	put_str(b, db_val(s, row, S_EMAIL));
 	put_key(b, "sender_realm_str");
 	put_str(b, uow->realm->subdomain);
 	put_key(b, "avatar_url");
@@ -212,13 +206,13 @@ static void put_sender(struct uow *uow, struct buf *b, const struct db_res *res,
 		put(b, "null");
 	} else if (source == 'G') {
 		put(b, "\"https://secure.gravatar.com/avatar/");
-		put(b, db_val(res, row, C_EMAIL_MD5));
+		put(b, db_val(s, row, S_EMAIL_MD5));
 		put(b, "?d=identicon&version=");
 		put_int(b, version);
 		put(b, "\"");
 	} else {
 		put(b, "\"/user_avatars/");
-		put_int(b, db_int(res, row, C_SENDER_REALM));
+		put_int(b, db_int(s, row, S_REALM));
 		put(b, "/");
 		put_int(b, sender.id);
 		put(b, ".png?version=");
@@ -267,12 +261,23 @@ static void put_flags(struct buf *b, int flags)
 	json_object_put(list);
 }
 
+/* The row of st_senders for sender (senders come back in no particular order; an answer has few). */
+static int sender_row(const struct db_res *senders, int64_t sender)
+{
+	for (int i = 0; i < db_rows(senders); i++)
+		if (db_int(senders, i, S_ID) == sender)
+			return i;
+	return -1;
+}
+
 static void put_message(struct uow *uow, struct buf *b, const struct db_res *res, int row, int flags,
-                        const struct message_format *f, struct topic_links_memo *memo)
+                        const struct message_format *f, const struct db_res *senders, struct topic_links_memo *memo)
 {
 	buf_add(b, "{\"id\":", 6);
 	put_int(b, db_int(res, row, C_ID));
-	put_sender(uow, b, res, row, f);
+	int s = sender_row(senders, db_int(res, row, C_SENDER));
+	if (s >= 0) /* always: messages.sender_id references users */
+		put_sender(uow, b, senders, s, f);
 	put_key(b, "client");
 	put_str(b, db_val(res, row, C_CLIENT));
 	put_key(b, "content");
@@ -313,6 +318,20 @@ const char *message_objects_text(struct uow *uow, const int64_t *ids, const int 
 	                             f->apply_markdown ? "true" : "false", f->search_fields ? "true" : "false");
 	if (res == NULL)
 		return NULL;
+	int64_t *sender_ids = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*sender_ids));
+	int n_senders = 0;
+	for (int row = 0; row < db_rows(res); row++) {
+		int64_t id = db_int(res, row, C_SENDER);
+		bool seen = false;
+		for (int i = n_senders - 1; i >= 0 && !seen; i--)
+			seen = sender_ids[i] == id;
+		if (!seen)
+			sender_ids[n_senders++] = id;
+	}
+	struct db_res *senders =
+	    DB_EXEC(uow, &st_senders, db_arg_ids(uow, sender_ids, n_senders), realm_fake_email_domain(uow, uow->realm));
+	if (senders == NULL)
+		return NULL;
 	struct buf b;
 	buf_init(&b, 0);
 	buf_add(&b, "[", 1);
@@ -322,7 +341,7 @@ const char *message_objects_text(struct uow *uow, const int64_t *ids, const int 
 			continue; /* deleted meanwhile */
 		if (row > 0)
 			buf_add(&b, ",", 1);
-		put_message(uow, &b, res, row++, flags[i], f, &memo);
+		put_message(uow, &b, res, row++, flags[i], f, senders, &memo);
 	}
 	buf_add(&b, "]", 1);
 	char *out = arena_alloc(&uow->arena, b.len + 1);
