@@ -1117,6 +1117,7 @@ static void register_suites(void)
 	register_user_group_members_tests();
 	register_uploads_tests();
 	register_messages_tests();
+	register_message_fetch_tests();
 	register_message_edit_tests();
 	register_message_report_tests();
 	register_reactions_tests();

@@ -241,6 +241,7 @@ void register_user_groups_tests(void);
 void register_user_group_members_tests(void);
 void register_uploads_tests(void);
 void register_messages_tests(void);
+void register_message_fetch_tests(void);
 void register_message_edit_tests(void);
 void register_message_report_tests(void);
 void register_reactions_tests(void);
