@@ -114,6 +114,8 @@ int uploads_temporary_url(struct request *req);
 /* GET /user_uploads/... (outside /api/v1): the uploaded files themselves, sent by nginx. */
 int uploads_serve(struct request *req);
 int uploads_serve_temporary(struct request *req);
+/* Lets the front end send the file path_id of upload_dir: X-Accel-Redirect (nginx) or X-Sendfile (Apache). */
+void uploads_send_file(struct request *req, const char *path_id);
 
 /* messages.c */
 int messages_send(struct request *req);

@@ -137,6 +137,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	req.host = param(fr, "HTTP_HOST");
 	req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
 	req.remote_addr = param(fr, "REMOTE_ADDR");
+	req.x_sendfile = strcmp(param(fr, "CONFAB_FILE_SENDER"), "x-sendfile") == 0;
 #ifdef CONFAB_FAULT_POINTS
 	req.fault = FCGX_GetParam("HTTP_X_CONFAB_FAULT", fr->envp);
 #endif
