@@ -1,9 +1,9 @@
 /*
  * Apache as the front end (conf/apache/confab.conf): scripts/test starts Debian's apache2 with it next to nginx,
  * over the same worker sockets, and gives its URL as CONFAB_APACHE_URL. Every test here talks to Apache only
- * (itest_use_url): authentication, a multipart upload and its download through X-Sendfile, who may read it, no
- * header smuggling, PATCH with query-string parameters, long-polls (woken by a message, and held for a heartbeat
- * period without a proxy timeout), and Apache's own 404 and 413 as the JSON nginx answers. Without
+ * (itest_use_url): authentication, a multipart upload and its download through X-Sendfile, who may read it, a
+ * chunked body, no header smuggling, PATCH with query-string parameters, long-polls (woken by a message, and held
+ * for a heartbeat period without a proxy timeout), and Apache's own 404 and 413 as the JSON nginx answers. Without
  * CONFAB_APACHE_URL each test fails: the front end is part of what ./scripts/test proves.
  */
 #include <stdio.h>
@@ -100,6 +100,34 @@ static void test_upload_download(void)
 	EXPECT_STATUS(r, 200);
 	EXPECT_HEADER(r, "Content-Disposition", "attachment; filename*=utf-8''gr%C3%BC%C3%9Fe.txt");
 	CHECK(r->len == 14, "%s: %zu bytes", r->what, r->len);
+}
+
+/* A chunked request body (no Content-Length; Apache passes it on without one): the worker reads it to its end. */
+static void test_chunked_body(void)
+{
+	via_apache();
+	struct user *u = new_user("member");
+	const char *chunked[] = {"Transfer-Encoding: chunked", NULL};
+	char *body = fmt("--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"chunked.txt\"\r\n"
+	                 "Content-Type: text/plain\r\n\r\n%s\r\n--" BOUNDARY "--\r\n",
+	                 "sent in chunks");
+	struct resp *r = http(&(struct request){.method = "POST",
+	                                        .path = "/api/v1/user_uploads",
+	                                        .user = u,
+	                                        .body = body,
+	                                        .body_len = strlen(body),
+	                                        .content_type = "multipart/form-data; boundary=" BOUNDARY,
+	                                        .headers = chunked});
+	EXPECT_SUCCESS(r);
+	const char *url = jstr(r->json, "url");
+	REQUIRE(url != NULL, "%s", r->body);
+	r = http(&(struct request){.path = url, .user = u});
+	EXPECT_STATUS(r, 200);
+	CHECK(r->len == 14 && memcmp(r->body, "sent in chunks", 14) == 0, "%s: body %s", r->what, r->body);
+	r = http(&(struct request){.method = "PATCH", .path = "/api/v1/settings", .form = "full_name=Chunky",
+	                           .user = u, .headers = chunked});
+	EXPECT_SUCCESS(r);
+	EXPECT_STR(api_get(u, "/users/me")->json, "full_name", "Chunky");
 }
 
 /* Another user's file is refused; without credentials, the worker's 401 JSON. */
@@ -252,6 +280,7 @@ void register_apache_tests(void)
 	    {"basic_auth", test_basic_auth},
 	    {"upload_download", test_upload_download},
 	    {"download_refused", test_download_refused},
+	    {"chunked_body", test_chunked_body},
 	    {"no_header_smuggling", test_no_header_smuggling},
 	    {"patch_query_parameters", test_patch_query_parameters},
 	    {"long_poll_woken", test_long_poll_woken},
