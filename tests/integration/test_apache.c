@@ -1,9 +1,10 @@
 /*
  * Apache as the front end (conf/apache/confab.conf): scripts/test starts Debian's apache2 with it next to nginx,
  * over the same worker sockets, and gives its URL as CONFAB_APACHE_URL. Every test here talks to Apache only
- * (itest_use_url): authentication, a multipart upload and its download through X-Sendfile, who may read it, a
- * chunked body, no header smuggling, PATCH with query-string parameters, long-polls (woken by a message, and held
- * for a heartbeat period without a proxy timeout), and Apache's own 404 and 413 as the JSON nginx answers. Without
+ * (itest_use_url): authentication, a multipart upload and its download through X-Sendfile, a custom emoji image,
+ * who may read them, a chunked body, no header smuggling, PATCH with query-string parameters, long-polls (woken by
+ * a message, and held for a heartbeat period without a proxy timeout), and Apache's own 404 and 413 as the JSON
+ * nginx answers. Without
  * CONFAB_APACHE_URL each test fails: the front end is part of what ./scripts/test proves.
  */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 
@@ -128,6 +130,47 @@ static void test_chunked_body(void)
 	                           .user = u, .headers = chunked});
 	EXPECT_SUCCESS(r);
 	EXPECT_STR(api_get(u, "/users/me")->json, "full_name", "Chunky");
+}
+
+/* A custom emoji image (/user_avatars/..., public) sent by mod_xsendfile, as nginx sends it. */
+static void test_emoji_image(void)
+{
+	via_apache();
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDRapache-emoji";
+	size_t png_len = sizeof(png) - 1;
+	struct user *admin = new_user("admin");
+	char *name = fmt("apache_%ld_%ld", (long)time(NULL), (long)getpid());
+	char *head = fmt("--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"f1\"; filename=\"img.png\"\r\n"
+	                 "Content-Type: image/png\r\n\r\n");
+	const char *tail = "\r\n--" BOUNDARY "--\r\n";
+	char *body = keep(malloc(strlen(head) + png_len + strlen(tail)));
+	REQUIRE(body != NULL, "out of memory");
+	memcpy(body, head, strlen(head));
+	memcpy(body + strlen(head), png, png_len);
+	memcpy(body + strlen(head) + png_len, tail, strlen(tail));
+	struct resp *r = http(&(struct request){.method = "POST",
+	                                        .path = fmt("/api/v1/realm/emoji/%s", name),
+	                                        .user = admin,
+	                                        .body = body,
+	                                        .body_len = strlen(head) + png_len + strlen(tail),
+	                                        .content_type = "multipart/form-data; boundary=" BOUNDARY});
+	EXPECT_SUCCESS(r);
+	r = api_get(admin, "/realm/emoji");
+	EXPECT_SUCCESS(r);
+	const char *url = NULL;
+	json_object_object_foreach (jget(r->json, "emoji"), key, e) {
+		(void)key;
+		if (strcmp(jstr(e, "name"), name) == 0)
+			url = jstr(e, "source_url");
+	}
+	REQUIRE(url != NULL && strncmp(url, "/user_avatars/", 14) == 0, "no emoji %s in %s", name, r->body);
+	r = http(&(struct request){.path = url});
+	EXPECT_STATUS(r, 200);
+	EXPECT_HEADER(r, "Content-Type", "image/png");
+	EXPECT_HEADER(r, "Cache-Control", "public, max-age=86400");
+	CHECK(r->len == png_len && memcmp(r->body, png, png_len) == 0, "%s: %zu bytes", r->what, r->len);
+	CHECK(resp_header(r, "X-Sendfile") == NULL, "%s: X-Sendfile reached the client", r->what);
+	EXPECT_SUCCESS(api_method("DELETE", admin, fmt("/realm/emoji/%s", name)));
 }
 
 /* Another user's file is refused; without credentials, the worker's 401 JSON. */
@@ -281,6 +324,7 @@ void register_apache_tests(void)
 	    {"upload_download", test_upload_download},
 	    {"download_refused", test_download_refused},
 	    {"chunked_body", test_chunked_body},
+	    {"emoji_image", test_emoji_image},
 	    {"no_header_smuggling", test_no_header_smuggling},
 	    {"patch_query_parameters", test_patch_query_parameters},
 	    {"long_poll_woken", test_long_poll_woken},
