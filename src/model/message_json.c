@@ -239,7 +239,7 @@ static void put_recipient(struct uow *uow, struct buf *b, const struct db_res *r
 		if (*topic == '\0' && !f->allow_empty_topic_name)
 			topic = REALM_EMPTY_TOPIC_DISPLAY_NAME;
 	} else {
-		put(b, db_val(res, row, C_DM_RECIPIENTS));
+		put(b, db_null(res, row, C_DM_RECIPIENTS) ? "[]" : db_val(res, row, C_DM_RECIPIENTS));
 	}
 	put_key(b, "subject");
 	put_str(b, topic);
