@@ -74,6 +74,19 @@ cf_js_deps() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Build modes of scripts/up
+
+# cf_configure_args release|debug: the ./configure arguments of scripts/up's build (one a line). release is
+# -O2 -g with -Werror (what production runs), debug is -O0 -g3 (scripts/up --debug). scripts/test checks both.
+cf_configure_args() {
+    case "$1" in
+    release) ;;
+    debug) echo --enable-debug ;;
+    *) cf_die "unknown build mode '$1' (release or debug)" ;;
+    esac
+}
+
+# ---------------------------------------------------------------------------------------------
 # Small helpers
 
 # cf_wait SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; fail after SECONDS.

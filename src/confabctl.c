@@ -33,7 +33,8 @@ static const char usage[] =
     "  deactivate-user --realm S --email E\n"
     "  show-realm --subdomain S\n"
     "  retention-run\n"
-    "  send-test-mail --email E\n";
+    "  send-test-mail --email E\n"
+    "  version\n";
 
 struct opts {
 	const char *subdomain, *name, *owner_name, *email, *password, *role;
@@ -351,6 +352,22 @@ static int cmd_send_test_mail(struct uow *uow, struct opts *o)
 	return db_bool(res, 0, 0) ? 0 : 1;
 }
 
+/* The build, from the compiler's own view (__OPTIMIZE__) and configure's flags; needs no configuration. */
+static int cmd_version(void)
+{
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "version", json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(out, "build", json_object_new_string(CONFAB_BUILD_MODE));
+	json_object_object_add(out, "cflags", json_object_new_string(CONFAB_BUILD_CFLAGS));
+#ifdef __OPTIMIZE__
+	json_object_object_add(out, "optimized", json_object_new_boolean(1));
+#else
+	json_object_object_add(out, "optimized", json_object_new_boolean(0));
+#endif
+	print(out);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *config_path = NULL;
@@ -364,6 +381,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "version") == 0)
+		return cmd_version();
 	static const struct option longopts[] = {
 	    {"subdomain", required_argument, NULL, 's'},
 	    {"realm", required_argument, NULL, 's'},
