@@ -394,12 +394,134 @@ static void test_log_reopen_multiwatch_usr2(void)
 	reopen_case("reaper", "confab-reaper", true, SIGUSR2);
 }
 
+/* ---- confabctl probe ---------------------------------------------------------------------------------------- */
+
+/* Runs `CONFAB_CTL probe --realm '' ARGS`; its output (freed after the test) and exit status. */
+static char *probe(const char *args, int *status)
+{
+	const char *ctl = getenv("CONFAB_CTL");
+	REQUIRE(ctl != NULL && *ctl != '\0', "CONFAB_CTL is not set");
+	fflush(NULL);
+	FILE *f = popen(fmt("%s probe --realm '' %s 2>&1", ctl, args), "r");
+	REQUIRE(f != NULL, "popen failed");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	int st = pclose(f);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return fmt("%s", buf);
+}
+
+/* The latency of an answered probe line ("... | latency_ms=12.5;W;C;0"), or -1. */
+static double probe_latency(const char *out)
+{
+	const char *p = strstr(out, "| latency_ms=");
+	double ms = -1;
+	if (p == NULL || sscanf(p, "| latency_ms=%lf;", &ms) != 1)
+		return -1;
+	return ms;
+}
+
+#define PROBE_BOT_SQL                                                                                                  \
+	"FROM users WHERE full_name = 'Health probe' AND is_bot AND bot_type = 1 AND delivery_email LIKE "             \
+	"'health-probe-bot@%%' AND realm_id = (SELECT realm_id FROM users WHERE id = %lld)"
+
+/* OK with a latency, twice with the same bot, whose key is revoked and message deleted after each run; no human
+ * sees anything of it. */
+static void test_probe_ok(void)
+{
+	struct queue *owner = queue_register(&itest_owner, "event_types=%5B%22message%22%5D");
+	for (int run = 1; run <= 2; run++) {
+		int st;
+		char *out = probe(fmt("--url %s", itest_url), &st);
+		CHECK(st == 0, "run %d: exit status %d: %s", run, st, out);
+		CHECK(strstr(out, fmt("CONFAB OK - message from %s delivered in ", itest_url)) == out, "run %d: %s",
+		      run, out);
+		CHECK(probe_latency(out) > 0 && strstr(out, ";1000;5000;0\n") != NULL, "run %d: perfdata: %s", run,
+		      out);
+	}
+	long long realm = (long long)itest_owner.id;
+	CHECK(strcmp(psql_ok("SELECT count(*) " PROBE_BOT_SQL, realm), "1") == 0, "not one probe bot");
+	const char *bot = psql_ok("SELECT id " PROBE_BOT_SQL, realm);
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM api_keys WHERE user_id = %s", bot), "0") == 0,
+	      "the probe's API keys were not revoked");
+	CHECK(strcmp(psql_ok("SELECT count(*) FROM messages WHERE sender_id = %s", bot), "0") == 0,
+	      "the probe's messages were not deleted");
+	EXPECT_NO_EVENTS(owner);
+}
+
+/* Thresholds: over --warning WARNING (1), over --critical CRITICAL (2), with the latency in both. */
+static void test_probe_thresholds(void)
+{
+	int st;
+	char *out = probe(fmt("--url %s --warning 0", itest_url), &st);
+	CHECK(st == 1 && strstr(out, "CONFAB WARNING - message from ") == out && strstr(out, "(warning over 0 ms)"),
+	      "--warning 0: exit status %d: %s", st, out);
+	CHECK(probe_latency(out) > 0 && strstr(out, ";0;5000;0\n") != NULL, "perfdata: %s", out);
+	out = probe(fmt("--url %s --warning 0 --critical 0", itest_url), &st);
+	CHECK(st == 2 && strstr(out, "CONFAB CRITICAL - message from ") == out && strstr(out, "(critical over 0 ms)"),
+	      "--critical 0: exit status %d: %s", st, out);
+	out = probe("--warning 2 --critical 1", &st);
+	CHECK(st == 3 && strstr(out, "CONFAB UNKNOWN - ") == out, "--warning over --critical: %d: %s", st, out);
+	out = probe("--timeout soon", &st);
+	CHECK(st == 3, "a bad --timeout: exit status %d: %s", st, out);
+}
+
+/* Waits up to 30 s for a probe that answers OK again (the workers reconnect to Redis with backoff). */
+static void expect_probe_recovers(void)
+{
+	int st = -1;
+	char *out = NULL;
+	for (int i = 0; i < 30 && st != 0; i++) {
+		if (i > 0)
+			sleep(1);
+		out = probe(fmt("--url %s --timeout 5", itest_url), &st);
+	}
+	CHECK(st == 0, "the probe did not recover: %s", out);
+}
+
+/* Redis down: CRITICAL (2) with no latency, quickly; OK again once Redis is back. */
+static void test_probe_redis_down(void)
+{
+	run_env_command("CONFAB_STOP_REDIS");
+	int st;
+	char *out = probe(fmt("--url %s --timeout 5", itest_url), &st);
+	run_env_command("CONFAB_START_REDIS");
+	CHECK(st == 2 && strstr(out, "CONFAB CRITICAL - register: HTTP 503 ") == out, "exit status %d: %s", st, out);
+	CHECK(strstr(out, "| latency_ms=U;1000;5000;0\n") != NULL, "perfdata: %s", out);
+	expect_probe_recovers();
+}
+
+/* Workers that do not answer (stopped): CRITICAL at the timeout; nothing listening at the URL: CRITICAL. */
+static void test_probe_no_answer(void)
+{
+	pid_t kids[MAX_KIDS];
+	int n = children(supervisor("api"), "confab-worker", kids, MAX_KIDS);
+	REQUIRE(n > 0, "no api worker");
+	for (int i = 0; i < n; i++)
+		kill(kids[i], SIGSTOP);
+	int st;
+	char *out = probe(fmt("--url %s --timeout 2", itest_url), &st);
+	for (int i = 0; i < n; i++)
+		kill(kids[i], SIGCONT);
+	CHECK(st == 2 && strstr(out, "CONFAB CRITICAL - register: no answer within the timeout (2 s)") == out,
+	      "stopped workers: exit status %d: %s", st, out);
+	out = probe("--url http://127.0.0.1:1 --timeout 5", &st);
+	CHECK(st == 2 && strstr(out, "CONFAB CRITICAL - register: ") == out && strstr(out, "latency_ms=U;"),
+	      "nothing listening: exit status %d: %s", st, out);
+	expect_probe_recovers();
+}
+
 void register_ops_tests(void)
 {
 	static const struct itest_case cases[] = {
 	    {"log_reopen_usr1", test_log_reopen_usr1},
 	    {"log_reopen_multiwatch_usr2", test_log_reopen_multiwatch_usr2},
 	    {"logfmt_hostile", test_logfmt_hostile},
+	    {"probe_ok", test_probe_ok},
+	    {"probe_thresholds", test_probe_thresholds},
+	    {"probe_redis_down", test_probe_redis_down},
+	    {"probe_no_answer", test_probe_no_answer},
 	    {NULL, NULL},
 	};
 	itest_add_suite("ops", cases);
