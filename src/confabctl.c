@@ -35,7 +35,7 @@ static const char usage[] =
     "  show-realm --subdomain S\n"
     "  retention-run\n"
     "  send-test-mail --email E\n"
-    "  probe --realm S [--url URL] [--warning MS] [--critical MS] [--timeout S]\n"
+    "  probe --realm S [--url URL] [--warning MS] [--critical MS] [--timeout S] [--prometheus]\n"
     "        (Nagios plugin output and exit status; defaults: --warning 1000 --critical 5000 --timeout 10)\n"
     "  version\n";
 
@@ -390,6 +390,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	    {"warning", required_argument, NULL, 'w'},
 	    {"critical", required_argument, NULL, 'c'},
 	    {"timeout", required_argument, NULL, 't'},
+	    {"prometheus", no_argument, NULL, 'P'},
 	    {NULL, 0, NULL, 0},
 	};
 	optind = 2;
@@ -408,6 +409,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'w': o->probe.warning_ms = strtod(optarg, &end); break;
 		case 'c': o->probe.critical_ms = strtod(optarg, &end); break;
 		case 't': o->probe.timeout_s = strtod(optarg, &end); break;
+		case 'P': o->probe.prometheus = true; break;
 		default: return -1;
 		}
 		if (end != NULL && (end == optarg || *end != '\0'))

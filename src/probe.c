@@ -42,13 +42,38 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The Prometheus text format (node_exporter's textfile collector), the Nagios line as a comment. */
+static void report_prometheus(int state, double ms)
+{
+	printf("# HELP confab_probe_success 1 if the message arrived within --critical ms (state OK or WARNING).\n"
+	       "# TYPE confab_probe_success gauge\nconfab_probe_success %d\n",
+	       state <= P_WARNING);
+	printf("# HELP confab_probe_state The probe's Nagios state: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n"
+	       "# TYPE confab_probe_state gauge\nconfab_probe_state %d\n",
+	       state);
+	if (ms >= 0)
+		printf(
+		    "# HELP confab_probe_latency_seconds From the send to the message's arrival on the event queue.\n"
+		    "# TYPE confab_probe_latency_seconds gauge\nconfab_probe_latency_seconds %.6f\n",
+		    ms / 1000);
+}
+
 static int report(const struct probe_opts *o, int state, double ms, const char *text)
 {
 	static const char *names[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
 	char value[32] = "U";
 	if (ms >= 0)
 		snprintf(value, sizeof(value), "%.1f", ms);
-	printf("CONFAB %s - %s | latency_ms=%s;%g;%g;0\n", names[state], text, value, o->warning_ms, o->critical_ms);
+	/* One line either way, and "|" only before the perfdata: an answer's body in text must not break either. */
+	char clean[1024];
+	snprintf(clean, sizeof(clean), "%s", text);
+	for (char *c = clean; *c; c++)
+		if (*c == '\n' || *c == '\r' || *c == '|')
+			*c = ' ';
+	printf("%sCONFAB %s - %s | latency_ms=%s;%g;%g;0\n", o->prometheus ? "# " : "", names[state], clean, value,
+	       o->warning_ms, o->critical_ms);
+	if (o->prometheus)
+		report_prometheus(state, ms);
 	fflush(stdout);
 	return state;
 }

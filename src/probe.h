@@ -7,10 +7,14 @@
  * kept outside the database. The message is deleted after the run when the organization lets the bot do so.
  *
  * Output: one line "CONFAB OK|WARNING|CRITICAL|UNKNOWN - text | latency_ms=VALUE;WARN;CRIT;0" (VALUE "U" when no
- * message arrived), exit status 0, 1, 2 or 3 (the Nagios plugin convention).
+ * message arrived), exit status 0, 1, 2 or 3 (the Nagios plugin convention). With --prometheus, that line as a
+ * comment and the gauges confab_probe_success, confab_probe_state and confab_probe_latency_seconds (for
+ * node_exporter's textfile collector), with the same exit status.
  */
 #ifndef CONFAB_PROBE_H
 #define CONFAB_PROBE_H
+
+#include <stdbool.h>
 
 #include "core/uow.h"
 
@@ -20,6 +24,7 @@ struct probe_opts {
 	double warning_ms;     /* latency over which the result is WARNING */
 	double critical_ms;    /* ... CRITICAL */
 	double timeout_s;      /* the whole run, from the first request */
+	bool prometheus;       /* print the Prometheus text format (the Nagios line as a comment) */
 };
 
 /* Runs the probe, prints its line; returns the exit status. uow holds the database connection. */

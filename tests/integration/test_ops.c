@@ -467,6 +467,27 @@ static void test_probe_thresholds(void)
 	CHECK(st == 3, "a bad --timeout: exit status %d: %s", st, out);
 }
 
+/* --prometheus: the text format (a comment, then HELP, TYPE and value of each gauge), the same exit status. */
+static void test_probe_prometheus(void)
+{
+	int st;
+	char *out = probe(fmt("--url %s --prometheus", itest_url), &st);
+	CHECK(st == 0 && strstr(out, "# CONFAB OK - message from ") == out, "exit status %d: %s", st, out);
+	CHECK(strstr(out, "\n# TYPE confab_probe_success gauge\nconfab_probe_success 1\n") != NULL, "%s", out);
+	CHECK(strstr(out, "\n# TYPE confab_probe_state gauge\nconfab_probe_state 0\n") != NULL, "%s", out);
+	const char *lat = strstr(out, "\nconfab_probe_latency_seconds ");
+	double secs = -1;
+	CHECK(lat != NULL && sscanf(lat, "\nconfab_probe_latency_seconds %lf\n", &secs) == 1 && secs > 0, "%s", out);
+	for (char *line = out, *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		*nl = '\0';
+		CHECK(line[0] == '#' || strncmp(line, "confab_probe_", 13) == 0, "not a Prometheus line: %s", line);
+	}
+	out = probe("--url http://127.0.0.1:1 --timeout 5 --prometheus", &st);
+	CHECK(st == 2 && strstr(out, "\nconfab_probe_success 0\n") && strstr(out, "\nconfab_probe_state 2\n") &&
+	          strstr(out, "confab_probe_latency_seconds ") == NULL,
+	      "nothing listening: exit status %d: %s", st, out);
+}
+
 /* Waits up to 30 s for a probe that answers OK again (the workers reconnect to Redis with backoff). */
 static void expect_probe_recovers(void)
 {
@@ -520,6 +541,7 @@ void register_ops_tests(void)
 	    {"logfmt_hostile", test_logfmt_hostile},
 	    {"probe_ok", test_probe_ok},
 	    {"probe_thresholds", test_probe_thresholds},
+	    {"probe_prometheus", test_probe_prometheus},
 	    {"probe_redis_down", test_probe_redis_down},
 	    {"probe_no_answer", test_probe_no_answer},
 	    {NULL, NULL},
