@@ -14,6 +14,9 @@
 
 #include "core/utf8.h"
 
+/* Longer values are cut (with "..."): escaped (up to 6 bytes per byte), a path and a user agent fit a line. */
+#define LOG_VALUE_MAX 512
+
 static int log_fd = 2;
 static const char *log_program = "confab";
 static char *log_path;
@@ -128,6 +131,11 @@ static bool put_value(struct log_rec *r, const char *value)
 
 void log_rec_str(struct log_rec *r, const char *key, const char *value)
 {
+	char cut[LOG_VALUE_MAX + 4];
+	if (value != NULL && strlen(value) > LOG_VALUE_MAX) {
+		snprintf(cut, sizeof(cut), "%.*s...", LOG_VALUE_MAX, value);
+		value = cut;
+	}
 	size_t start = r->len;
 	if (r->full || !put(r, " ", 1) || !put(r, key, strlen(key)) || !put(r, "=", 1) || !put_value(r, value)) {
 		r->len = start;
@@ -163,15 +171,7 @@ void log_rec_begin(struct log_rec *r, enum log_level level, const char *msg)
 	r->full = false;
 	log_rec_str(r, "proc", log_program);
 	log_rec_int(r, "pid", (long long)getpid());
-	/* A message too long for the line is cut (at a character) rather than dropped. */
-	size_t before = r->len;
 	log_rec_str(r, "msg", msg);
-	if (r->len == before) {
-		char cut[1024];
-		snprintf(cut, sizeof(cut), "%s", msg);
-		r->full = false;
-		log_rec_str(r, "msg", cut);
-	}
 }
 
 void log_rec_end(struct log_rec *r)

@@ -36,8 +36,8 @@ void log_rec_begin(struct log_rec *r, enum log_level level, const char *msg);
 /*
  * key=value; value bare when it is printable ASCII without '"', '=' or '\', else quoted: \" \\ \n \r \t, other
  * control and non-printable characters as \uXXXX (\UXXXXXXXX past U+FFFF), bytes that are not UTF-8 as \xXX.
- * NULL is written as "". Keys are the caller's constants ([a-z_]+). A line longer than the buffer loses the
- * fields that do not fit whole.
+ * NULL is written as "". Values past 512 bytes are cut there and end with "...". Keys are the caller's constants
+ * ([a-z_]+). A line longer than the buffer loses the fields that do not fit whole.
  */
 void log_rec_str(struct log_rec *r, const char *key, const char *value);
 void log_rec_int(struct log_rec *r, const char *key, long long value);

@@ -337,6 +337,21 @@ static void test_logfmt_hostile(void)
 	}
 	const char *dur = field(f, n, "duration_ms");
 	CHECK(dur != NULL && strspn(dur, "0123456789.") == strlen(dur), "duration_ms: %s", dur ? dur : "(absent)");
+	/* A long path is cut, the fields after it stay. */
+	char *longp = fmt("/api/v1/ops-%s-long/%s", tag, repeat('x', 3000));
+	r = http(&(struct request){.path = longp});
+	REQUIRE(r->status > 0, "no answer to the long path");
+	longp[512] = '\0';
+	f = NULL;
+	for (int i = 0; i < 40 && f == NULL; i++) {
+		if (i > 0)
+			usleep(50000);
+		check_log(log, fmt("%s...", longp), &f, &n);
+	}
+	REQUIRE(f != NULL, "no access line with the long path cut at 512 bytes in %s", log);
+	CHECK(field(f, n, "status") && strcmp(field(f, n, "status"), fmt("%ld", r->status)) == 0 &&
+	          field(f, n, "user_agent") != NULL,
+	      "the fields after the long path are missing");
 	/* The other logs of the stack too: the events group and the reaper. */
 	REQUIRE(children(supervisor("events"), "confab-worker", kids, MAX_KIDS) > 0, "no events worker");
 	check_log(log_file_of(kids[0]), NULL, NULL, NULL);
