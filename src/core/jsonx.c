@@ -1,8 +1,12 @@
 /* Strict JSON parsing and compact output; see jsonx.h. */
 #include "core/jsonx.h"
 
+#include <json-c/printbuf.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "core/xalloc.h"
 
 /* Length of the digits at s[i..len). */
 static size_t digits(const char *s, size_t i, size_t len)
@@ -105,4 +109,49 @@ int jsonx_parse(const char *s, size_t len, json_object **out)
 const char *jsonx_string(json_object *obj)
 {
 	return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+#define RAW_MAX_PIECES 4
+
+struct raw {
+	int n;
+	const char *pieces[RAW_MAX_PIECES];
+	size_t lens[RAW_MAX_PIECES];
+	void (*release)(void *);
+	void *arg;
+};
+
+static int raw_to_string(json_object *obj, struct printbuf *pb, int level, int flags)
+{
+	(void)level;
+	(void)flags;
+	const struct raw *r = json_object_get_userdata(obj);
+	for (int i = 0; i < r->n; i++)
+		if (printbuf_memappend(pb, r->pieces[i], (int)r->lens[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static void raw_delete(json_object *obj, void *userdata)
+{
+	(void)obj;
+	struct raw *r = userdata;
+	if (r->release != NULL)
+		r->release(r->arg);
+	free(r);
+}
+
+json_object *jsonx_raw(const char *const *pieces, const size_t *lens, int n, void (*release)(void *), void *arg)
+{
+	struct raw *r = xcalloc(1, sizeof(*r));
+	r->n = n < RAW_MAX_PIECES ? n : RAW_MAX_PIECES;
+	for (int i = 0; i < r->n; i++) {
+		r->pieces[i] = pieces[i];
+		r->lens[i] = lens[i];
+	}
+	r->release = release;
+	r->arg = arg;
+	json_object *obj = json_object_new_array();
+	json_object_set_serializer(obj, raw_to_string, r, raw_delete);
+	return obj;
 }

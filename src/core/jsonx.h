@@ -13,4 +13,12 @@ int jsonx_parse(const char *s, size_t len, json_object **out);
 /* Compact serialization without escaped slashes; the string belongs to obj. */
 const char *jsonx_string(json_object *obj);
 
+/*
+ * A value that serializes as the concatenation of n (at most 4) pieces of text, written verbatim: JSON made
+ * earlier (a cached list) spliced into an answer without parsing it again. The pieces must stay valid until the
+ * value is freed, which calls release(arg) (release may be NULL). Only for serialization: to json-c the value is an
+ * empty array. The caller owns the value.
+ */
+json_object *jsonx_raw(const char *const *pieces, const size_t *lens, int n, void (*release)(void *), void *arg);
+
 #endif

@@ -62,7 +62,7 @@ void db_pool_free(struct db_pool *pool)
 }
 
 /*
- * Notices of the server. The cache triggers (migrations/0024_auth_cache.sql) raise one with SQLSTATE
+ * Notices of the server. The cache triggers (migrations/0024_caches.sql) raise one with SQLSTATE
  * DB_CACHE_NOTICE_SQLSTATE when a statement changes rows that processes keep copies of; others are logged.
  */
 static void notice_receiver(void *arg, const PGresult *r)

@@ -15,6 +15,7 @@
 #include "model/user.h"
 
 #define NBUCKETS    1024
+#define MAX_BLOBS   32    /* then the oldest is dropped */
 #define MAX_ENTRIES 20000 /* then everything is dropped and filled again: a bound, not an eviction policy */
 #define KEY_MAX     64
 
@@ -27,8 +28,15 @@ struct entry {
 	struct realm realm;
 };
 
+struct blob_slot {
+	char key[KEY_MAX + 1];
+	struct cache_blob *blob;
+};
+
 struct cache {
 	pthread_mutex_t lock;
+	struct blob_slot blobs[MAX_BLOBS]; /* in the order kept, oldest first */
+	int nblobs;
 	pthread_cond_t heard_cond;
 	bool up;         /* the listener listens: copies may be used and kept */
 	uint64_t ticket; /* moves on at every invalidation; a put with an older ticket is dropped */
@@ -106,10 +114,23 @@ static void clear(struct cache *c, int64_t realm_id)
 	}
 }
 
+static void drop_blobs(struct cache *c, int64_t realm_id)
+{
+	int kept = 0;
+	for (int i = 0; i < c->nblobs; i++) {
+		if (realm_id == 0 || c->blobs[i].blob->realm_id == realm_id)
+			cache_blob_unref(c->blobs[i].blob);
+		else
+			c->blobs[kept++] = c->blobs[i];
+	}
+	c->nblobs = kept;
+}
+
 /* An invalidation: drops the entries of realm_id (0: all) and moves the ticket on, so fills in flight are dropped. */
 static void drop(struct cache *c, int64_t realm_id)
 {
 	clear(c, realm_id);
+	drop_blobs(c, realm_id);
 	c->ticket++;
 }
 
@@ -208,7 +229,7 @@ static bool get(struct cache *c, struct uow *uow, const char *key, struct user *
 /* Keeps a copy under key unless the ticket is stale or the key is kept already. */
 static void put(struct cache *c, uint64_t ticket, const char *key, const struct user *user, const struct realm *realm)
 {
-	if (c == NULL || ticket == 0 || strlen(key) > KEY_MAX)
+	if (c == NULL || ticket == 0 || strlen(key) > KEY_MAX + 1)
 		return;
 	struct entry *e = xcalloc(1, sizeof(*e));
 	strcpy(e->key, key);
@@ -295,4 +316,52 @@ void cache_await(struct cache *c, uint64_t since)
 	while (c->up && c->heard <= since && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&c->heard_cond, &c->lock, &deadline);
 	pthread_mutex_unlock(&c->lock);
+}
+
+void cache_blob_unref(struct cache_blob *b)
+{
+	if (b != NULL && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		b->free_fn(b);
+}
+
+struct cache_blob *cache_blob_get(struct cache *c, const char *key)
+{
+	if (c == NULL)
+		return NULL;
+	struct cache_blob *b = NULL;
+	pthread_mutex_lock(&c->lock);
+	for (int i = 0; c->up && i < c->nblobs && b == NULL; i++)
+		if (strcmp(c->blobs[i].key, key) == 0) {
+			b = c->blobs[i].blob;
+			__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+		}
+	pthread_mutex_unlock(&c->lock);
+	return b;
+}
+
+void cache_blob_put(struct cache *c, const char *key, struct cache_blob *b)
+{
+	if (c == NULL || strlen(key) > KEY_MAX)
+		return;
+	struct cache_blob *old = NULL;
+	pthread_mutex_lock(&c->lock);
+	if (!c->up) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	int i = 0;
+	while (i < c->nblobs && strcmp(c->blobs[i].key, key) != 0)
+		i++;
+	if (i == c->nblobs && c->nblobs == MAX_BLOBS)
+		i = 0;       /* the oldest makes room */
+	if (i < c->nblobs) { /* out of the list, which stays in the order kept */
+		old = c->blobs[i].blob;
+		memmove(&c->blobs[i], &c->blobs[i + 1], (size_t)(c->nblobs - i - 1) * sizeof(c->blobs[0]));
+		c->nblobs--;
+	}
+	strcpy(c->blobs[c->nblobs].key, key);
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	c->blobs[c->nblobs++].blob = b;
+	pthread_mutex_unlock(&c->lock);
+	cache_blob_unref(old);
 }

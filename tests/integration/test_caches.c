@@ -172,7 +172,7 @@ static void test_postgresql_restart(void)
 	expect_refused_everywhere(u, "/users/me", "Account is deactivated");
 }
 
-void register_authcache_tests(void)
+void register_caches_tests(void)
 {
 	static const struct itest_case cases[] = {
 	    {"deactivate_user_api", test_deactivate_user_api},
@@ -184,5 +184,5 @@ void register_authcache_tests(void)
 	    {"postgresql_restart", test_postgresql_restart},
 	    {NULL, NULL},
 	};
-	itest_add_suite("authcache", cases);
+	itest_add_suite("caches", cases);
 }
