@@ -25,6 +25,7 @@
 #include "events/events.h"
 #include "model/invites.h"
 #include "model/mail.h"
+#include "model/realm_users.h"
 #include "model/retention.h"
 #include "core/uow.h"
 #include "model/scheduled_messages.h"
@@ -102,6 +103,18 @@ static int expire_invitations(struct worker *w, unsigned long long n)
 	return expired < 0 ? -1 : 0;
 }
 
+/* Forgets the organization changes no kept list of users can predate (model/realm_users.h). 0, or -1. */
+static int prune_realm_changes(struct worker *w, unsigned long long n)
+{
+	struct uow uow;
+	uow_init(&uow, w, n);
+	int rc = realm_users_prune(&uow);
+	if (rc < 0)
+		log_msg(LOG_WARNING, "could not prune realm_changes: %s", uow.error_msg ? uow.error_msg : "?");
+	uow_finish(&uow);
+	return rc;
+}
+
 /*
  * One round of work. Returns 0, or -1 if it failed; *failures counts the failed rounds in a row, so that an
  * outage is logged when it starts and when it ends instead of at every attempt.
@@ -126,7 +139,7 @@ static int tick(struct worker *w, unsigned long long n, int *failures)
 		log_msg(LOG_DEBUG, "event queue maintenance: %d queues", touched);
 	uow_finish(&uow);
 	/* After uow_finish(): each scheduled message takes a unit of work of its own, and the pool one connection. */
-	if (touched < 0 || deliver_scheduled(w, n) < 0 || expire_invitations(w, n) < 0)
+	if (touched < 0 || deliver_scheduled(w, n) < 0 || expire_invitations(w, n) < 0 || prune_realm_changes(w, n) < 0)
 		return -1;
 	return 0;
 }

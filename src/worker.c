@@ -18,6 +18,7 @@
 #include "db/db.h"
 #include "http/fcgi.h"
 #include "http/request.h"
+#include "model/cache.h"
 #include "pipeline/router.h"
 #include "redis/redis.h"
 
@@ -74,7 +75,9 @@ int main(int argc, char **argv)
 	    .cfg = &cfg,
 	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
 	    .redis = redis_pool_new(&cfg),
+	    .cache = cache_new(),
 	};
+	cache_listen(w.cache, *cfg.pg_listen_conninfo != '\0' ? cfg.pg_listen_conninfo : cfg.pg_conninfo);
 	struct thread_arg ta = {&w, fd};
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);

@@ -154,7 +154,7 @@ int messages_list(struct request *req)
 	if (messages == NULL)
 		return -1;
 	json_object *out = request_result(req);
-	json_object_object_add(out, "messages", jsonx_raw(messages, len));
+	json_object_object_add(out, "messages", jsonx_raw((const char *[]){messages}, (size_t[]){len}, 1, NULL, NULL));
 	json_object_object_add(out, "found_anchor", json_object_new_boolean(page.found_anchor));
 	json_object_object_add(out, "found_oldest", json_object_new_boolean(page.found_oldest));
 	json_object_object_add(out, "found_newest", json_object_new_boolean(page.found_newest));

@@ -188,7 +188,10 @@ int events_register(struct request *req)
 		return -1;
 	struct db_res *snapshot = db_exec(&req->uow, &st_snapshot, NULL, 0);
 	json_object *out = request_result(req);
-	if (snapshot == NULL || state_fetch(&req->uow, &o, out) < 0)
+	if (snapshot == NULL)
+		return -1;
+	o.snapshot = db_val(snapshot, 0, 0);
+	if (state_fetch(&req->uow, &o, out) < 0)
 		return -1;
 	if (queue_id != NULL && events_queue_set_snapshot(&req->uow, queue_id, db_val(snapshot, 0, 0)) < 0)
 		return -1;

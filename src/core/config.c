@@ -25,6 +25,7 @@ struct key {
 
 static const struct key keys[] = {
     KEY(pg_conninfo, K_STR, "dbname=confab"),
+    KEY(pg_listen_conninfo, K_STR, ""),
     KEY(pg_pool_size, K_INT, "4"),
     KEY(redis_host, K_STR, "127.0.0.1"),
     KEY(redis_port, K_INT, "6379"),

@@ -10,6 +10,9 @@
 
 struct config {
 	char *pg_conninfo;
+	/* The cache's LISTEN connection (model/cache.h): a session of its own, so never through a pooler in
+	 * transaction mode. "" (the default): pg_conninfo. */
+	char *pg_listen_conninfo;
 	int pg_pool_size;
 	char *redis_host;
 	int redis_port;

@@ -111,30 +111,47 @@ const char *jsonx_string(json_object *obj)
 	return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
-struct raw_text {
-	const char *text;
-	size_t len;
+#define RAW_MAX_PIECES 4
+
+struct raw {
+	int n;
+	const char *pieces[RAW_MAX_PIECES];
+	size_t lens[RAW_MAX_PIECES];
+	void (*release)(void *);
+	void *arg;
 };
 
-static int raw_serialize(json_object *obj, struct printbuf *pb, int level, int flags)
+static int raw_to_string(json_object *obj, struct printbuf *pb, int level, int flags)
 {
-	(void)level, (void)flags;
-	const struct raw_text *raw = json_object_get_userdata(obj);
-	return printbuf_memappend(pb, raw->text, (int)raw->len) < 0 ? -1 : 0;
+	(void)level;
+	(void)flags;
+	const struct raw *r = json_object_get_userdata(obj);
+	for (int i = 0; i < r->n; i++)
+		if (printbuf_memappend(pb, r->pieces[i], (int)r->lens[i]) < 0)
+			return -1;
+	return 0;
 }
 
-static void raw_free(json_object *obj, void *userdata)
+static void raw_delete(json_object *obj, void *userdata)
 {
 	(void)obj;
-	free(userdata);
+	struct raw *r = userdata;
+	if (r->release != NULL)
+		r->release(r->arg);
+	free(r);
 }
 
-json_object *jsonx_raw(const char *text, size_t len)
+json_object *jsonx_raw(const char *const *pieces, const size_t *lens, int n, void (*release)(void *), void *arg)
 {
+	struct raw *r = xcalloc(1, sizeof(*r));
+	r->n = n < RAW_MAX_PIECES ? n : RAW_MAX_PIECES;
+	for (int i = 0; i < r->n; i++) {
+		r->pieces[i] = pieces[i];
+		r->lens[i] = lens[i];
+	}
+	r->release = release;
+	r->arg = arg;
 	json_object *obj = json_object_new_array();
-	struct raw_text *raw = xmalloc(sizeof(*raw));
-	raw->text = text;
-	raw->len = len;
-	json_object_set_serializer(obj, raw_serialize, raw, raw_free);
+	json_object_set_serializer(obj, raw_to_string, r, raw_delete);
 	return obj;
 }

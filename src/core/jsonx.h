@@ -13,9 +13,11 @@ int jsonx_parse(const char *s, size_t len, json_object **out);
 /* Compact serialization without escaped slashes; the string belongs to obj. */
 const char *jsonx_string(json_object *obj);
 /*
- * A value that serializes as text (len bytes of JSON, kept by reference: it must outlive the object), spliced
- * as it is into whatever holds it, never parsed. The caller owns the object (an empty array to anything reading it).
+ * A value that serializes as the concatenation of n (at most 4) pieces of text, written verbatim: JSON made
+ * earlier (a cached list) spliced into an answer without parsing it again. The pieces must stay valid until the
+ * value is freed, which calls release(arg) (release may be NULL). Only for serialization: to json-c the value is an
+ * empty array. The caller owns the value.
  */
-json_object *jsonx_raw(const char *text, size_t len);
+json_object *jsonx_raw(const char *const *pieces, const size_t *lens, int n, void (*release)(void *), void *arg);
 
 #endif

@@ -28,12 +28,14 @@ struct pending_event;
 struct realm;
 struct user;
 struct linkifier_set;
+struct cache;
 
 /* Long-lived state of a process: created by main, shared by its threads. */
 struct worker {
 	const struct config *cfg;
 	struct db_pool *db;
 	struct redis_pool *redis;
+	struct cache *cache; /* model/cache.h; NULL: nothing cached (the reaper, confabctl) */
 };
 
 /*

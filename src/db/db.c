@@ -15,6 +15,7 @@
 
 struct db_conn {
 	PGconn *pg;
+	bool cache_notice; /* a trigger said that cached rows changed (db_take_cache_notice()) */
 	unsigned char prepared[DB_MAX_STMTS];
 };
 
@@ -60,15 +61,31 @@ void db_pool_free(struct db_pool *pool)
 	free(pool);
 }
 
+/*
+ * Notices of the server. The cache triggers (migrations/0024_caches.sql) raise one with SQLSTATE
+ * DB_CACHE_NOTICE_SQLSTATE when a statement changes rows that processes keep copies of; others are logged.
+ */
+static void notice_receiver(void *arg, const PGresult *r)
+{
+	struct db_conn *c = arg;
+	const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	if (state != NULL && strcmp(state, DB_CACHE_NOTICE_SQLSTATE) == 0) {
+		c->cache_notice = true;
+		return;
+	}
+	log_msg(LOG_INFO, "database notice: %s", PQresultErrorMessage(r));
+}
+
 /* Makes sure c has a working connection; returns 0 or -1. */
 static int conn_open(struct db_pool *pool, struct db_conn *c)
 {
 	if (c->pg != NULL && PQstatus(c->pg) == CONNECTION_OK)
 		return 0;
 	memset(c->prepared, 0, sizeof(c->prepared));
-	if (c->pg == NULL)
+	if (c->pg == NULL) {
 		c->pg = PQconnectdb(pool->conninfo);
-	else
+		PQsetNoticeReceiver(c->pg, notice_receiver, c);
+	} else
 		PQreset(c->pg);
 	if (PQstatus(c->pg) != CONNECTION_OK) {
 		log_msg(LOG_WARNING, "could not connect to database: %s", PQerrorMessage(c->pg));
@@ -94,6 +111,7 @@ static struct db_conn *acquire(struct uow *uow)
 	struct db_pool *pool = uow->worker->db;
 	struct db_conn *c = &pool->conns[slots_take(&pool->slots)];
 	uow->db = c;
+	c->cache_notice = false;
 	return conn_open(pool, c) < 0 ? NULL : c;
 }
 
@@ -380,6 +398,14 @@ int db_commit(struct uow *uow)
 	struct db_res *r = db_exec(uow, &st_commit, NULL, 0);
 	uow->in_txn = false;
 	return r == NULL ? -1 : 0;
+}
+
+bool db_take_cache_notice(struct uow *uow)
+{
+	if (uow->db == NULL || !uow->db->cache_notice)
+		return false;
+	uow->db->cache_notice = false;
+	return true;
 }
 
 int db_ping(struct uow *uow)

@@ -125,6 +125,13 @@ int db_commit(struct uow *uow);
  * acquiring registered, so calling it early (a long-poll about to wait) is optional. */
 void db_release(struct uow *uow);
 
+/*
+ * True (once) if a statement of the unit of work changed rows that processes keep in their caches (model/cache.h):
+ * the cache triggers raise a notice with this SQLSTATE, which the connection notes instead of logging it.
+ */
+#define DB_CACHE_NOTICE_SQLSTATE "CF001"
+bool db_take_cache_notice(struct uow *uow);
+
 /* A probe: returns 0 if PostgreSQL answers a trivial query, else -1 with nothing recorded (the failure is logged). */
 int db_ping(struct uow *uow);
 

@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "db/db.h"
 #include "core/uow.h"
+#include "model/cache.h"
 
 /* The configured external host without its port, lowercased as nginx passes Host. */
 static const char *root_host(struct uow *uow)
@@ -66,10 +67,24 @@ struct realm *realm_by_subdomain(struct uow *uow, const char *subdomain)
 	return realm_from_row(uow, res, 0, 0);
 }
 
+/* realm_by_subdomain() through the process's cache (model/cache.h). */
+static struct realm *cached_realm(struct uow *uow, const char *subdomain)
+{
+	struct cache *cache = uow->worker->cache;
+	struct realm *r = cache_realm_get(cache, uow, subdomain);
+	if (r != NULL)
+		return r;
+	uint64_t ticket = cache_ticket(cache);
+	r = realm_by_subdomain(uow, subdomain);
+	if (r != NULL)
+		cache_realm_put(cache, ticket, subdomain, r);
+	return r;
+}
+
 const struct realm *realm_for_host(struct uow *uow, const char *host)
 {
 	if (uow->realm == NULL)
-		uow->realm = realm_by_subdomain(uow, realm_subdomain_for_host(uow, host));
+		uow->realm = cached_realm(uow, realm_subdomain_for_host(uow, host));
 	return uow->realm;
 }
 

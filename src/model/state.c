@@ -24,6 +24,7 @@
 #include "model/presence.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/realm_users.h"
 #include "model/realm_domains.h"
 #include "model/realm_emoji.h"
 #include "model/scheduled_messages.h"
@@ -302,17 +303,6 @@ static int add_realm(struct uow *uow, json_object *out)
 
 /* ---- realm_user ----------------------------------------------------------------------------------------------- */
 
-static struct db_stmt st_users =
-    DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND NOT u.is_system_bot ORDER BY u.id");
-
-/* Guests may be limited to some users (can_access_all_users_group), as in GET /users; spectators see everyone. */
-static bool can_access_user(struct uow *uow, const struct user *target)
-{
-	const struct user *me = uow->user;
-	return me == NULL || uow->realm->everyone_can_access_all_users || !user_is_guest(me) || target->is_bot ||
-	       target->id == me->id;
-}
-
 /* The spectator's own fields: the reference's stand-in user (id 0, a guest, a Gravatar avatar). */
 #define SPECTATOR_EMAIL     "username@example.com"
 #define SPECTATOR_EMAIL_MD5 "5f0efb20de5ecfedbe0bf5e7c12353fe"
@@ -374,30 +364,9 @@ static void add_own_fields(struct uow *uow, json_object *out)
 
 static int add_realm_user(struct uow *uow, const struct state_options *o, json_object *out)
 {
-	struct db_res *res = DB_EXEC(uow, &st_users, db_arg_int(uow, uow->realm->id));
-	if (res == NULL)
+	if (realm_users_state(uow, o->client_gravatar, o->snapshot, out) < 0)
 		return -1;
-	/* Spectators get no custom profile fields. */
-	json_object *profiles = NULL;
-	if (uow->user != NULL && (profiles = user_profile_data_all(uow, uow->realm->id)) == NULL)
-		return -1;
-	json_object *active = json_object_new_array(), *inactive = json_object_new_array();
-	json_object_object_add(out, "realm_users", active);
-	json_object_object_add(out, "realm_non_active_users", inactive);
 	json_object_object_add(out, "cross_realm_bots", json_object_new_array());
-	for (int i = 0; i < db_rows(res); i++) {
-		struct user *u = user_from_row(uow, res, i, 0);
-		if (!can_access_user(uow, u))
-			continue;
-		json_object *profile = NULL;
-		if (profiles != NULL && !json_object_object_get_ex(profiles, db_val(res, i, 0), &profile))
-			profile = uow_own_json(uow, json_object_new_object());
-		/* avatar_url stays even with user_avatar_url_field_optional: the reference leaves it out only for
-		 * long-idle users, which confab does not track. */
-		json_object *person = user_to_json(uow, u, uow->user, o->client_gravatar, profile);
-		json_object_object_del(person, "is_active");
-		json_object_array_add(u->is_active ? active : inactive, person);
-	}
 	if (uow->user != NULL)
 		add_own_fields(uow, out);
 	else

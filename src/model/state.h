@@ -21,6 +21,7 @@ enum state_subscribers { SUBSCRIBERS_NONE, SUBSCRIBERS_ALL, SUBSCRIBERS_PARTIAL 
 
 struct state_options {
 	json_object *fetch_types; /* array of strings; NULL: every type */
+	const char *snapshot;     /* pg_current_snapshot() of the calling transaction, or NULL (model/realm_users.h) */
 	bool client_gravatar;
 	enum state_subscribers subscribers;
 	/* client_capabilities */

@@ -12,6 +12,7 @@
 #include "core/utf8.h"
 #include "events/events.h"
 #include "core/uow.h"
+#include "model/cache.h"
 #include "model/default_channels.h"
 #include "model/groups.h"
 #include "model/realm.h"
@@ -79,6 +80,27 @@ static struct db_stmt st_by_key =
     DB_STMT("SELECT " USER_COLUMNS ", " REALM_COLUMNS "  FROM api_keys k JOIN users u ON u.id = k.user_id"
             "  JOIN realms r ON r.id = u.realm_id WHERE k.key_hash = $1");
 
+/*
+ * The user and organization of an API key hash: from the process's cache (model/cache.h), else from the database,
+ * then kept. 0, 1 for no such key, -1 on failure (recorded).
+ */
+static int key_owner(struct uow *uow, const char *hash, struct user **user, struct realm **realm)
+{
+	struct cache *cache = uow->worker->cache;
+	if (cache_auth_get(cache, uow, hash, user, realm))
+		return 0;
+	uint64_t ticket = cache_ticket(cache);
+	struct db_res *res = DB_EXEC(uow, &st_by_key, hash);
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) == 0)
+		return 1;
+	*user = arena_alloc(&uow->arena, sizeof(**user));
+	*realm = realm_from_row(uow, res, 0, user_read_row(res, 0, 0, *user));
+	cache_auth_put(cache, ticket, hash, *user, *realm);
+	return 0;
+}
+
 /* A refused credential: its 401 message, for the caller to record (or replace by a rate limit). */
 static int refuse(const char **refusal, const char *msg)
 {
@@ -95,13 +117,11 @@ int user_authenticate_key(struct uow *uow, const char *subdomain, const char *em
 		return refuse(refusal, "Malformed API key");
 	char hash[65];
 	crypto_key_hash(key, hash);
-	struct db_res *res = DB_EXEC(uow, &st_by_key, hash);
-	if (res == NULL)
-		return -1;
-	if (db_rows(res) == 0)
-		return refuse(refusal, "Invalid API key");
-	struct user *u = arena_alloc(&uow->arena, sizeof(*u));
-	struct realm *realm = realm_from_row(uow, res, 0, user_read_row(res, 0, 0, u));
+	struct user *u;
+	struct realm *realm;
+	int rc = key_owner(uow, hash, &u, &realm);
+	if (rc != 0)
+		return rc < 0 ? -1 : refuse(refusal, "Invalid API key");
 	if (strcasecmp(u->delivery_email, email) != 0)
 		return refuse(refusal, "Invalid API key");
 	if (realm->deactivated)

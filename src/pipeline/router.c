@@ -11,6 +11,7 @@
 #include "events/events.h"
 #include "http/form.h"
 #include "http/request.h"
+#include "model/cache.h"
 #include "model/realm.h"
 #include "model/user.h"
 #include "pipeline/auth.h"
@@ -184,10 +185,15 @@ static int run(struct request *req)
 		return -1;
 	if ((r->flags & R_TXN) && db_begin(&req->uow) < 0)
 		return -1;
+	uint64_t heard = cache_heard(req->worker->cache);
 	/* The transactional outbox: the events commit with the change; after COMMIT they are published, then their
 	 * rows deleted. A worker that dies in between leaves the rows to the reaper (events.h). */
 	if (r->handler(req) < 0 || events_outbox_write(&req->uow) < 0 || db_commit(&req->uow) < 0)
 		return -1;
+	/* Rows the processes cache changed: answer once this process has heard of it (model/cache.h), so that the
+	 * client's next request, to any process, finds the change. */
+	if (db_take_cache_notice(&req->uow))
+		cache_await(req->worker->cache, heard);
 	fault_point(req, "exit-after-commit");
 	events_publish(&req->uow);
 	fault_point(req, "exit-after-publish");
