@@ -24,6 +24,7 @@ struct db_pool;
 struct db_conn;
 struct redis_pool;
 struct redis_conn;
+struct event_polls;
 struct pending_event;
 struct realm;
 struct user;
@@ -34,6 +35,7 @@ struct worker {
 	const struct config *cfg;
 	struct db_pool *db;
 	struct redis_pool *redis;
+	struct event_polls *polls; /* the long-polls the process holds (events/polls.h); NULL where none are */
 };
 
 /*
