@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,9 @@ static atomic_int busy_threads;
  * Stopping a process must not stop its group: the listening socket is shared with the other processes of the group
  * (spawn-fcgi or systemd made it, multiwatch passes it to each process it starts), so shutdown() on it would close it
  * for all of them and for the process started in our place. Instead one thread at a time waits for a connection,
- * in poll() on the socket and on the read end of stop_pipe; fcgi_stop() writes to the pipe. The socket is
- * non-blocking: a connection another process took first makes accept() fail with EAGAIN, not wait.
+ * in poll() on the socket and on the read end of stop_pipe, which fcgi_stop() makes readable; it leaves accept_lock
+ * before accepting, so that a peer slow to send its request holds no other thread. The socket is non-blocking: a
+ * connection another thread or process took first makes accept() fail with EAGAIN, not wait.
  */
 static pthread_mutex_t accept_lock = PTHREAD_MUTEX_INITIALIZER;
 static int stop_pipe[2] = {-1, -1};
@@ -52,33 +54,35 @@ void fcgi_stop(void)
 {
 	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "x", 1) < 0)
 		log_msg(LOG_ERROR, "could not signal the stop to the accepting threads: %s", strerror(errno));
-	/* The thread in accept_one() may be taking a connection: once it is out, fcgi_busy() counts that request. */
+	/* Once the thread in poll() has left the lock, every thread that may still take a connection is counted. */
 	pthread_mutex_lock(&accept_lock);
 	pthread_mutex_unlock(&accept_lock);
 }
 
 /*
- * Waits, holding accept_lock, until fd has a connection, then accepts it into fr. Returns 0 with a request, 1 when
- * the process is stopping, -1 when no connection was taken (another process was faster: try again), or -2 on an
- * error worth a pause (EMFILE, ENOMEM ...: stack-notes 5).
+ * Waits, holding accept_lock, until fd has a connection, then accepts it into fr. Returns 0 with a request (counted
+ * in busy_threads from before the lock is left, so that fcgi_stop() cannot miss it), 1 when the process is stopping,
+ * -1 when no connection was taken (another was faster: try again), or -2 on an error worth a pause (EMFILE, ENOMEM
+ * ...: stack-notes 5).
  */
 static int accept_one(int fd, FCGX_Request *fr)
 {
 	pthread_mutex_lock(&accept_lock);
 	struct pollfd p[2] = {{.fd = stop_pipe[0], .events = POLLIN}, {.fd = fd, .events = POLLIN}};
-	int rc = -1;
-	if (poll(p, 2, -1) < 0 && errno != EINTR)
-		rc = -2;
-	else if (p[0].revents != 0)
-		rc = 1;
-	else if (p[1].revents != 0) {
-		int a = FCGX_Accept_r(fr);
-		rc = a == 0 ? 0 : (a == -EAGAIN || a == -EWOULDBLOCK || a == -ECONNABORTED ? -1 : -2);
-		if (rc == 0)
-			atomic_fetch_add(&busy_threads, 1);
-	}
+	int n = poll(p, 2, -1);
+	bool stop = n > 0 && p[0].revents != 0, ready = n > 0 && !stop && p[1].revents != 0;
+	if (ready)
+		atomic_fetch_add(&busy_threads, 1);
 	pthread_mutex_unlock(&accept_lock);
-	return rc;
+	if (stop)
+		return 1;
+	if (!ready)
+		return n < 0 && errno != EINTR ? -2 : -1;
+	int a = FCGX_Accept_r(fr);
+	if (a == 0)
+		return 0;
+	atomic_fetch_sub(&busy_threads, 1);
+	return a == -EAGAIN || a == -EWOULDBLOCK || a == -ECONNABORTED ? -1 : -2;
 }
 
 static const char *param(FCGX_Request *fr, const char *name)
