@@ -730,7 +730,8 @@ cf_group_size_is() { [ "$(cf_children "$1" confab-worker | wc -l)" -eq "$2" ]; }
 
 cf_rolling_restart() {
     local name=$1 sup p old=()
-    sup=$(cat "$CF_RUN/$name.pid" 2>/dev/null) && cf_pid_is "$sup" multiwatch || cf_die "$name: no multiwatch"
+    sup=$(cat "$CF_RUN/$name.pid" 2>/dev/null) || cf_die "$name: no pid file"
+    cf_pid_is "$sup" multiwatch || cf_die "$name: $sup is not a multiwatch"
     mapfile -t old < <(cf_children "$sup" confab-worker)
     [ "${#old[@]}" -gt 0 ] || cf_die "$name: no workers"
     for p in "${old[@]}"; do

@@ -120,7 +120,7 @@ struct request {
 	const char *const *headers; /* extra header lines ("Name: value"), NULL-terminated */
 	long timeout;               /* seconds, default 30 */
 	const char *source_addr;    /* connect from this local address, e.g. "127.0.0.9" (REMOTE_ADDR); default any */
-	const char *base_url;       /* another server than CONFAB_URL (e.g. CONFAB_SCALEOUT_A_URL); default CONFAB_URL */
+	const char *base_url;       /* instead of CONFAB_URL, e.g. CONFAB_SCALEOUT_A_URL */
 };
 
 struct resp *http(const struct request *rq);
@@ -271,6 +271,7 @@ void register_join_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
-void register_scaleout_tests(void); /* two worker hosts (kills one), rolling restarts (CONFAB_SCALEOUT_*) */
+/* Two worker hosts, one killed; rolling restarts (CONFAB_SCALEOUT_*). */
+void register_scaleout_tests(void);
 
 #endif
