@@ -658,7 +658,7 @@ cf_scaleout_addr() { [ "$1" = a ] && echo 127.0.0.2 || echo 127.0.0.3; }
 
 # cf_scaleout_ports: pick the five ports (nginx shared, A, B; workers api, events, the same on both addresses).
 cf_scaleout_ports() {
-    local used="${CF_HTTP_PORT:-} ${CF_PG_PORT:-} ${CF_SMTP_PORT:-}"
+    local used="${CF_HTTP_PORT:-} ${CF_PG_PORT:-} ${CF_SMTP_PORT:-} ${CF_APACHE_PORT:-}"
     # shellcheck disable=SC2086
     CF_SCALEOUT_PORT=${CF_SCALEOUT_PORT:-$(cf_free_port $used)}
     # shellcheck disable=SC2086
