@@ -540,6 +540,7 @@ cf_nginx_config() {
     sed -e "s|@PORT@|$CF_HTTP_PORT|g" -e "s|@API_SOCKET@|$CF_API_SOCK|g" \
         -e "s|@EVENTS_SOCKET@|$CF_EVENTS_SOCK|g" -e "s|@UPLOAD_DIR@|$CF_UPLOAD_DIR|g" \
         "$CF_REPO/conf/nginx/confab.conf" >"$CF_STATE/conf/nginx-site.conf"
+    [ "${CF_SCALEOUT:-0}" != 1 ] || cf_scaleout_nginx_config
     sed -e "s|@STATE@|$CF_STATE|g" -e "s|@SITE_CONF@|$CF_STATE/conf/nginx-site.conf|g" \
         "$CF_REPO/conf/nginx/nginx-standalone.conf.in" >"$CF_STATE/conf/nginx.conf"
 }
@@ -625,6 +626,7 @@ cf_stack_start() {
     cf_migrate
     cf_reaper_start
     cf_workers_start
+    [ "${CF_SCALEOUT:-0}" != 1 ] || cf_scaleout_start
     cf_nginx_start
     [ -z "${CF_APACHE_PORT:-}" ] || cf_apache_start
     cf_wait_http "http://127.0.0.1:$CF_HTTP_PORT/health" 10
@@ -638,6 +640,7 @@ cf_stack_stop() {
     cf_apache_stop || rc=1
     cf_nginx_stop || rc=1
     cf_workers_stop || rc=1
+    cf_scaleout_stop || rc=1
     cf_reaper_stop || rc=1
     cf_redis_stop || rc=1
     cf_smtp_stop || rc=1
@@ -652,6 +655,154 @@ cf_tail_logs() {
         [ -s "$f" ] || continue
         printf -- '----- %s (last 40 lines)\n' "$f" >&2
         tail -n 40 "$f" >&2
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Scale-out across hosts (scripts/test sets CF_SCALEOUT=1; the scaleout integration suite uses it). Two worker
+# "hosts", A on 127.0.0.2 and B on 127.0.0.3 (Linux routes all of 127/8 to lo), each an api and an events group
+# listening on TCP (spawn-fcgi -a ADDR -p PORT: the socket on fd 0, as systemd's ListenStream=ADDR:PORT gives it),
+# sharing the stack's one PostgreSQL and one Redis. nginx gets three more servers: CF_SCALEOUT_PORT with upstreams
+# over both hosts (round robin), CF_SCALEOUT_A_PORT and CF_SCALEOUT_B_PORT with one host each, to address a host
+# directly. Network namespaces would separate the hosts further, but creating them needs CAP_SYS_ADMIN, which a
+# plain CI container does not have; separate addresses need nothing.
+
+CF_SCALEOUT_HOSTS=(a b)
+
+cf_scaleout_addr() { [ "$1" = a ] && echo 127.0.0.2 || echo 127.0.0.3; }
+
+# cf_scaleout_ports: pick the five ports (nginx shared, A, B; workers api, events, the same on both addresses).
+cf_scaleout_ports() {
+    local used="${CF_HTTP_PORT:-} ${CF_PG_PORT:-} ${CF_SMTP_PORT:-} ${CF_APACHE_PORT:-}"
+    # shellcheck disable=SC2086
+    CF_SCALEOUT_PORT=${CF_SCALEOUT_PORT:-$(cf_free_port $used)}
+    # shellcheck disable=SC2086
+    CF_SCALEOUT_A_PORT=${CF_SCALEOUT_A_PORT:-$(cf_free_port $used "$CF_SCALEOUT_PORT")}
+    # shellcheck disable=SC2086
+    CF_SCALEOUT_B_PORT=${CF_SCALEOUT_B_PORT:-$(cf_free_port $used "$CF_SCALEOUT_PORT" "$CF_SCALEOUT_A_PORT")}
+    # shellcheck disable=SC2086
+    CF_SCALEOUT_API_PORT=${CF_SCALEOUT_API_PORT:-$(cf_free_port $used "$CF_SCALEOUT_PORT" "$CF_SCALEOUT_A_PORT" \
+        "$CF_SCALEOUT_B_PORT")}
+    # shellcheck disable=SC2086
+    CF_SCALEOUT_EVENTS_PORT=${CF_SCALEOUT_EVENTS_PORT:-$(cf_free_port $used "$CF_SCALEOUT_PORT" \
+        "$CF_SCALEOUT_A_PORT" "$CF_SCALEOUT_B_PORT" "$CF_SCALEOUT_API_PORT")}
+}
+
+# cf_scaleout_group HOST GROUP: GROUP (api|events) of HOST (a|b) under multiwatch, on TCP; pid file run/HOST-GROUP.pid.
+cf_scaleout_group() {
+    local host=$1 name=$2 addr port procs threads stack=512 log
+    addr=$(cf_scaleout_addr "$host")
+    if [ "$name" = api ]; then
+        port=$CF_SCALEOUT_API_PORT procs=$CF_API_PROCS threads=$CF_API_THREADS
+    else
+        port=$CF_SCALEOUT_EVENTS_PORT procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS
+        stack=${CF_EVENTS_STACK_KB:-256}
+    fi
+    log=$CF_LOG/worker-$host-$name.log
+    cf_touch_www "$log"
+    cf_log "host $host: workers '$name' $procs x $threads threads on $addr:$port"
+    cf_supervise "$host-$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" \
+        CONFAB_THREAD_STACK_KB="$stack" CONFAB_LOG_FILE="$log" \
+        spawn-fcgi -n -a "$addr" -p "$port" -u "$CF_WWW_USER" -g "$CF_WWW_USER" -b 1024 \
+        -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
+    # The scaleout suite kills these groups: no "Killed" notice from this shell's job table.
+    disown "$!" 2>/dev/null || true
+}
+
+# True if both groups of HOST run their full number of workers.
+cf_scaleout_host_alive() {
+    local name procs pid
+    for name in api events; do
+        procs=$CF_API_PROCS
+        [ "$name" = api ] || procs=$CF_EVENTS_PROCS
+        pid=$(cat "$CF_RUN/$1-$name.pid" 2>/dev/null) && cf_pid_is "$pid" multiwatch || return 1
+        [ "$(cf_children "$pid" confab-worker | wc -l)" -eq "$procs" ] || return 1
+    done
+}
+
+# cf_scaleout_host_start HOST: both groups of HOST (a or b).
+cf_scaleout_host_start() {
+    cf_scaleout_group "$1" api
+    cf_scaleout_group "$1" events
+    cf_wait 15 cf_scaleout_host_alive "$1" ||
+        { tail -n 5 "$CF_LOG/$1-api.out" "$CF_LOG/$1-events.out" >&2; cf_die "host $1's workers did not start"; }
+}
+
+# cf_scaleout_host_kill HOST: SIGKILL to each group of HOST as a whole (multiwatch and its workers: the process
+# group cf_supervise made), as if the host were lost.
+cf_scaleout_host_kill() {
+    local name pid
+    for name in api events; do
+        pid=$(cat "$CF_RUN/$1-$name.pid" 2>/dev/null) || continue
+        cf_pid_is "$pid" multiwatch || continue
+        kill -KILL -- "-$pid" 2>/dev/null || true
+    done
+    for name in api events; do
+        pid=$(cat "$CF_RUN/$1-$name.pid" 2>/dev/null) || continue
+        cf_wait 10 cf_all_gone "$pid" || cf_die "host $1: $name group $pid still alive after SIGKILL"
+        rm -f "$CF_RUN/$1-$name.pid"
+    done
+}
+
+cf_scaleout_start() {
+    local h
+    cf_scaleout_ports
+    for h in "${CF_SCALEOUT_HOSTS[@]}"; do cf_scaleout_host_start "$h"; done
+}
+
+cf_scaleout_stop() {
+    local h name rc=0
+    for h in "${CF_SCALEOUT_HOSTS[@]}"; do
+        for name in api events; do cf_stop_supervised "$h-$name" 20 || rc=1; done
+    done
+    return "$rc"
+}
+
+# cf_scaleout_nginx_site NAME PORT HOSTS...: conf/nginx/confab.conf for a server on PORT whose upstreams list the
+# TCP groups of HOSTS, its upstream names suffixed with NAME. nginx passes a request to the next server of the
+# upstream only when it could not be passed to the first (connection refused or timed out), and a non-idempotent
+# one (POST, PATCH) never after it was sent (nginx >= 1.9.13 without "non_idempotent"): a POST runs at most once.
+cf_scaleout_nginx_site() {
+    local name=$1 port=$2 h api="" events=""
+    shift 2
+    for h in "$@"; do
+        api+="server $(cf_scaleout_addr "$h"):$CF_SCALEOUT_API_PORT; "
+        events+="server $(cf_scaleout_addr "$h"):$CF_SCALEOUT_EVENTS_PORT; "
+    done
+    sed -e "s|server unix:@API_SOCKET@;|$api|" -e "s|server unix:@EVENTS_SOCKET@;|$events|" \
+        -e "s|confab_api|confab_api_$name|g" -e "s|confab_events|confab_events_$name|g" \
+        -e "s|@PORT@|$port|g" -e "s|@UPLOAD_DIR@|$CF_UPLOAD_DIR|g" \
+        -e "s|^\( *\)server_name _;|&\n\1fastcgi_next_upstream error timeout;|" \
+        "$CF_REPO/conf/nginx/confab.conf"
+}
+
+# Appends the three scale-out servers to the generated nginx site (called by cf_nginx_config when CF_SCALEOUT=1).
+cf_scaleout_nginx_config() {
+    {
+        cf_scaleout_nginx_site shared "$CF_SCALEOUT_PORT" a b
+        cf_scaleout_nginx_site a "$CF_SCALEOUT_A_PORT" a
+        cf_scaleout_nginx_site b "$CF_SCALEOUT_B_PORT" b
+    } >>"$CF_STATE/conf/nginx-site.conf"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Rolling restart of a worker group (run/NAME.pid names its multiwatch): TERM to one worker at a time, each
+# replaced by multiwatch before the next. A stopping worker stops accepting without closing the group's socket and
+# answers the long-polls it holds, so clients see neither a refused connection nor a cut poll.
+
+cf_group_size_is() { [ "$(cf_children "$1" confab-worker | wc -l)" -eq "$2" ]; }
+
+cf_rolling_restart() {
+    local name=$1 sup p old=()
+    sup=$(cat "$CF_RUN/$name.pid" 2>/dev/null) || cf_die "$name: no pid file"
+    cf_pid_is "$sup" multiwatch || cf_die "$name: $sup is not a multiwatch"
+    mapfile -t old < <(cf_children "$sup" confab-worker)
+    [ "${#old[@]}" -gt 0 ] || cf_die "$name: no workers"
+    for p in "${old[@]}"; do
+        cf_log "$name: TERM to worker $p"
+        kill -TERM "$p"
+        cf_wait 20 cf_all_gone "$p" || cf_die "$name: worker $p still running 20 s after TERM"
+        cf_wait 20 cf_group_size_is "$sup" "${#old[@]}" || cf_die "$name: worker $p not replaced"
     done
 }
 

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "core/crypto.h"
 #include "core/log.h"
 #include "db/db.h"
+#include "events/polls.h"
 #include "http/fcgi.h"
 #include "http/request.h"
 #include "model/cache.h"
@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
 	    .redis = redis_pool_new(&cfg),
 	    .cache = cache_new(),
+	    .polls = polls_new(),
 	};
 	cache_listen(w.cache, *cfg.pg_listen_conninfo != '\0' ? cfg.pg_listen_conninfo : cfg.pg_conninfo);
 	struct thread_arg ta = {&w, fd};
@@ -105,9 +106,15 @@ int main(int argc, char **argv)
 			log_msg(LOG_INFO, "log file reopened");
 	}
 	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
-	/* Stop accepting, then give requests in progress up to 3 s to finish; idle threads just end with us. */
+	/*
+	 * Stop accepting (the socket stays open: the group's other processes, and the one multiwatch or systemd starts
+	 * in our place, take the next connections), answer the long-polls held here (their clients poll again
+	 * elsewhere), then give requests in progress up to 3 s to finish; idle threads just end with us.
+	 */
 	stopping = 1;
-	shutdown(fd, SHUT_RDWR);
+	fcgi_stop();
+	int woken = polls_release(&w);
+	log_msg(LOG_INFO, "stopped accepting, %d long-polls answered", woken);
 	for (int i = 0; i < 60 && fcgi_busy() > 0; i++)
 		usleep(50000);
 	if (fcgi_busy() > 0) {
@@ -116,6 +123,7 @@ int main(int argc, char **argv)
 	}
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
+	polls_free(w.polls);
 	config_free(&cfg);
 	return 0;
 }

@@ -24,6 +24,7 @@ struct db_pool;
 struct db_conn;
 struct redis_pool;
 struct redis_conn;
+struct event_polls;
 struct pending_event;
 struct realm;
 struct user;
@@ -35,7 +36,8 @@ struct worker {
 	const struct config *cfg;
 	struct db_pool *db;
 	struct redis_pool *redis;
-	struct cache *cache; /* model/cache.h; NULL: nothing cached (the reaper, confabctl) */
+	struct cache *cache;       /* model/cache.h; NULL: nothing cached (the reaper, confabctl) */
+	struct event_polls *polls; /* the long-polls the process holds (events/polls.h); NULL where none are */
 };
 
 /*

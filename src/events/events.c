@@ -24,6 +24,7 @@
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "db/db.h"
+#include "events/polls.h"
 #include "events/snapshot.h"
 #include "core/uow.h"
 #include "model/realm.h"
@@ -825,7 +826,8 @@ static const char unwait_script[] =
     "redis.call('ZREM', 'confab:waiting', ARGV[2]) end "
     "redis.call('DEL', KEYS[2]) return 1";
 
-/* Waits for an event: returns "event", "superseded", "" on timeout, or NULL on error. */
+/* Waits for an event: returns "event", "superseded", "stopping" (the worker stops), "" on timeout, or NULL on
+ * error. */
 static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll)
 {
 	long long now = now_secs();
@@ -841,7 +843,13 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
 	db_release(uow);
 	redis_release(uow);
-	const char *woken = redis_blpop(uow, wake, POLL_MAX_SECS);
+	/* A stopping worker answers its polls (polls_release()) and waits for no new one. */
+	struct held_poll held;
+	const char *woken = "stopping";
+	if (polls_hold(uow->worker->polls, &held, wake)) {
+		woken = redis_blpop(uow, wake, POLL_MAX_SECS);
+		polls_unhold(uow->worker->polls, &held);
+	}
 	REDIS_CMD(uow, "EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid);
 	return woken;
 }
@@ -881,7 +889,7 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 		}
 		json_object_put(events);
 		events = render_entries(uow, queue_id, r, 0, meta);
-		if (strcmp(woken, "superseded") == 0)
+		if (strcmp(woken, "superseded") == 0 || strcmp(woken, "stopping") == 0)
 			break;
 	}
 	return events;

@@ -1,8 +1,13 @@
 /* Reading FastCGI requests into struct request and writing responses; see fcgi.h. */
 #include "http/fcgi.h"
 
+#include <errno.h>
 #include <fcgiapp.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,16 @@
 
 static atomic_ullong next_request_id;
 static atomic_int busy_threads;
+/*
+ * Stopping a process must not stop its group: the listening socket is shared with the other processes of the group
+ * (spawn-fcgi or systemd made it, multiwatch passes it to each process it starts), so shutdown() on it would close it
+ * for all of them and for the process started in our place. Instead one thread at a time waits for a connection,
+ * in poll() on the socket and on the read end of stop_pipe, which fcgi_stop() makes readable; it leaves accept_lock
+ * before accepting, so that a peer slow to send its request holds no other thread. The socket is non-blocking: a
+ * connection another thread or process took first makes accept() fail with EAGAIN, not wait.
+ */
+static pthread_mutex_t accept_lock = PTHREAD_MUTEX_INITIALIZER;
+static int stop_pipe[2] = {-1, -1};
 
 int fcgi_busy(void)
 {
@@ -24,11 +39,50 @@ int fcgi_busy(void)
 
 int fcgi_listen(const char *spec)
 {
-	if (FCGX_Init() != 0)
+	if (FCGX_Init() != 0 || pipe(stop_pipe) != 0)
 		return -1;
-	if (spec == NULL || *spec == '\0')
+	int fd = spec == NULL || *spec == '\0' ? 0 : FCGX_OpenSocket(spec, 1024);
+	if (fd < 0)
+		return -1;
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -1;
+	return fd;
+}
+
+void fcgi_stop(void)
+{
+	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "x", 1) < 0)
+		log_msg(LOG_ERROR, "could not signal the stop to the accepting threads: %s", strerror(errno));
+	/* Once the thread in poll() has left the lock, every thread that may still take a connection is counted. */
+	pthread_mutex_lock(&accept_lock);
+	pthread_mutex_unlock(&accept_lock);
+}
+
+/*
+ * Waits, holding accept_lock, until fd has a connection, then accepts it into fr. Returns 0 with a request (counted
+ * in busy_threads from before the lock is left, so that fcgi_stop() cannot miss it), 1 when the process is stopping,
+ * -1 when no connection was taken (another was faster: try again), or -2 on an error worth a pause (EMFILE, ENOMEM
+ * ...: stack-notes 5).
+ */
+static int accept_one(int fd, FCGX_Request *fr)
+{
+	pthread_mutex_lock(&accept_lock);
+	struct pollfd p[2] = {{.fd = stop_pipe[0], .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+	int n = poll(p, 2, -1);
+	bool stop = n > 0 && p[0].revents != 0, ready = n > 0 && !stop && p[1].revents != 0;
+	if (ready)
+		atomic_fetch_add(&busy_threads, 1);
+	pthread_mutex_unlock(&accept_lock);
+	if (stop)
+		return 1;
+	if (!ready)
+		return n < 0 && errno != EINTR ? -2 : -1;
+	int a = FCGX_Accept_r(fr);
+	if (a == 0)
 		return 0;
-	return FCGX_OpenSocket(spec, 1024);
+	atomic_fetch_sub(&busy_threads, 1);
+	return a == -EAGAIN || a == -EWOULDBLOCK || a == -ECONNABORTED ? -1 : -2;
 }
 
 static const char *param(FCGX_Request *fr, const char *name)
@@ -215,18 +269,18 @@ void fcgi_serve(struct worker *w, int fd, volatile int *stop, void (*handle)(str
 		log_msg(LOG_ERROR, "could not initialize a FastCGI request");
 		return;
 	}
-	while (!*stop) {
-		if (FCGX_Accept_r(&fr) < 0) {
-			/* EMFILE, ENFILE, ENOMEM and the like would end the loop for good (stack-notes 5): retry. */
-			if (!*stop)
-				usleep(10000);
-			continue;
-		}
-		atomic_fetch_add(&busy_threads, 1);
-		if (!*stop)
+	for (;;) {
+		int rc = accept_one(fd, &fr);
+		/* A connection taken is served, even when the stop came meanwhile: nginx has sent it here. */
+		if (rc == 0) {
 			serve_one(w, &fr, handle);
-		FCGX_Finish_r(&fr);
-		atomic_fetch_sub(&busy_threads, 1);
+			FCGX_Finish_r(&fr);
+			atomic_fetch_sub(&busy_threads, 1);
+		}
+		if (rc == 1 || *stop)
+			break;
+		if (rc == -2)
+			usleep(10000);
 	}
 	FCGX_Free(&fr, 0);
 }

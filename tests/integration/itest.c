@@ -681,10 +681,11 @@ struct resp *http(const struct request *rq)
 	const char *method = rq->method ? rq->method : "GET";
 	const char *path = rq->path ? rq->path : "/";
 	char *url;
-	if (asprintf(&url, "%s%s%s%s", itest_url, path, rq->query ? (strchr(path, '?') ? "&" : "?") : "",
+	const char *base = rq->base_url ? rq->base_url : itest_url;
+	if (asprintf(&url, "%s%s%s%s", base, path, rq->query ? (strchr(path, '?') ? "&" : "?") : "",
 	             rq->query ? rq->query : "") < 0)
 		oom();
-	if (asprintf(&r->what, "%s %s", method, snippet(url + strlen(itest_url), 120)) < 0)
+	if (asprintf(&r->what, "%s %s", method, snippet(url + strlen(base), 120)) < 0)
 		oom();
 	const char *body = NULL, *ctype = NULL;
 	size_t body_len = 0;
@@ -1162,6 +1163,7 @@ static void register_suites(void)
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
+	register_scaleout_tests();
 }
 
 int main(int argc, char **argv)

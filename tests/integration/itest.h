@@ -121,6 +121,7 @@ struct request {
 	const char *const *headers; /* extra header lines ("Name: value"), NULL-terminated */
 	long timeout;               /* seconds, default 30 */
 	const char *source_addr;    /* connect from this local address, e.g. "127.0.0.9" (REMOTE_ADDR); default any */
+	const char *base_url;       /* instead of CONFAB_URL, e.g. CONFAB_SCALEOUT_A_URL */
 };
 
 struct resp *http(const struct request *rq);
@@ -278,5 +279,7 @@ void register_apache_tests(void); /* through Apache (CONFAB_APACHE_URL): conf/ap
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
+/* Two worker hosts, one killed; rolling restarts (CONFAB_SCALEOUT_*). */
+void register_scaleout_tests(void);
 
 #endif
