@@ -4,7 +4,9 @@
   cpu.py snapshot > FILE            CPU ticks (user + system) of every process, summed by program name
   cpu.py diff BEFORE AFTER REQUESTS  microseconds of CPU per request for postgres, confab-worker, nginx and
                                     redis-server, as one line "postgres=... worker=... nginx=... redis=..."
-Reads /proc only. Processes that ended between the snapshots (wrk itself) are not counted.
+Reads /proc only. Processes that ended between the snapshots (wrk itself) are not counted. With CF_CPU_PIDFILES
+(pid files, separated by spaces; scripts/bench names its stack's), only those processes and their descendants are
+counted, so that other stacks on the same machine do not count.
 """
 import json
 import os
@@ -13,8 +15,24 @@ import sys
 NAMES = {"postgres": "postgres", "confab-worker": "worker", "nginx": "nginx", "redis-server": "redis"}
 
 
+def roots():
+    """The pids of the pid files named in CF_CPU_PIDFILES (first line of each), or None to count everything."""
+    files = os.environ.get("CF_CPU_PIDFILES", "").split()
+    if not files:
+        return None
+    pids = set()
+    for name in files:
+        try:
+            with open(name) as f:
+                pids.add(f.readline().strip())
+        except OSError:
+            pass
+    return pids
+
+
 def snapshot():
     ticks = {}
+    stats = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -23,11 +41,22 @@ def snapshot():
                 stat = f.read()
         except OSError:
             continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
+        stats[pid] = (stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split())
+    mine = roots()
+
+    def counted(pid):
+        for _ in range(64):  # up the parents (fields[1] is the parent's pid)
+            if pid in mine:
+                return True
+            if pid not in stats:
+                return False
+            pid = stats[pid][1][1]
+        return False
+
+    for pid, (name, fields) in stats.items():
         # utime and stime are fields 14 and 15 of stat(5); fields[] starts at field 3.
         key = NAMES.get(name)
-        if key:
+        if key and (mine is None or counted(pid)):
             ticks[key] = ticks.get(key, 0) + int(fields[11]) + int(fields[12])
     return ticks
 

@@ -14,6 +14,7 @@
  */
 #include "events/events.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,8 @@
 
 /*
  * A queue's applied set (see push_script) is pruned of ids older than APPLIED_SECS and beyond the newest
- * APPLIED_MAX when it holds more than APPLIED_PRUNE_AT ids, at every 64th id, so that a push mostly costs two
- * commands (ZADD NX, ZCARD).
+ * APPLIED_MAX when it holds more than APPLIED_PRUNE_AT ids, looked at every 64th event of the queue, so that a
+ * push mostly costs one command there (ZADD NX).
  */
 #define APPLIED_PRUNE_AT "1000"
 #define APPLIED_SECS     "600"
@@ -160,14 +161,13 @@ int events_outbox_write(struct uow *uow)
  * after its first publish (the database unreachable that long between a publish and its DELETE) could land twice.
  */
 static const char push_script[] =
-    "if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end "
-    "if ARGV[5] ~= '' then "
-    "  if redis.call('ZADD', KEYS[3], 'NX', ARGV[6], ARGV[5]) == 0 then return -2 end "
-    "  local n = redis.call('ZCARD', KEYS[3]) "
-    "  if n > " APPLIED_PRUNE_AT " and n % 64 == 0 then "
-    "    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[6]) - " APPLIED_SECS ") "
-    "    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -" APPLIED_MAX " - 1) "
-    "  end "
+    "local meta = redis.call('HMGET', KEYS[1], 'next_id', 'waiter') "
+    "if not meta[1] then return -1 end "
+    "if ARGV[5] ~= '' and redis.call('ZADD', KEYS[3], 'NX', ARGV[6], ARGV[5]) == 0 then return -2 end "
+    "local id = tonumber(meta[1]) "
+    "if id % 64 == 63 and redis.call('ZCARD', KEYS[3]) > " APPLIED_PRUNE_AT " then "
+    "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[6]) - " APPLIED_SECS ") "
+    "  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -" APPLIED_MAX " - 1) "
     "end "
     "local body = ARGV[2] "
     "if ARGV[4] ~= '' then "
@@ -191,9 +191,9 @@ static const char push_script[] =
     "    end "
     "  end "
     "end "
-    "local id = redis.call('HINCRBY', KEYS[1], 'next_id', 1) - 1 "
+    "redis.call('HSET', KEYS[1], 'next_id', id + 1) "
     "redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1] .. ' ' .. body) "
-    "local w = redis.call('HGET', KEYS[1], 'waiter') "
+    "local w = meta[2] "
     "if w then redis.call('RPUSH', ARGV[3] .. w, 'event') redis.call('EXPIRE', ARGV[3] .. w, 120) end "
     "return id";
 
@@ -240,15 +240,11 @@ static int unique_in_order(struct uow *uow, const char **q, int n)
 	return kept;
 }
 
-/* The queues of the users (and of all_public_streams registrations when asked), without duplicates. */
-static int candidate_queues(struct uow *uow, const struct pending_event *e, const char ***out, int *nout)
+/* The SMEMBERS commands that list an event's candidate queues: its users' sets, and the organization's
+ * all_public_streams set when asked. Returns how many it wrote at cmds. */
+static int queue_set_cmds(struct uow *uow, const struct pending_event *e, const char *const **cmds, int *argcs)
 {
 	int ncmds = e->n + ((e->flags & EV_ALL_PUBLIC) && e->realm_id ? 1 : 0);
-	if (ncmds == 0)
-		return *nout = 0;
-	const char *const **cmds = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*cmds));
-	int *argcs = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*argcs));
-	struct rreply **replies = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*replies));
 	for (int i = 0; i < ncmds; i++) {
 		const char **argv = arena_alloc(&uow->arena, 2 * sizeof(*argv));
 		argv[0] = "SMEMBERS";
@@ -257,18 +253,127 @@ static int candidate_queues(struct uow *uow, const struct pending_event *e, cons
 		cmds[i] = argv;
 		argcs[i] = 2;
 	}
-	if (redis_try_pipeline(uow, ncmds, argcs, cmds, replies) < 0)
-		return -1;
+	return ncmds;
+}
+
+/* The queues named in replies[0..n), without duplicates, into *out. */
+static int queues_of_replies(struct uow *uow, struct rreply *const *replies, int n, const char ***out)
+{
 	size_t total = 0;
-	for (int i = 0; i < ncmds; i++)
+	for (int i = 0; i < n; i++)
 		total += replies[i]->n;
 	const char **q = arena_alloc(&uow->arena, (total + 1) * sizeof(*q));
 	int nq = 0;
-	for (int i = 0; i < ncmds; i++)
+	for (int i = 0; i < n; i++)
 		for (size_t k = 0; k < replies[i]->n; k++)
 			q[nq++] = replies[i]->elem[k]->str;
 	*out = q;
-	*nout = unique_in_order(uow, q, nq);
+	return unique_in_order(uow, q, nq);
+}
+
+/* ---- the settings of queues, cached ------------------------------------------------------------------------ */
+
+/*
+ * What publishing reads of a queue (its user, event_types, narrow and capabilities) never changes once POST /register
+ * made it, and a queue id (a random UUID) is never given again; so each process keeps the settings of the queues it
+ * published to lately, and a publish asks Redis only for those it has not seen (the push script still finds out
+ * that a queue was deleted). Direct-mapped by the id's hash, under one mutex held only to copy the strings.
+ */
+#define SETTINGS_SLOTS 8192
+#define QID_MAX        40
+
+struct queue_settings {
+	const char *user, *types, *narrow, *caps; /* "" where Redis has nothing; user NULL: not known */
+};
+
+static struct settings_slot {
+	char qid[QID_MAX];
+	char *block; /* user, types, narrow and caps, each NUL-terminated, one after the other */
+} settings_cache[SETTINGS_SLOTS];
+static pthread_mutex_t settings_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct settings_slot *settings_slot(const char *qid)
+{
+	uint32_t h = 2166136261u;
+	for (const char *p = qid; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return &settings_cache[h % SETTINGS_SLOTS];
+}
+
+/* The cached settings of queue qid into *out (arena copies); false when they are not cached. */
+static bool settings_get(struct uow *uow, const char *qid, struct queue_settings *out)
+{
+	struct settings_slot *slot = settings_slot(qid);
+	const char *parts[4] = {NULL};
+	pthread_mutex_lock(&settings_lock);
+	if (slot->block != NULL && strcmp(slot->qid, qid) == 0) {
+		const char *p = slot->block;
+		for (int i = 0; i < 4; i++, p += strlen(p) + 1)
+			parts[i] = arena_strdup(&uow->arena, p);
+	}
+	pthread_mutex_unlock(&settings_lock);
+	*out = (struct queue_settings){parts[0], parts[1], parts[2], parts[3]};
+	return parts[0] != NULL;
+}
+
+static void settings_put(const char *qid, const struct queue_settings *s)
+{
+	size_t lens[4] = {strlen(s->user), strlen(s->types), strlen(s->narrow), strlen(s->caps)};
+	if (strlen(qid) >= QID_MAX)
+		return;
+	char *block = malloc(lens[0] + lens[1] + lens[2] + lens[3] + 4), *p = block;
+	if (block == NULL)
+		return;
+	const char *parts[4] = {s->user, s->types, s->narrow, s->caps};
+	for (int i = 0; i < 4; p += lens[i] + 1, i++)
+		memcpy(p, parts[i], lens[i] + 1);
+	struct settings_slot *slot = settings_slot(qid);
+	pthread_mutex_lock(&settings_lock);
+	char *old = slot->block;
+	strcpy(slot->qid, qid);
+	slot->block = block;
+	pthread_mutex_unlock(&settings_lock);
+	free(old);
+}
+
+/* A queue whose settings are being read from Redis, and where they go. */
+struct settings_miss {
+	const char *qid;
+	struct queue_settings *out;
+};
+
+/* Fills in the settings of the queues not cached (one pipeline of HMGET) and caches them; a queue deleted
+ * meanwhile keeps user NULL. 0, or -1 when Redis failed. */
+static int settings_fetch(struct uow *uow, const struct settings_miss *miss, int n)
+{
+	if (n == 0)
+		return 0;
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)n * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)n * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)n * sizeof(*replies));
+	for (int i = 0; i < n; i++) {
+		const char **argv = arena_alloc(&uow->arena, 6 * sizeof(*argv));
+		argv[0] = "HMGET";
+		argv[1] = key(uow, miss[i].qid, "meta");
+		argv[2] = "user";
+		argv[3] = "event_types";
+		argv[4] = "narrow";
+		argv[5] = "capabilities";
+		cmds[i] = argv;
+		argcs[i] = 6;
+	}
+	if (redis_try_pipeline(uow, n, argcs, cmds, replies) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct rreply *m = replies[i];
+		if (m->n != 4 || m->elem[0]->str == NULL || m->elem[1]->str == NULL)
+			continue; /* the queue was deleted meanwhile (every queue has event_types, "" for all) */
+		const char *v[4];
+		for (int k = 0; k < 4; k++)
+			v[k] = m->elem[k]->str ? m->elem[k]->str : "";
+		*miss[i].out = (struct queue_settings){v[0], v[1], v[2], v[3]};
+		settings_put(miss[i].qid, miss[i].out);
+	}
 	return 0;
 }
 
@@ -353,7 +458,19 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 	/* The legacy muted_topics event goes only to queues that did not ask for its replacement user_topic. */
 	for (size_t i = 0; ok && types && strcmp(type, "muted_topics") == 0 && i < json_object_array_length(types); i++)
 		ok = strcmp(json_object_get_string(json_object_array_get_idx(types, i)), "user_topic") != 0;
-	if (*caps_json)
+	/* Only these kinds depend on the capabilities: the others (messages first) need not parse them. */
+	static const char *const with_caps[] = {"typing",
+	                                        "update_display_settings",
+	                                        "update_global_notifications",
+	                                        "realm_emoji",
+	                                        "realm_linkifiers",
+	                                        "user_group",
+	                                        "stream",
+	                                        "realm_user"};
+	bool needs_caps = false;
+	for (size_t i = 0; i < sizeof(with_caps) / sizeof(*with_caps) && !needs_caps; i++)
+		needs_caps = strcmp(type, with_caps[i]) == 0;
+	if (ok && needs_caps && *caps_json)
 		jsonx_parse(caps_json, strlen(caps_json), &caps);
 	json_object *v;
 	if (ok && strcmp(type, "message") == 0 && *narrow_json &&
@@ -393,69 +510,127 @@ static bool accepts(json_object *event, const char *types_json, const char *narr
 
 static int delete_queues_of(struct uow *uow, const char **queues, int nq);
 
-/* Pushes one event to the queues that accept it (two round trips: their settings, then the pushes). */
-static int publish_one(struct uow *uow, const struct pending_event *e)
+/* EV_DELETE_QUEUES: deletes the queues of the event's users. */
+static int publish_deletion(struct uow *uow, const struct pending_event *e)
 {
-	const char **queues = NULL;
-	int nq = 0;
-	if (candidate_queues(uow, e, &queues, &nq) < 0)
+	int ncmds = e->n + 1;
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)ncmds * sizeof(*replies));
+	const char **queues;
+	ncmds = queue_set_cmds(uow, e, cmds, argcs);
+	if (ncmds > 0 && redis_try_pipeline(uow, ncmds, argcs, cmds, replies) < 0)
 		return -1;
-	if (nq == 0)
-		return 0;
-	if (e->flags & EV_DELETE_QUEUES)
-		return delete_queues_of(uow, queues, nq);
-	const char *const **cmds = arena_alloc(&uow->arena, (size_t)nq * sizeof(*cmds));
-	int *argcs = arena_alloc(&uow->arena, (size_t)nq * sizeof(*argcs));
-	struct rreply **meta = arena_alloc(&uow->arena, (size_t)nq * sizeof(*meta));
-	for (int i = 0; i < nq; i++) {
-		const char **argv = arena_alloc(&uow->arena, 6 * sizeof(*argv));
-		argv[0] = "HMGET";
-		argv[1] = key(uow, queues[i], "meta");
-		argv[2] = "event_types";
-		argv[3] = "narrow";
-		argv[4] = "capabilities";
-		argv[5] = "user";
-		cmds[i] = argv;
-		argcs[i] = 6;
+	int nq = ncmds > 0 ? queues_of_replies(uow, replies, ncmds, &queues) : 0;
+	return nq > 0 ? delete_queues_of(uow, queues, nq) : 0;
+}
+
+/* An event being published: its candidate queues and their settings. */
+struct fanout {
+	const struct pending_event *e;
+	const char **queues;
+	struct queue_settings *settings;
+	int nq;
+};
+
+/* Finds the candidate queues of the n events (one pipeline of SMEMBERS for all) and their settings (from the cache,
+ * else one pipeline of HMGET). */
+static int find_queues(struct uow *uow, const struct pending_event *events, int n, struct fanout *out)
+{
+	int total = 0;
+	for (int i = 0; i < n; i++)
+		total += events[i].n + 1;
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*replies));
+	int *first = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*first));
+	int ncmds = 0;
+	for (int i = 0; i < n; i++) {
+		first[i] = ncmds;
+		ncmds += queue_set_cmds(uow, &events[i], cmds + ncmds, argcs + ncmds);
 	}
-	if (redis_try_pipeline(uow, nq, argcs, cmds, meta) < 0)
+	first[n] = ncmds;
+	if (ncmds > 0 && redis_try_pipeline(uow, ncmds, argcs, cmds, replies) < 0)
 		return -1;
-	json_object *event = NULL, *exclude = NULL;
-	jsonx_parse(e->json, strlen(e->json), &event);
-	uow_own_json(uow, event);
-	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
-	const char *merge = merge_key(uow, event);
+	int nmiss = 0, cap = 0;
+	for (int i = 0; i < n; i++) {
+		out[i].e = &events[i];
+		out[i].nq = queues_of_replies(uow, replies + first[i], first[i + 1] - first[i], &out[i].queues);
+		out[i].settings = arena_alloc(&uow->arena, (size_t)(out[i].nq + 1) * sizeof(*out[i].settings));
+		cap += out[i].nq;
+	}
+	struct settings_miss *miss = arena_alloc(&uow->arena, (size_t)(cap + 1) * sizeof(*miss));
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < out[i].nq; k++)
+			if (!settings_get(uow, out[i].queues[k], &out[i].settings[k]))
+				miss[nmiss++] = (struct settings_miss){out[i].queues[k], &out[i].settings[k]};
+	return settings_fetch(uow, miss, nmiss);
+}
+
+/* The push of one event to one queue (push_script). */
+static const char **push_cmd(struct uow *uow, const struct pending_event *e, const char *qid, const char *merge,
+                             const char *now)
+{
+	const char **argv = arena_alloc(&uow->arena, 12 * sizeof(*argv));
+	argv[0] = "EVAL";
+	argv[1] = push_script;
+	argv[2] = "3";
+	argv[3] = key(uow, qid, "meta");
+	argv[4] = key(uow, qid, "events");
+	argv[5] = key(uow, qid, "applied");
+	argv[6] = e->txid;
+	argv[7] = e->json;
+	argv[8] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid);
+	argv[9] = merge;
+	argv[10] = e->oid ? e->oid : "";
+	argv[11] = now;
+	return argv;
+}
+
+/*
+ * Pushes n events (none of them EV_DELETE_QUEUES) to the queues that accept them, in their order, in three round
+ * trips for all of them: the queues, the settings of those not cached, the pushes.
+ */
+static int publish_events(struct uow *uow, const struct pending_event *events, int n)
+{
+	struct fanout *f = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*f));
+	if (find_queues(uow, events, n, f) < 0)
+		return -1;
+	int total = 0;
+	for (int i = 0; i < n; i++)
+		total += f[i].nq;
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*replies));
 	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
 	int npush = 0;
-	for (int i = 0; i < nq; i++) {
-		struct rreply *m = meta[i];
-		if (m->n != 4 || m->elem[0]->type == RR_NIL)
-			continue; /* the queue was deleted meanwhile (every queue has event_types, "" for all) */
-		if (exclude != NULL && m->elem[3]->str && in_id_list(exclude, strtoll(m->elem[3]->str, NULL, 10)))
-			continue; /* that user's queues get the user's own copy */
-		const char *types = m->elem[0]->str ? m->elem[0]->str : "";
-		const char *narrow = m->elem[1]->str ? m->elem[1]->str : "";
-		const char *caps = m->elem[2]->str ? m->elem[2]->str : "";
-		if (!accepts(event, types, narrow, caps))
+	for (int i = 0; i < n; i++) {
+		if (f[i].nq == 0)
 			continue;
-		const char **argv = arena_alloc(&uow->arena, 12 * sizeof(*argv));
-		argv[0] = "EVAL";
-		argv[1] = push_script;
-		argv[2] = "3";
-		argv[3] = key(uow, queues[i], "meta");
-		argv[4] = key(uow, queues[i], "events");
-		argv[5] = key(uow, queues[i], "applied");
-		argv[6] = e->txid;
-		argv[7] = e->json;
-		argv[8] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", queues[i]);
-		argv[9] = merge;
-		argv[10] = e->oid ? e->oid : "";
-		argv[11] = now;
-		cmds[npush] = argv;
-		argcs[npush] = 12;
-		npush++;
+		json_object *event = NULL, *exclude = NULL;
+		jsonx_parse(f[i].e->json, strlen(f[i].e->json), &event);
+		uow_own_json(uow, event);
+		json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
+		const char *merge = merge_key(uow, event);
+		for (int k = 0; k < f[i].nq; k++) {
+			const struct queue_settings *qs = &f[i].settings[k];
+			if (qs->user == NULL)
+				continue; /* deleted meanwhile */
+			if (exclude != NULL && in_id_list(exclude, strtoll(qs->user, NULL, 10)))
+				continue; /* that user's queues get the user's own copy */
+			if (!accepts(event, qs->types, qs->narrow, qs->caps))
+				continue;
+			cmds[npush] = push_cmd(uow, f[i].e, f[i].queues[k], merge, now);
+			argcs[npush++] = 12;
+		}
 	}
-	return npush ? redis_try_pipeline(uow, npush, argcs, cmds, meta) : 0;
+	return npush ? redis_try_pipeline(uow, npush, argcs, cmds, replies) : 0;
+}
+
+/* Publishes one outbox row's event (the reaper's). */
+static int publish_one(struct uow *uow, const struct pending_event *e)
+{
+	return (e->flags & EV_DELETE_QUEUES) ? publish_deletion(uow, e) : publish_events(uow, e, 1);
 }
 
 /*
@@ -467,12 +642,18 @@ static void log_publish_failure(struct uow *uow, const char *what)
 	log_msg(LOG_ERROR, "request %llu: could not %s", uow->id, what);
 }
 
+/* The request's events in runs: the events up to the next EV_DELETE_QUEUES go together, that one alone. */
 void events_publish(struct uow *uow)
 {
-	for (int i = 0; i < uow->nevents; i++) {
+	for (int i = 0, k; i < uow->nevents; i = k) {
 		struct pending_event *e = &uow->events[i];
-		if (publish_one(uow, e) == 0) {
-			e->published = true;
+		for (k = i + 1; !(e->flags & EV_DELETE_QUEUES) && k < uow->nevents; k++)
+			if (uow->events[k].flags & EV_DELETE_QUEUES)
+				break;
+		int rc = (e->flags & EV_DELETE_QUEUES) ? publish_deletion(uow, e) : publish_events(uow, e, k - i);
+		if (rc == 0) {
+			for (int j = i; j < k; j++)
+				uow->events[j].published = true;
 			continue;
 		}
 		log_publish_failure(uow, "publish an event");
@@ -653,18 +834,33 @@ int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char 
 }
 
 /* The queue's settings, or NULL with BAD_EVENT_QUEUE_ID recorded when it does not exist or is someone else's. */
-static struct rreply *load_meta(struct uow *uow, const char *qid)
+static const char *meta_fields[] = {
+    "HMGET", NULL, "user", "capabilities", "apply_markdown", "snapshot", "waiter", "client_gravatar", "slim_presence"};
+#define META_FIELDS_N ((int)(sizeof(meta_fields) / sizeof(*meta_fields)))
+
+static const char **meta_cmd(struct uow *uow, const char *qid)
 {
-	struct rreply *r = REDIS_CMD(uow, "HMGET", key(uow, qid, "meta"), "user", "capabilities", "apply_markdown",
-	                             "snapshot", "waiter", "client_gravatar", "slim_presence");
-	if (r == NULL)
-		return NULL;
+	const char **argv = arena_alloc(&uow->arena, sizeof(meta_fields));
+	memcpy(argv, meta_fields, sizeof(meta_fields));
+	argv[1] = key(uow, qid, "meta");
+	return argv;
+}
+
+/* The HMGET reply of meta_cmd() checked: NULL with BAD_EVENT_QUEUE_ID recorded if the queue is not the user's. */
+static struct rreply *checked_meta(struct uow *uow, const char *qid, struct rreply *r)
+{
 	if (r->n != 7 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != uow->user->id) {
 		uow_error(uow, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
 		uow_error_field(uow, "queue_id", json_object_new_string(qid));
 		return NULL;
 	}
 	return r;
+}
+
+static struct rreply *load_meta(struct uow *uow, const char *qid)
+{
+	struct rreply *r = redis_cmd(uow, META_FIELDS_N, meta_cmd(uow, qid), NULL);
+	return r ? checked_meta(uow, qid, r) : NULL;
 }
 
 /* Acknowledges through last (atomically) and returns the remaining entries: {"ok", entries...}, or
@@ -826,9 +1022,13 @@ static const char unwait_script[] =
     "redis.call('ZREM', 'confab:waiting', ARGV[2]) end "
     "redis.call('DEL', KEYS[2]) return 1";
 
-/* Waits for an event: returns "event", "superseded", "stopping" (the worker stops), "" on timeout, or NULL on
- * error. */
-static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll)
+/*
+ * Waits for an event: returns "event", "superseded", "stopping" (the worker stops), "" on timeout, or NULL on error;
+ * and, read in the same round trip as the end of the wait, the queue's entries (*entries) and settings (*meta,
+ * checked as load_meta() does).
+ */
+static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll, struct rreply **entries,
+                                  struct rreply **meta)
 {
 	long long now = now_secs();
 	long long beat = now + HEARTBEAT_MIN_SECS + crypto_random_below(HEARTBEAT_SPREAD_SECS + 1);
@@ -836,10 +1036,11 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 	struct rreply *r = REDIS_CMD(
 	    uow, "EVAL", wait_script, "1", key(uow, qid, "meta"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid),
 	    poll, arena_printf(&uow->arena, "%lld", now), qid, arena_printf(&uow->arena, "%lld", beat));
+	*entries = NULL;
 	if (r == NULL)
 		return NULL;
-	if (r->integer == 0)
-		return "superseded"; /* deleted meanwhile */
+	if (r->integer == 0) /* deleted meanwhile: load_meta() records the error */
+		return (*meta = load_meta(uow, qid)) != NULL ? "superseded" : NULL;
 	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
 	db_release(uow);
 	redis_release(uow);
@@ -850,7 +1051,16 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 		woken = redis_blpop(uow, wake, POLL_MAX_SECS);
 		polls_unhold(uow->worker->polls, &held);
 	}
-	REDIS_CMD(uow, "EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid);
+	if (woken == NULL)
+		return NULL;
+	const char *unwait[] = {"EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid};
+	const char *lrange[] = {"LRANGE", key(uow, qid, "events"), "0", "-1"};
+	const char *const *cmds[] = {unwait, lrange, meta_cmd(uow, qid)};
+	int argcs[] = {7, 4, META_FIELDS_N};
+	struct rreply *replies[3];
+	if (redis_pipeline(uow, 3, argcs, cmds, replies) < 0 || (*meta = checked_meta(uow, qid, replies[2])) == NULL)
+		return NULL;
+	*entries = replies[1];
 	return woken;
 }
 
@@ -877,18 +1087,15 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 	crypto_uuid4(poll);
 	long long deadline = now_secs() + POLL_MAX_SECS;
 	while (json_object_array_length(events) == 0 && !dont_block && now_secs() < deadline) {
-		const char *woken = wait_for_event(uow, queue_id, poll);
+		const char *woken = wait_for_event(uow, queue_id, poll, &r, &meta);
 		if (woken == NULL) {
 			json_object_put(events);
 			return NULL;
 		}
-		r = REDIS_CMD(uow, "LRANGE", key(uow, queue_id, "events"), "0", "-1");
-		if (r == NULL || (meta = load_meta(uow, queue_id)) == NULL) {
+		if (r != NULL) {
 			json_object_put(events);
-			return NULL;
+			events = render_entries(uow, queue_id, r, 0, meta);
 		}
-		json_object_put(events);
-		events = render_entries(uow, queue_id, r, 0, meta);
 		if (strcmp(woken, "superseded") == 0 || strcmp(woken, "stopping") == 0)
 			break;
 	}

@@ -964,7 +964,8 @@ static struct db_stmt st_lock_rows =
 static struct db_stmt st_messages_of = DB_STMT("SELECT id, COALESCE(channel_id, 0) FROM messages"
                                                " WHERE id = ANY($1::bigint[]) AND realm_id = $2 ORDER BY 2");
 static struct db_stmt st_insert_historical =
-    DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, unnest($2::bigint[]), $3");
+    DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, m.id, $3 FROM messages m"
+            " WHERE m.id = ANY($2::bigint[]) FOR KEY SHARE OF m");
 static struct db_stmt st_update_flags =
     DB_STMT("UPDATE user_messages SET flags = CASE WHEN $3 THEN flags | $4 ELSE flags & ~$4::int END"
             " WHERE user_id = $1 AND message_id = ANY($2::bigint[])");

@@ -20,7 +20,8 @@ static struct db_stmt st_existing =
             " WHERE message_id = $1 AND emoji_code = $3 AND reaction_type = $4");
 /* The reference's create_historical_user_messages: a copy of a message the user never received, read. */
 static struct db_stmt st_historical =
-    DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING");
+    DB_STMT("INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, m.id, $3 FROM messages m"
+            " WHERE m.id = $2 FOR KEY SHARE OF m ON CONFLICT DO NOTHING");
 static struct db_stmt st_insert = DB_STMT("INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code,"
                                           " reaction_type) VALUES ($1, $2, $3, $4, $5)");
 static struct db_stmt st_delete =

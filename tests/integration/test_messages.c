@@ -365,8 +365,8 @@ static void test_markdown_dialect(void)
 	struct user *u = new_user("member");
 	char *ch = name_of("dialect");
 	make_channel(u, ch, NULL, NULL);
-	int64_t id =
-	    send_channel_message(u, ch, "md", "` spaced ` :octopus:\n1. one\n  3. three\n  4. four\n2. two\n\n- a\n+ b");
+	int64_t id = send_channel_message(u, ch, "md",
+	                                  "` spaced ` :octopus:\n1. one\n  3. three\n  4. four\n2. two\n\n- a\n+ b");
 	EXPECT_STR(get_message(u, id, NULL), "content",
 	           "<p><code> spaced </code> <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" role=\"img\" "
 	           "title=\"octopus\">:octopus:</span></p>\n<ol>\n<li>one<ol start=\"3\">\n<li>three</li>\n"
@@ -681,6 +681,29 @@ static void test_delete(void)
 	             "Invalid message(s)");
 }
 
+/* Deleting a message deletes every recipient's copy, and so does deleting a user (user_messages has no foreign keys
+ * since migrations/0025_message_send.sql: triggers do what their ON DELETE CASCADE did). */
+static void test_delete_copies(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member"), *c = new_user("member");
+	char *ch = name_of("copies");
+	make_channel(a, ch, fmt("%lld,%lld", (long long)b->id, (long long)c->id), NULL);
+	int64_t gone = send_channel_message(a, ch, "t", "deleted");
+	int64_t kept = send_channel_message(a, ch, "t", "kept");
+	char *n = psql_ok("SELECT count(*) FROM user_messages WHERE message_id = %lld", (long long)gone);
+	CHECK(strcmp(n, "3") == 0, "three copies before: %s", n);
+	EXPECT_SUCCESS(api_method("DELETE", a, fmt("/messages/%lld", (long long)gone)));
+	n = psql_ok("SELECT count(*) FROM user_messages WHERE message_id = %lld", (long long)gone);
+	CHECK(strcmp(n, "0") == 0, "no copy after: %s", n);
+	n = psql_ok("SELECT count(*) FROM user_messages WHERE message_id = %lld", (long long)kept);
+	CHECK(strcmp(n, "3") == 0, "the other message keeps its copies: %s", n);
+	psql_ok("DELETE FROM users WHERE id = %lld", (long long)c->id);
+	n = psql_ok("SELECT count(*) FROM user_messages WHERE user_id = %lld", (long long)c->id);
+	CHECK(strcmp(n, "0") == 0, "a deleted user's copies go: %s", n);
+	n = psql_ok("SELECT count(*) FROM user_messages WHERE message_id = %lld", (long long)kept);
+	CHECK(strcmp(n, "2") == 0, "the others' copies stay: %s", n);
+}
+
 /* ---- POST /messages/flags ------------------------------------------------------------------------------------ */
 
 static void test_flags(void)
@@ -723,8 +746,8 @@ static void test_flags(void)
 static void test_recipient_bounds(void)
 {
 	struct user *a = new_user("member"), *b = new_user("member");
-	struct resp *r = send_form(a, fmt("type=direct&content=hi&to=%s",
-	                                  url_encode(json_list(1000, fmt("%lld", (long long)b->id)))));
+	struct resp *r = send_form(
+	    a, fmt("type=direct&content=hi&to=%s", url_encode(json_list(1000, fmt("%lld", (long long)b->id)))));
 	EXPECT_SUCCESS(r);
 	json_object *m = get_message(b, jint(r->json, "id"), NULL);
 	CHECK(json_object_array_length(jget(m, "display_recipient")) == 2, "two participants: %s", jtext(m));
@@ -752,7 +775,8 @@ static void test_flags_bounds(void)
 	r = api_post(b, "/messages/flags",
 	             fmt("op=add&flag=starred&messages=%s", url_encode(json_list(5001, id_text(dm)))));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "messages is too long (limit: 5000 items)");
-	r = api_post(b, "/messages/flags", fmt("op=add&flag=starred&messages=%s", url_encode("[99999999999999999999]")));
+	r = api_post(b, "/messages/flags",
+	             fmt("op=add&flag=starred&messages=%s", url_encode("[99999999999999999999]")));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "messages[0] is too large");
 }
 
@@ -776,8 +800,7 @@ static void test_fetch_integer_bounds(void)
 	struct resp *r = fetch(a, fmt("[[\"search\",\"%s x\"]]", words), "anchor=newest");
 	EXPECT_ERROR(r, 400, "BAD_NARROW", "Invalid narrow operator: search has too many words (limit: 100)");
 	/* A narrow that long does not fit a URL; POST /register takes the same parameter. */
-	EXPECT_ERROR(api_post(a, "/register",
-	                      fmt("narrow=%s", url_encode(json_list(1001, "[\"is\",\"starred\"]")))),
+	EXPECT_ERROR(api_post(a, "/register", fmt("narrow=%s", url_encode(json_list(1001, "[\"is\",\"starred\"]")))),
 	             400, "BAD_REQUEST", "narrow is too long (limit: 1000 items)");
 }
 
@@ -860,6 +883,7 @@ void register_messages_tests(void)
 	    {"private_protected_history", test_private_protected_history},
 	    {"guests", test_guests},
 	    {"delete", test_delete},
+	    {"delete_copies", test_delete_copies},
 	    {"flags", test_flags},
 	    {"max_message_id", test_max_message_id},
 	    {"big_channel", test_big_channel},
