@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	}
 	struct worker w = {
 	    .cfg = &cfg,
-	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
+	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size, cfg.pg_prepared_statements),
 	    .redis = redis_pool_new(&cfg),
 	};
 	struct thread_arg ta = {&w, fd};

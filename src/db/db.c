@@ -21,6 +21,7 @@ struct db_conn {
 struct db_pool {
 	char *conninfo;
 	int size;
+	bool prepared; /* named statements (pg_prepared_statements) */
 	struct db_conn *conns;
 	struct slots slots;
 };
@@ -31,7 +32,7 @@ struct db_res {
 
 static atomic_int next_stmt_id;
 
-struct db_pool *db_pool_new(const char *conninfo, int size)
+struct db_pool *db_pool_new(const char *conninfo, int size, bool prepared)
 {
 	struct db_pool *pool = xcalloc(1, sizeof(*pool));
 	/* Without a connect timeout a dead host would hold a request for minutes. */
@@ -42,6 +43,7 @@ struct db_pool *db_pool_new(const char *conninfo, int size)
 		snprintf(pool->conninfo, len, "%s connect_timeout=5", conninfo);
 	}
 	pool->size = size;
+	pool->prepared = prepared;
 	pool->conns = xcalloc((size_t)size, sizeof(*pool->conns));
 	slots_init(&pool->slots, pool->size);
 	return pool;
@@ -132,9 +134,16 @@ static int stmt_id(struct db_stmt *st)
 	return id;
 }
 
-/* One attempt: prepare st on c if needed, then execute it. Returns the result (possibly an error result). */
-static PGresult *run(struct db_conn *c, struct db_stmt *st, const char *const *params, int n)
+/*
+ * One attempt: prepare st on c if needed, then execute it; or, without prepared statements, parse, bind and
+ * execute it unnamed in one round trip (nothing outlives the statement on the server). Returns the result
+ * (possibly an error result).
+ */
+static PGresult *run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st, const char *const *params,
+                     int n)
 {
+	if (!pool->prepared)
+		return PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
 	int id = stmt_id(st);
 	char name[16];
 	snprintf(name, sizeof(name), "s%d", id);
@@ -177,13 +186,14 @@ static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *cons
 	*e = ERR_UNAVAILABLE;
 	if (c == NULL)
 		return NULL;
-	PGresult *r = run(c, st, params, n);
+	struct db_pool *pool = uow->worker->db;
+	PGresult *r = run(pool, c, st, params, n);
 	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !uow->in_txn) {
 		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
 		PQclear(r);
-		if (conn_open(uow->worker->db, c) < 0)
+		if (conn_open(pool, c) < 0)
 			return NULL;
-		r = run(c, st, params, n);
+		r = run(pool, c, st, params, n);
 	}
 	if (!result_ok(r)) {
 		*e = fail(uow, c, r, st->sql);
