@@ -152,7 +152,7 @@ static void test_prepared_statements_break_it(void)
 	char *last = "";
 	for (int i = 0; i < 6; i++) {
 		last = run(fmt("CONFAB_PG_PREPARED_STATEMENTS=on %s show-realm --subdomain ''", ctl), &status);
-		failed += status != 0 && strstr(last, "prepared statement \"s") != NULL;
+		failed += status != 0 && strstr(last, "prepared statement") != NULL; /* (quotes escaped in the log line) */
 	}
 	CHECK(failed > 0, "pg_prepared_statements = on through pgbouncer never failed in 6 runs; last: %s", last);
 	printf("(%d of 6 runs with prepared statements failed) ", failed);
