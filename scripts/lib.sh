@@ -211,6 +211,7 @@ cf_init() {
     CF_PGSOCK=$CF_RUN/pg
     CF_REDIS_DIR=$CF_RUN/redis
     CF_REDIS_SOCK=$CF_REDIS_DIR/redis.sock
+    CF_PGB_DIR=$CF_RUN/pgbouncer
     CF_API_SOCK=$CF_RUN/api.sock
     CF_EVENTS_SOCK=$CF_RUN/events.sock
     CF_UPLOAD_DIR=$CF_STATE/uploads
@@ -339,6 +340,80 @@ cf_pg_restart() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# pgbouncer (CF_PGBOUNCER=1): Debian's pgbouncer in pool_mode = transaction between every confab program (workers,
+# reaper, confabctl) and PostgreSQL; they then run with pg_prepared_statements = off. It runs as the workers' user
+# (PostgreSQL's peer authentication maps it to the role confab) without a TCP listener; its socket is in
+# run/pgbouncer/ (mode 0750, the workers' user's), so of the local users only www-data and root open it, and it
+# trusts whoever gets there (auth_type = trust for the users of conf/pgbouncer.users). Its admin console (database
+# and user pgbouncer) answers SHOW STATS, SHOW POOLS... (cf_pgbouncer_admin). CF_PG_PREPARED=on keeps named
+# statements through it, which breaks (the manual check of docs/OPERATIONS.md, "pgbouncer").
+
+CF_PGB_PORT=6432
+
+# The conninfo of the confab programs: pgbouncer's socket with CF_PGBOUNCER=1, else PostgreSQL's.
+cf_pg_conninfo() {
+    if [ "${CF_PGBOUNCER:-0}" = 1 ]; then
+        echo "host=$CF_PGB_DIR port=$CF_PGB_PORT dbname=confab user=confab"
+    else
+        echo "host=$CF_PGSOCK port=$CF_PG_PORT dbname=confab user=confab"
+    fi
+}
+
+# The confab.conf lines of the pooler (none without it).
+cf_pgbouncer_config_lines() {
+    [ "${CF_PGBOUNCER:-0}" = 1 ] || return 0
+    echo "pg_prepared_statements = ${CF_PG_PREPARED:-off}"
+    echo "pg_listen_conninfo = host=$CF_PGSOCK port=$CF_PG_PORT dbname=confab user=confab"
+}
+
+cf_pgbouncer_start() {
+    [ "${CF_PGBOUNCER:-0}" = 1 ] || return 0
+    command -v pgbouncer >/dev/null || { local CF_PACKAGES=(pgbouncer); cf_install_packages; }
+    install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 750 "$CF_PGB_DIR"
+    cf_touch_www "$CF_LOG/pgbouncer.log"
+    printf '"confab" ""\n"pgbouncer" ""\n' >"$CF_STATE/conf/pgbouncer.users"
+    # default_pool_size: more than the stack's clients (2 x 4 + 2 x 4 workers, 2 for the reaper, confabctl), so that
+    # no request waits for a server connection; server_login_retry: back within a second of a PostgreSQL restart
+    # (the default waits 15 s after a failed connection).
+    cat >"$CF_STATE/conf/pgbouncer.ini" <<PGB
+; written by scripts/lib.sh at every start
+[databases]
+confab = host=$CF_PGSOCK port=$CF_PG_PORT dbname=confab user=confab
+[pgbouncer]
+listen_addr =
+listen_port = $CF_PGB_PORT
+unix_socket_dir = $CF_PGB_DIR
+unix_socket_mode = 0777
+pidfile = $CF_PGB_DIR/pgbouncer.pid
+logfile = $CF_LOG/pgbouncer.log
+auth_type = trust
+auth_file = $CF_STATE/conf/pgbouncer.users
+admin_users = pgbouncer
+pool_mode = transaction
+default_pool_size = ${CF_PGB_POOL_SIZE:-24}
+max_client_conn = 1000
+server_login_retry = 1
+query_wait_timeout = 60
+stats_period = 1
+PGB
+    chmod 644 "$CF_STATE/conf/pgbouncer.ini" "$CF_STATE/conf/pgbouncer.users"
+    cf_log "pgbouncer (pool_mode = transaction) on $CF_PGB_DIR (port $CF_PGB_PORT, no TCP)"
+    (cd / && setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- \
+        pgbouncer -d -q "$CF_STATE/conf/pgbouncer.ini") ||
+        { tail -n 20 "$CF_LOG/pgbouncer.log" >&2; cf_die "pgbouncer did not start"; }
+    cf_wait 10 cf_pgbouncer_ping || { tail -n 20 "$CF_LOG/pgbouncer.log" >&2; cf_die "pgbouncer does not answer"; }
+}
+
+# cf_pgbouncer_admin SQL: runs SQL (SHOW STATS, SHOW POOLS...) on pgbouncer's admin console.
+cf_pgbouncer_admin() {
+    "$(cf_pg_bin)/psql" -h "$CF_PGB_DIR" -p "$CF_PGB_PORT" -U pgbouncer -d pgbouncer -qAtX -c "$1"
+}
+
+cf_pgbouncer_ping() { cf_pgbouncer_admin "SHOW VERSION" >/dev/null 2>&1; }
+
+cf_pgbouncer_stop() { cf_stop_pidfile pgbouncer TERM 10 "$CF_PGB_DIR/pgbouncer.pid"; }
+
+# ---------------------------------------------------------------------------------------------
 # Redis (volatile; unix socket only). It runs as user redis with group www-data: the socket (mode 0770, in a
 # directory of mode 0750) is open to the workers and root only.
 
@@ -397,7 +472,8 @@ cf_write_config() {
     cf_touch_www "$CF_LOG/confab.log"
     cat >"$CF_CONF" <<EOF
 # written by scripts/lib.sh at every start; see conf/confab.conf.example
-pg_conninfo = host=$CF_PGSOCK port=$CF_PG_PORT dbname=confab user=confab
+pg_conninfo = $(cf_pg_conninfo)
+$(cf_pgbouncer_config_lines)
 redis_socket = $CF_REDIS_SOCK
 threads = $CF_API_THREADS
 log_file = $CF_LOG/confab.log
@@ -622,6 +698,7 @@ cf_stack_start() {
     cf_pg_bootstrap
     cf_redis_start
     cf_smtp_start
+    cf_pgbouncer_start
     cf_write_config
     cf_migrate
     cf_reaper_start
@@ -644,6 +721,7 @@ cf_stack_stop() {
     cf_reaper_stop || rc=1
     cf_redis_stop || rc=1
     cf_smtp_stop || rc=1
+    cf_pgbouncer_stop || rc=1
     cf_pg_stop || rc=1
     return "$rc"
 }

@@ -450,7 +450,9 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
-	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
+	struct worker w = {.cfg = &cfg,
+	                   .db = db_pool_new(cfg.pg_conninfo, 1, cfg.pg_prepared_statements),
+	                   .redis = redis_pool_new(&cfg)};
 	struct uow uow;
 	uow_init(&uow, &w, 1);
 	int rc;

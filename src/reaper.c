@@ -245,9 +245,12 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* A write to a Redis that went away must fail with EPIPE (and be reconnected), not end the process. */
 	signal(SIGPIPE, SIG_IGN);
-	struct worker w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = redis_pool_new(&cfg)};
+	struct worker w = {.cfg = &cfg,
+	                   .db = db_pool_new(cfg.pg_conninfo, 1, cfg.pg_prepared_statements),
+	                   .redis = redis_pool_new(&cfg)};
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	struct mailer mailer = {.w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1), .redis = w.redis}};
+	struct mailer mailer = {
+	    .w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1, cfg.pg_prepared_statements), .redis = w.redis}};
 	if (pthread_create(&mailer.thread, NULL, mailer_main, &mailer) != 0) {
 		log_msg(LOG_FATAL, "could not start the mailer thread");
 		return 1;

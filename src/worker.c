@@ -73,12 +73,12 @@ int main(int argc, char **argv)
 	}
 	struct worker w = {
 	    .cfg = &cfg,
-	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
+	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size, cfg.pg_prepared_statements),
 	    .redis = redis_pool_new(&cfg),
 	    .cache = cache_new(),
 	    .polls = polls_new(),
 	};
-	cache_listen(w.cache, *cfg.pg_listen_conninfo != '\0' ? cfg.pg_listen_conninfo : cfg.pg_conninfo);
+	cache_listen(w.cache, config_listen_conninfo(&cfg));
 	struct thread_arg ta = {&w, fd};
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);

@@ -3,7 +3,8 @@
 
   cpu.py snapshot > FILE            CPU ticks (user + system) of every process, summed by program name
   cpu.py diff BEFORE AFTER REQUESTS  microseconds of CPU per request for postgres, confab-worker, nginx and
-                                    redis-server, as one line "postgres=... worker=... nginx=... redis=..."
+                                    redis-server (and pgbouncer, when it runs), as one line
+                                    "postgres=... worker=... nginx=... redis=...[ pgbouncer=...]"
 Reads /proc only. Processes that ended between the snapshots (wrk itself) are not counted. With CF_CPU_PIDFILES
 (pid files, separated by spaces; scripts/bench names its stack's), only those processes and their descendants are
 counted, so that other stacks on the same machine do not count.
@@ -12,7 +13,8 @@ import json
 import os
 import sys
 
-NAMES = {"postgres": "postgres", "confab-worker": "worker", "nginx": "nginx", "redis-server": "redis"}
+NAMES = {"postgres": "postgres", "confab-worker": "worker", "nginx": "nginx", "redis-server": "redis",
+         "pgbouncer": "pgbouncer"}
 
 
 def roots():
@@ -68,8 +70,9 @@ def main():
     before, after = (json.load(open(p)) for p in sys.argv[2:4])
     requests = max(1, int(sys.argv[4]))
     hz = os.sysconf("SC_CLK_TCK")
-    print(" ".join(f"{k}={(after.get(k, 0) - before.get(k, 0)) * 1e6 / hz / requests:.0f}"
-                   for k in ("postgres", "worker", "nginx", "redis")))
+    # pgbouncer only when it runs (scripts/bench --pgbouncer).
+    keys = ("postgres", "worker", "nginx", "redis") + (("pgbouncer",) if "pgbouncer" in after else ())
+    print(" ".join(f"{k}={(after.get(k, 0) - before.get(k, 0)) * 1e6 / hz / requests:.0f}" for k in keys))
 
 
 if __name__ == "__main__":

@@ -3,13 +3,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/xalloc.h"
 
-enum kind { K_STR, K_INT, K_SIZE };
+enum kind { K_STR, K_INT, K_SIZE, K_BOOL };
 
 struct key {
 	const char *name;
@@ -27,6 +29,7 @@ static const struct key keys[] = {
     KEY(pg_conninfo, K_STR, "dbname=confab"),
     KEY(pg_listen_conninfo, K_STR, ""),
     KEY(pg_pool_size, K_INT, "4"),
+    KEY(pg_prepared_statements, K_BOOL, "on"),
     KEY(redis_host, K_STR, "127.0.0.1"),
     KEY(redis_port, K_INT, "6379"),
     KEY(redis_socket, K_STR, ""),
@@ -59,6 +62,20 @@ static const struct key keys[] = {
     KEY(invites_daily_max, K_INT, "3000"),
 };
 
+/* on|off (also true|false, yes|no, 1|0). */
+static int set_bool(bool *field, const struct key *k, const char *value, char *err, size_t errlen)
+{
+	static const char *const yes[] = {"on", "true", "yes", "1"}, *const no[] = {"off", "false", "no", "0"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(value, yes[i]) == 0 || strcasecmp(value, no[i]) == 0) {
+			*field = strcasecmp(value, yes[i]) == 0;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "invalid value for \"%s\": \"%s\" (on or off)", k->name, value);
+	return -1;
+}
+
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)
 {
 	void *field = (char *)cfg + k->offset;
@@ -68,6 +85,8 @@ static int set_value(struct config *cfg, const struct key *k, const char *value,
 		*s = xstrdup(value);
 		return 0;
 	}
+	if (k->kind == K_BOOL)
+		return set_bool(field, k, value, err, errlen);
 	char *end;
 	errno = 0;
 	long long v = strtoll(value, &end, 10);
@@ -173,4 +192,9 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+const char *config_listen_conninfo(const struct config *cfg)
+{
+	return *cfg->pg_listen_conninfo != '\0' ? cfg->pg_listen_conninfo : cfg->pg_conninfo;
 }

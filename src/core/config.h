@@ -6,14 +6,19 @@
 #ifndef CONFAB_CONFIG_H
 #define CONFAB_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct config {
 	char *pg_conninfo;
 	/* The cache's LISTEN connection (model/cache.h): a session of its own, so never through a pooler in
-	 * transaction mode. "" (the default): pg_conninfo. */
+	 * transaction mode. "" (the default): pg_conninfo; read it with config_listen_conninfo(). */
 	char *pg_listen_conninfo;
 	int pg_pool_size;
+	/* Named prepared statements, once per connection (on), or every statement unnamed (off: for a transaction
+	 * pooler such as pgbouncer in pool_mode = transaction, which does not carry named statements across
+	 * transactions). */
+	bool pg_prepared_statements;
 	char *redis_host;
 	int redis_port;
 	char *redis_socket;
@@ -61,6 +66,8 @@ struct config {
  * releases them.
  */
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
+/* The conninfo of session-level connections (LISTEN): pg_listen_conninfo, or pg_conninfo when that is empty. */
+const char *config_listen_conninfo(const struct config *cfg);
 /* Frees the strings of cfg. */
 void config_free(struct config *cfg);
 

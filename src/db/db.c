@@ -22,6 +22,7 @@ struct db_conn {
 struct db_pool {
 	char *conninfo;
 	int size;
+	bool prepared; /* named statements (pg_prepared_statements) */
 	struct db_conn *conns;
 	struct slots slots;
 };
@@ -32,7 +33,7 @@ struct db_res {
 
 static atomic_int next_stmt_id;
 
-struct db_pool *db_pool_new(const char *conninfo, int size)
+struct db_pool *db_pool_new(const char *conninfo, int size, bool prepared)
 {
 	struct db_pool *pool = xcalloc(1, sizeof(*pool));
 	/* Without a connect timeout a dead host would hold a request for minutes. */
@@ -43,6 +44,7 @@ struct db_pool *db_pool_new(const char *conninfo, int size)
 		snprintf(pool->conninfo, len, "%s connect_timeout=5", conninfo);
 	}
 	pool->size = size;
+	pool->prepared = prepared;
 	pool->conns = xcalloc((size_t)size, sizeof(*pool->conns));
 	slots_init(&pool->slots, pool->size);
 	return pool;
@@ -151,16 +153,20 @@ static int stmt_id(struct db_stmt *st)
 }
 
 /*
- * Executes the prepared statement name between SET and RESET of plan_cache_mode, pipelined in one round trip (one
- * implicit transaction outside BEGIN: a failure undoes the SET too). Returns the statement's result.
+ * Executes the prepared statement name (or, name NULL, st's text unnamed) between SET and RESET of plan_cache_mode,
+ * pipelined in one round trip (one implicit transaction outside BEGIN: a failure undoes the SET too; one server
+ * connection behind a transaction pooler). Returns the statement's result.
  */
-static PGresult *run_generic(struct db_conn *c, const char *name, const char *const *params, int n)
+static PGresult *run_generic(struct db_conn *c, const struct db_stmt *st, const char *name, const char *const *params,
+                             int n)
 {
 	if (!PQenterPipelineMode(c->pg))
-		return PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
+		return name != NULL ? PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0)
+		                    : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
 	bool sent =
 	    PQsendQueryParams(c->pg, "SET plan_cache_mode = force_generic_plan", 0, NULL, NULL, NULL, NULL, 0) &&
-	    PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0) &&
+	    (name != NULL ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
+	                  : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0)) &&
 	    PQsendQueryParams(c->pg, "RESET plan_cache_mode", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c->pg);
 	PGresult *out = NULL, *r;
 	/* Three results, each followed by NULL, then the sync (stop early if the connection broke). */
@@ -182,9 +188,17 @@ static PGresult *run_generic(struct db_conn *c, const char *name, const char *co
 	return out != NULL ? out : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
 }
 
-/* One attempt: prepare st on c if needed, then execute it. Returns the result (possibly an error result). */
-static PGresult *run(struct db_conn *c, struct db_stmt *st, const char *const *params, int n)
+/*
+ * One attempt: prepare st on c if needed, then execute it; or, without prepared statements, parse, bind and
+ * execute it unnamed in one round trip (nothing outlives the statement on the server). Returns the result
+ * (possibly an error result).
+ */
+static PGresult *run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st, const char *const *params,
+                     int n)
 {
+	if (!pool->prepared)
+		return st->generic ? run_generic(c, st, NULL, params, n)
+		                   : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
 	int id = stmt_id(st);
 	char name[16];
 	snprintf(name, sizeof(name), "s%d", id);
@@ -195,7 +209,8 @@ static PGresult *run(struct db_conn *c, struct db_stmt *st, const char *const *p
 		PQclear(p);
 		c->prepared[id] = 1;
 	}
-	return st->generic ? run_generic(c, name, params, n) : PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
+	return st->generic ? run_generic(c, st, name, params, n)
+	                   : PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
 }
 
 static bool result_ok(const PGresult *r)
@@ -227,13 +242,14 @@ static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *cons
 	*e = ERR_UNAVAILABLE;
 	if (c == NULL)
 		return NULL;
-	PGresult *r = run(c, st, params, n);
+	struct db_pool *pool = uow->worker->db;
+	PGresult *r = run(pool, c, st, params, n);
 	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !uow->in_txn) {
 		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
 		PQclear(r);
-		if (conn_open(uow->worker->db, c) < 0)
+		if (conn_open(pool, c) < 0)
 			return NULL;
-		r = run(c, st, params, n);
+		r = run(pool, c, st, params, n);
 	}
 	if (!result_ok(r)) {
 		*e = fail(uow, c, r, st->sql);

@@ -1,8 +1,10 @@
 /*
  * PostgreSQL access. The only module that includes libpq. A process holds one pool of connections sized
  * independently of its thread count; a unit of work (core/uow.h) takes a connection on its first query and gives
- * it back when its arena is freed (a cleanup registered then). Statements are prepared once per connection and always
- * parameterized.
+ * it back when its arena is freed (a cleanup registered then). Statements are always parameterized, and prepared once
+ * per connection unless pg_prepared_statements is off. No session state is ever set (no SET, session advisory lock,
+ * LISTEN, temporary table or cursor): a connection may be a transaction pooler's, whose server session changes
+ * from one transaction (or autocommitted statement) to the next.
  *
  * Failures are recorded on the request: a lost or refused connection as ERR_UNAVAILABLE (503), any other SQL
  * error as ERR_INTERNAL (500, logged with its SQLSTATE). A broken connection is reset and, outside a
@@ -41,8 +43,13 @@ struct db_stmt {
 		.sql = (text), .generic = true                                                                         \
 	}
 
-/* Creates a pool of size connections to conninfo; connects lazily. Never NULL. */
-struct db_pool *db_pool_new(const char *conninfo, int size);
+/*
+ * Creates a pool of size connections to conninfo; connects lazily. Never NULL. prepared (the setting
+ * pg_prepared_statements): statements are prepared once per connection under a name; false runs each one unnamed
+ * (PQexecParams), as a transaction pooler (pgbouncer, pool_mode = transaction) needs: a named statement lives in
+ * one server session, which the next transaction may not get.
+ */
+struct db_pool *db_pool_new(const char *conninfo, int size, bool prepared);
 void db_pool_free(struct db_pool *pool);
 
 /*

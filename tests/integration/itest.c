@@ -1119,6 +1119,7 @@ static void register_suites(void)
 	register_auth_tests();
 	register_params_tests();
 	register_server_tests();
+	register_pgbouncer_tests();
 	register_users_tests();
 	register_channels_tests();
 	register_channel_archive_tests();
