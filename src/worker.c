@@ -15,9 +15,11 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "db/db.h"
 #include "http/fcgi.h"
 #include "http/request.h"
+#include "http/route.h"
 #include "pipeline/router.h"
 #include "redis/redis.h"
 
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 	    .cfg = &cfg,
 	    .db = db_pool_new(cfg.pg_conninfo, cfg.pg_pool_size),
 	    .redis = redis_pool_new(&cfg),
+	    .metrics = metrics_open(cfg.metrics_dir, cfg.metrics_group, (int)nroutes, routes_layout()),
 	};
 	struct thread_arg ta = {&w, fd};
 	pthread_attr_t attr;
@@ -104,6 +107,7 @@ int main(int argc, char **argv)
 	}
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
+	metrics_close(w.metrics);
 	config_free(&cfg);
 	return 0;
 }

@@ -56,6 +56,8 @@ static const struct key keys[] = {
     KEY(smtp_from, K_STR, ""),
     KEY(invitation_link_validity_minutes, K_INT, "14400"),
     KEY(invites_daily_max, K_INT, "3000"),
+    KEY(metrics_dir, K_STR, ""),
+    KEY(metrics_group, K_STR, "api"),
 };
 
 static int set_value(struct config *cfg, const struct key *k, const char *value, char *err, size_t errlen)

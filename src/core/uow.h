@@ -28,12 +28,14 @@ struct pending_event;
 struct realm;
 struct user;
 struct linkifier_set;
+struct metrics;
 
 /* Long-lived state of a process: created by main, shared by its threads. */
 struct worker {
 	const struct config *cfg;
 	struct db_pool *db;
 	struct redis_pool *redis;
+	struct metrics *metrics; /* this process's metrics slot (core/metrics.h); NULL: off */
 };
 
 /*

@@ -23,6 +23,7 @@
 #include "core/crypto.h"
 #include "core/jsonx.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "db/db.h"
 #include "events/snapshot.h"
 #include "core/uow.h"
@@ -454,7 +455,10 @@ static int publish_one(struct uow *uow, const struct pending_event *e)
 		argcs[npush] = 12;
 		npush++;
 	}
-	return npush ? redis_try_pipeline(uow, npush, argcs, cmds, meta) : 0;
+	if (npush > 0 && redis_try_pipeline(uow, npush, argcs, cmds, meta) < 0)
+		return -1;
+	metrics_add(uow->worker->metrics, M_EVENT_PUSHES, npush);
+	return 0;
 }
 
 /*
@@ -472,6 +476,7 @@ void events_publish(struct uow *uow)
 		struct pending_event *e = &uow->events[i];
 		if (publish_one(uow, e) == 0) {
 			e->published = true;
+			metrics_add(uow->worker->metrics, M_EVENTS_PUBLISHED, 1);
 			continue;
 		}
 		log_publish_failure(uow, "publish an event");
@@ -587,6 +592,7 @@ int events_outbox_reap(struct uow *uow)
 		/* On failure the claim is rolled back; what was pushed already is dropped when pushed again. */
 		if (publish_one(uow, &e) < 0)
 			return uow_error(uow, ERR_UNAVAILABLE, "could not publish outbox row %s", e.oid);
+		metrics_add(uow->worker->metrics, M_EVENTS_PUBLISHED, 1);
 		ids[i] = db_int(res, i, 0);
 	}
 	if ((n > 0 && DB_EXEC(uow, &st_outbox_delete, db_arg_ids(uow, ids, n)) == NULL) || db_commit(uow) < 0)
@@ -841,7 +847,9 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
 	db_release(uow);
 	redis_release(uow);
+	metrics_add(uow->worker->metrics, M_POLLS_HELD, 1);
 	const char *woken = redis_blpop(uow, wake, POLL_MAX_SECS);
+	metrics_add(uow->worker->metrics, M_POLLS_HELD, -1);
 	REDIS_CMD(uow, "EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid);
 	return woken;
 }
@@ -884,6 +892,7 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 		if (strcmp(woken, "superseded") == 0)
 			break;
 	}
+	metrics_add(uow->worker->metrics, M_EVENTS_SERVED, (int64_t)json_object_array_length(events));
 	return events;
 }
 
@@ -991,4 +1000,17 @@ int events_reap(struct uow *uow)
 		touched += (int)r->integer;
 	}
 	return touched;
+}
+
+int events_queue_counts(struct uow *uow, long long *queues, long long *waiting)
+{
+	const char *expiry[] = {"ZCARD", "confab:expiry"}, *polls[] = {"ZCARD", "confab:waiting"};
+	const char *const *cmds[] = {expiry, polls};
+	const int argcs[] = {2, 2};
+	struct rreply *r[2];
+	if (redis_try_pipeline(uow, 2, argcs, cmds, r) < 0)
+		return -1;
+	*queues = r[0]->integer;
+	*waiting = r[1]->integer;
+	return 0;
 }

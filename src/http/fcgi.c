@@ -11,7 +11,9 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "http/request.h"
+#include "http/route.h"
 #include "model/user.h"
 
 static atomic_ullong next_request_id;
@@ -137,12 +139,14 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	req.host = param(fr, "HTTP_HOST");
 	req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
 	req.remote_addr = param(fr, "REMOTE_ADDR");
+	req.internal = FCGX_GetParam("CONFAB_INTERNAL", fr->envp) != NULL;
 #ifdef CONFAB_FAULT_POINTS
 	req.fault = FCGX_GetParam("HTTP_X_CONFAB_FAULT", fr->envp);
 #endif
 	if (read_body(&req, fr) == 0)
 		handle(&req);
 	write_response(&req, fr);
+	metrics_request(w->metrics, req.route ? (int)(req.route - routes) : -1, req.status, elapsed_ms(&start) / 1e3);
 	log_msg(LOG_INFO, "access request=%llu method=%s path=%s status=%d duration_ms=%.3f user=%lld", req.id,
 	        req.method, req.path, req.status, elapsed_ms(&start), req.user ? (long long)req.user->id : 0LL);
 	request_finish(&req);

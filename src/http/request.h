@@ -49,6 +49,7 @@ struct request {
 	const char *host;
 	const char *authorization; /* NULL when the header is absent */
 	const char *remote_addr;
+	bool internal;     /* came through the internal address (FastCGI param CONFAB_INTERNAL): R_INTERNAL routes */
 	const char *fault; /* X-Confab-Fault, read only by builds configured with --enable-fault-points; else NULL */
 	const char *body;
 	size_t body_len;
