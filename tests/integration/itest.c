@@ -1144,6 +1144,7 @@ static void register_suites(void)
 	register_zulip_js_tests();
 	register_invites_tests();
 	register_join_tests();
+	register_metrics_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();

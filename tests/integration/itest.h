@@ -267,6 +267,7 @@ void register_mail_tests(void);
 void register_zulip_js_tests(void);
 void register_invites_tests(void);
 void register_join_tests(void);
+void register_metrics_tests(void);
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
