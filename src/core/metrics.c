@@ -170,10 +170,14 @@ struct metrics *metrics_open(const char *dir, const char *group, int nroutes, ui
 {
 	if (dir == NULL || *dir == '\0')
 		return NULL;
+	if (!metrics_group_name_ok(group)) {
+		log_msg(LOG_WARNING, "metrics off: invalid metrics_group \"%s\" (1 to 63 of a-z, 0-9, _ and -)", group);
+		return NULL;
+	}
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s.metrics", dir, group);
 	struct file_head head = expected_head(nroutes, layout);
-	int fd = metrics_group_name_ok(group) ? open_locked(path, &head) : -1;
+	int fd = open_locked(path, &head);
 	if (fd < 0) {
 		log_msg(LOG_WARNING, "metrics off: could not open \"%s\": %s", path, strerror(errno));
 		return NULL;
