@@ -20,19 +20,6 @@
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define MAX_BYTES    (64u << 20)
 
-/* v as a label value: backslash, double quote and line feed escaped. */
-static void label_value(struct buf *b, const char *v)
-{
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			buf_printf(b, "\\%c", *v);
-		else if (*v == '\n')
-			buf_adds(b, "\\n");
-		else
-			buf_add(b, v, 1);
-	}
-}
-
 static void family(struct buf *b, const char *name, const char *type, const char *help)
 {
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -47,7 +34,7 @@ static void per_group(struct buf *b, const char *name, const struct metrics_grou
 		if (!all_groups && g[i].v[k] == 0)
 			continue;
 		buf_printf(b, "%s{group=\"", name);
-		label_value(b, g[i].name);
+		metrics_label_value(b, g[i].name);
 		if (scale == 1)
 			buf_printf(b, "\"} %lld\n", (long long)g[i].v[k]);
 		else
@@ -59,13 +46,13 @@ static void per_group(struct buf *b, const char *name, const struct metrics_grou
 static void route_labels(struct buf *b, const struct metrics_group *g, int r)
 {
 	buf_adds(b, "{group=\"");
-	label_value(b, g->name);
+	metrics_label_value(b, g->name);
 	buf_adds(b, "\",method=\"");
-	label_value(b, r < g->nroutes ? routes[r].method : "");
+	metrics_label_value(b, r < g->nroutes ? routes[r].method : "");
 	buf_adds(b, "\",route=\"");
 	if (r < g->nroutes && !(routes[r].flags & R_ROOT))
 		buf_adds(b, "/api/v1");
-	label_value(b, r < g->nroutes ? routes[r].pattern : "none");
+	metrics_label_value(b, r < g->nroutes ? routes[r].pattern : "none");
 	buf_adds(b, "\"");
 }
 
@@ -126,19 +113,19 @@ static void processes(struct buf *b, const struct metrics_group *g, int n)
 {
 	family(b, "confab_build_info", "gauge", "The version of the worker that answered the scrape.");
 	buf_adds(b, "confab_build_info{version=\"");
-	label_value(b, ZULIP_VERSION);
+	metrics_label_value(b, ZULIP_VERSION);
 	buf_printf(b, "\",feature_level=\"%d\"} 1\n", ZULIP_FEATURE_LEVEL);
 	family(b, "confab_processes", "gauge", "Live processes of each group.");
 	for (int i = 0; i < n; i++) {
 		buf_adds(b, "confab_processes{group=\"");
-		label_value(b, g[i].name);
+		metrics_label_value(b, g[i].name);
 		buf_printf(b, "\"} %d\n", g[i].processes);
 	}
 	family(b, "confab_process_start_time_seconds", "gauge", "Start time of each live process, Unix seconds.");
 	for (int i = 0; i < n; i++) {
 		for (int p = 0; p < g[i].nstart; p++) {
 			buf_adds(b, "confab_process_start_time_seconds{group=\"");
-			label_value(b, g[i].name);
+			metrics_label_value(b, g[i].name);
 			buf_printf(b, "\",process=\"%d\"} %lld\n", p, (long long)g[i].start_time[p]);
 		}
 	}

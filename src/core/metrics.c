@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "core/log.h"
 #include "core/xalloc.h"
 
@@ -256,6 +257,18 @@ void metrics_request(struct metrics *m, int route, int status, double seconds)
 	                          memory_order_relaxed);
 	atomic_fetch_add_explicit(&m->buckets[r * (METRICS_NBUCKETS + 1) + (size_t)b], 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&m->sum_usec[r], (uint64_t)(seconds * 1e6), memory_order_relaxed);
+}
+
+void metrics_label_value(struct buf *b, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			buf_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			buf_adds(b, "\\n");
+		else
+			buf_add(b, v, 1);
+	}
 }
 
 bool metrics_group_name_ok(const char *s)

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct buf;
+
 /* Counters (monotonic) and gauges (marked) of a slot. */
 enum metric {
 	M_PG_ACQUIRES,          /* connections taken from the PostgreSQL pool */
@@ -86,6 +88,9 @@ struct metrics_group {
  */
 int metrics_read(const char *dir, int nroutes, uint64_t layout, struct metrics_group **out, int *n);
 void metrics_groups_free(struct metrics_group *groups, int n);
+
+/* Appends v to b as a label value of the text format: backslash, double quote and line feed escaped. */
+void metrics_label_value(struct buf *b, const char *v);
 
 /* True if s is a usable group name: 1 to 63 of [a-z0-9_-]. */
 bool metrics_group_name_ok(const char *s);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "core/metrics.h"
 #include "unit.h"
 
@@ -112,6 +113,15 @@ static void test_dead_slot_reused_counters_go_on(void)
 	remove_dir();
 }
 
+static void test_label_value_escaped(void)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	metrics_label_value(&b, "a\\b\"c\nd/{e}");
+	CU_ASSERT_STRING_EQUAL(buf_str(&b), "a\\\\b\\\"c\\nd/{e}");
+	buf_release(&b);
+}
+
 static void test_off_and_bad_names(void)
 {
 	CU_ASSERT_PTR_NULL(metrics_open("", "api", 3, 42));
@@ -130,6 +140,7 @@ int main(void)
 	static const struct unit_test tests[] = {
 	    {"slots_summed_across_processes", test_slots_summed_across_processes},
 	    {"dead_slot_reused_counters_go_on", test_dead_slot_reused_counters_go_on},
+	    {"label_value_escaped", test_label_value_escaped},
 	    {"off_and_bad_names", test_off_and_bad_names},
 	    {NULL, NULL},
 	};
