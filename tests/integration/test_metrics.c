@@ -4,8 +4,10 @@
  */
 #include <curl/curl.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -461,6 +463,71 @@ static void test_metrics_scheduled_failed(void)
 	CHECK(d == 1, "failed scheduled messages moved by %g", d);
 }
 
+/* The live worker processes of the api group: the children of the multiwatch named by CONFAB_RUN_DIR/api.pid. */
+static int api_workers(pid_t *out, int max)
+{
+	const char *run = getenv("CONFAB_RUN_DIR");
+	REQUIRE(run != NULL, "CONFAB_RUN_DIR is not set");
+	FILE *f = fopen(fmt("%s/api.pid", run), "r");
+	long watcher = 0;
+	REQUIRE(f != NULL && fscanf(f, "%ld", &watcher) == 1, "no pid in %s/api.pid", run);
+	fclose(f);
+	DIR *d = opendir("/proc");
+	REQUIRE(d != NULL, "opendir /proc");
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL && n < max;) {
+		char *end, buf[512], state;
+		long pid = strtol(e->d_name, &end, 10);
+		FILE *s = *end == '\0' && pid > 0 ? fopen(fmt("/proc/%ld/stat", pid), "r") : NULL;
+		if (s == NULL)
+			continue;
+		size_t len = fread(buf, 1, sizeof(buf) - 1, s);
+		fclose(s);
+		buf[len] = '\0';
+		const char *p = strrchr(buf, ')');
+		int ppid;
+		if (p != NULL && sscanf(p + 1, " %c %d", &state, &ppid) == 2 && ppid == watcher && state != 'Z')
+			out[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* kill -9 of every api worker loses no count: their successors take the dead processes' slots and go on. */
+static void test_metrics_counters_survive_restart(void)
+{
+	for (int i = 0; i < 3; i++)
+		EXPECT_STATUS(api_get(&itest_owner, "/users/me"), 200);
+	double before = SUM(scrape(), "confab_http_requests_total", "group", "api");
+	pid_t old[16], now[16];
+	int n = api_workers(old, 16);
+	REQUIRE(n >= 1, "no api worker found");
+	for (int i = 0; i < n; i++)
+		kill(old[i], SIGKILL);
+	bool replaced = false;
+	for (int t = 0; t < 200 && !replaced; t++) {
+		usleep(100000);
+		int m = api_workers(now, 16);
+		replaced = m == n;
+		for (int i = 0; i < m && replaced; i++)
+			for (int j = 0; j < n; j++)
+				replaced = replaced && now[i] != old[j];
+	}
+	REQUIRE(replaced, "multiwatch did not replace the %d api workers", n);
+	struct scrape *b = NULL;
+	long status = 0;
+	for (int t = 0; t < 100 && status != 200; t++) { /* the new workers may still be starting */
+		free(fetch(metrics_url(), NULL, &status, NULL));
+		if (status != 200)
+			usleep(100000);
+	}
+	b = scrape();
+	double after = SUM(b, "confab_http_requests_total", "group", "api");
+	CHECK(after >= before + 1, "api requests counted: %g before the workers were killed, %g after", before, after);
+	CHECK(SUM(b, "confab_processes", "group", "api") == n, "live api processes: %g, want %d",
+	      SUM(b, "confab_processes", "group", "api"), n);
+}
+
 /* /metrics is not on the public server: 404 with the JSON error, as any unknown path; and the metrics server
  * serves nothing else. */
 static void test_metrics_not_public(void)
@@ -484,6 +551,7 @@ void register_metrics_tests(void)
 	    {"reaper_lag", test_metrics_reaper_lag},
 	    {"scheduled_failed", test_metrics_scheduled_failed},
 	    {"not_public", test_metrics_not_public},
+	    {"counters_survive_restart", test_metrics_counters_survive_restart},
 	    {NULL, NULL},
 	};
 	itest_add_suite("metrics", cases);
