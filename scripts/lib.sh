@@ -26,6 +26,7 @@ CF_PACKAGES=(
     libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
     postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev libre2-dev multiwatch
     clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd chromium
+    apache2 libapache2-mod-xsendfile
 )
 CF_WWW_USER=www-data
 CF_REDIS_USER=redis
@@ -570,9 +571,53 @@ cf_metrics_port() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Apache (optional second front end over the same worker sockets, started when CF_APACHE_PORT is set; run by
+# hand like nginx: its ServerRoot, pid file, logs and error bodies are under the state dir)
+
+cf_apache_args() {
+    echo "-d $CF_STATE/apache -f $CF_STATE/conf/apache.conf"
+}
+
+cf_apache_config() {
+    install -d -m 755 "$CF_STATE/apache" "$CF_STATE/apache/run" "$CF_STATE/apache/errors"
+    cp "$CF_REPO"/conf/apache/errors/*.json "$CF_STATE/apache/errors/"
+    chmod 644 "$CF_STATE"/apache/errors/*.json
+    sed -e "s|@PORT@|$CF_APACHE_PORT|g" -e "s|@API_SOCKET@|$CF_API_SOCK|g" \
+        -e "s|@EVENTS_SOCKET@|$CF_EVENTS_SOCK|g" -e "s|@UPLOAD_DIR@|$CF_UPLOAD_DIR|g" \
+        -e "s|@ERROR_DIR@|$CF_STATE/apache/errors|g" \
+        "$CF_REPO/conf/apache/confab.conf" >"$CF_STATE/conf/apache-site.conf"
+    sed -e "s|@STATE@|$CF_STATE|g" -e "s|@PORT@|$CF_APACHE_PORT|g" \
+        -e "s|@SITE_CONF@|$CF_STATE/conf/apache-site.conf|g" \
+        "$CF_REPO/conf/apache/apache-standalone.conf.in" >"$CF_STATE/conf/apache.conf"
+}
+
+cf_apache_start() {
+    local args
+    read -ra args <<<"$(cf_apache_args)"
+    ! cf_port_in_use "$CF_APACHE_PORT" || cf_die "port $CF_APACHE_PORT (Apache) is already in use"
+    cf_apache_config
+    apache2 -t "${args[@]}" 2>"$CF_LOG/apache-configtest.log" ||
+        { cat "$CF_LOG/apache-configtest.log" >&2; cf_die "Apache configuration test failed"; }
+    cf_log "Apache on http://127.0.0.1:$CF_APACHE_PORT"
+    apache2 "${args[@]}" -k start
+    cf_wait 10 test -s "$CF_RUN/apache2.pid" || cf_die "Apache did not start (see $CF_LOG/apache-error.log)"
+    cf_wait_http "http://127.0.0.1:$CF_APACHE_PORT/health" 10
+}
+
+# TERM ends held long-polls at once (graceful-stop would wait for them); then KILL.
+cf_apache_stop() {
+    local pids=()
+    [ -f "$CF_RUN/apache2.pid" ] || return 0
+    mapfile -t pids <"$CF_RUN/apache2.pid"
+    cf_stop_pids apache2 TERM 10 "${pids[@]}" || return 1
+    rm -f "$CF_RUN/apache2.pid"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Whole stack
 
-# Start order: PostgreSQL, Redis, migrations, reaper, workers, nginx. Needs CF_HTTP_PORT.
+# Start order: PostgreSQL, Redis, migrations, reaper, workers, nginx (and Apache when CF_APACHE_PORT is set).
+# Needs CF_HTTP_PORT.
 cf_stack_start() {
     [ -n "${CF_HTTP_PORT:-}" ] || cf_die "CF_HTTP_PORT is not set"
     ! cf_port_in_use "$CF_HTTP_PORT" || cf_die "port $CF_HTTP_PORT is already in use"
@@ -589,6 +634,7 @@ cf_stack_start() {
     cf_reaper_start
     cf_workers_start
     cf_nginx_start
+    [ -z "${CF_APACHE_PORT:-}" ] || cf_apache_start
     cf_wait_http "http://127.0.0.1:$CF_HTTP_PORT/health" 10
     cf_workers_alive || { cf_log "a worker exited at start"; cf_tail_logs; return 1; }
 }
@@ -597,6 +643,7 @@ cf_stack_start() {
 cf_stack_stop() {
     local rc=0
     [ -d "${CF_STATE:-}" ] || return 0
+    cf_apache_stop || rc=1
     cf_nginx_stop || rc=1
     cf_workers_stop || rc=1
     cf_reaper_stop || rc=1

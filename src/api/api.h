@@ -111,9 +111,11 @@ int user_group_subgroups_list(struct request *req);
 /* uploads.c */
 int uploads_create(struct request *req);
 int uploads_temporary_url(struct request *req);
-/* GET /user_uploads/... (outside /api/v1): the uploaded files themselves, sent by nginx. */
+/* GET /user_uploads/... (outside /api/v1): the uploaded files themselves, sent by the front end. */
 int uploads_serve(struct request *req);
 int uploads_serve_temporary(struct request *req);
+/* Lets the front end send the file path_id of upload_dir: X-Accel-Redirect (nginx) or X-Sendfile (Apache). */
+void uploads_send_file(struct request *req, const char *path_id);
 
 /* messages.c */
 int messages_send(struct request *req);

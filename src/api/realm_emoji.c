@@ -124,8 +124,8 @@ int realm_emoji_delete_nested(struct request *req)
 	return delete_named(req, nested_name(req));
 }
 
-/* GET /user_avatars/{realm_id}/emoji/images/{file}: public, as the reference's avatar directory; nginx sends the
- * file (X-Accel-Redirect), with the stored type. */
+/* GET /user_avatars/{realm_id}/emoji/images/{file}: public, as the reference's avatar directory; the front end
+ * sends the file (uploads_send_file), with the stored type. */
 int realm_emoji_serve(struct request *req)
 {
 	const char *type = NULL;
@@ -138,7 +138,7 @@ int realm_emoji_serve(struct request *req)
 		request_set_raw(req, 404, "text/html; charset=utf-8", body, strlen(body));
 		return 0;
 	}
-	request_add_header(req, "X-Accel-Redirect", arena_printf(&req->arena, "/internal/uploads/%s", path_id));
+	uploads_send_file(req, path_id);
 	request_add_header(req, "Cache-Control", "public, max-age=86400");
 	request_set_raw(req, 200, type, "", 0);
 	return 0;

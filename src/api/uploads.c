@@ -81,7 +81,22 @@ static int forbidden(struct request *req)
 	return html_error(req, 403, "<p>You are not authorized to view this file.</p>");
 }
 
-/* Lets nginx send the file of at, with the reference's Content-Type, Content-Disposition and Cache-Control. */
+/*
+ * nginx: X-Accel-Redirect to the internal location that maps upload_dir, %-escaped. Apache (mod_xsendfile, which
+ * sends only files under XSendFilePath): X-Sendfile with the file's path as it is, since mod_xsendfile does not
+ * decode it; sanitized names hold no control character (request_add_header() would drop such a value).
+ */
+void uploads_send_file(struct request *req, const char *path_id)
+{
+	if (req->x_sendfile)
+		request_add_header(req, "X-Sendfile", attachments_local_path(&req->uow, path_id));
+	else
+		request_add_header(
+		    req, "X-Accel-Redirect",
+		    arena_printf(&req->arena, "/internal/uploads/%s", attachments_quote(&req->arena, path_id)));
+}
+
+/* Lets the front end send the file of at, with the reference's Content-Type, Content-Disposition and Cache-Control. */
 static int send_file(struct request *req, const struct attachment *at, bool download)
 {
 	struct stat sb;
@@ -92,9 +107,7 @@ static int send_file(struct request *req, const struct attachment *at, bool down
 	}
 	const char *type = attachments_served_type(at->content_type);
 	bool attachment = download || type == NULL || !attachments_is_inline(type);
-	request_add_header(
-	    req, "X-Accel-Redirect",
-	    arena_printf(&req->arena, "/internal/uploads/%s", attachments_quote(&req->arena, at->path_id)));
+	uploads_send_file(req, at->path_id);
 	request_add_header(req, "Content-Disposition", attachments_disposition(&req->arena, attachment, at->file_name));
 	request_add_header(req, "Cache-Control", "private, immutable");
 	request_set_raw(req, 200, type, "", 0);

@@ -39,12 +39,55 @@ static const char *param(FCGX_Request *fr, const char *name)
 	return v ? v : "";
 }
 
+/*
+ * A body without CONTENT_LENGTH: Apache's mod_proxy_fcgi passes a chunked request body on as it comes, with no
+ * length (nginx buffers it and sets one). Reads the FastCGI stdin stream to its end, at most max_body_bytes (a
+ * request without a body ends it at once). Returns 0, or -1 with the error recorded.
+ */
+static int read_body_to_end(struct request *req, FCGX_Request *fr)
+{
+	size_t max = req->worker->cfg->max_body_bytes, cap = 0, got = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (got == cap) {
+			if (cap > max) {
+				free(buf);
+				return api_error(req, ERR_TOO_LARGE, NULL);
+			}
+			cap = cap ? cap * 2 : 65536;
+			char *grown = realloc(buf, cap + 1);
+			if (grown == NULL) {
+				free(buf);
+				return api_error(req, ERR_INTERNAL, NULL);
+			}
+			buf = grown;
+		}
+		int n = FCGX_GetStr(buf + got, (int)(cap - got > 65536 ? 65536 : cap - got), fr->in);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got > max) {
+		free(buf);
+		return api_error(req, ERR_TOO_LARGE, NULL);
+	}
+	if (got > 0) {
+		char *body = arena_alloc(&req->arena, got + 1);
+		memcpy(body, buf, got);
+		body[got] = '\0';
+		req->body = body;
+		req->body_len = got;
+	}
+	free(buf);
+	return 0;
+}
+
 /* Reads the body (CONTENT_LENGTH bytes) into the arena. Returns 0, or -1 with the error recorded. */
 static int read_body(struct request *req, FCGX_Request *fr)
 {
 	const char *cl = param(fr, "CONTENT_LENGTH");
 	if (*cl == '\0')
-		return 0;
+		return read_body_to_end(req, fr);
 	char *end;
 	unsigned long long len = strtoull(cl, &end, 10);
 	if (*end != '\0')
@@ -140,6 +183,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
 	req.remote_addr = param(fr, "REMOTE_ADDR");
 	req.internal = FCGX_GetParam("CONFAB_INTERNAL", fr->envp) != NULL;
+	req.x_sendfile = strcmp(param(fr, "CONFAB_FILE_SENDER"), "x-sendfile") == 0;
 #ifdef CONFAB_FAULT_POINTS
 	req.fault = FCGX_GetParam("HTTP_X_CONFAB_FAULT", fr->envp);
 #endif

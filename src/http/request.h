@@ -51,6 +51,10 @@ struct request {
 	const char *remote_addr;
 	bool internal;     /* came through the internal address (FastCGI param CONFAB_INTERNAL): R_INTERNAL routes */
 	const char *fault; /* X-Confab-Fault, read only by builds configured with --enable-fault-points; else NULL */
+	/* The front end sends files named by an X-Sendfile response header (Apache's mod_xsendfile), not by
+	 * X-Accel-Redirect (nginx): set by the FastCGI parameter CONFAB_FILE_SENDER=x-sendfile, which only the front
+	 * end's configuration can set (a client's headers arrive as HTTP_* parameters). */
+	bool x_sendfile;
 	const char *body;
 	size_t body_len;
 	struct raw_param *raw;

@@ -724,6 +724,17 @@ struct resp *http(const struct request *rq)
 	return r;
 }
 
+static void restore_url(void *url)
+{
+	itest_url = url;
+}
+
+void itest_use_url(const char *url)
+{
+	gc_add(restore_url, (void *)itest_url);
+	itest_url = url;
+}
+
 struct resp *api_get(const struct user *u, const char *path)
 {
 	return http(&(struct request){.method = "GET", .path = fmt("/api/v1%s", path), .user = u});
@@ -1145,6 +1156,7 @@ static void register_suites(void)
 	register_invites_tests();
 	register_join_tests();
 	register_metrics_tests();
+	register_apache_tests();
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();

@@ -8,7 +8,8 @@
  * Environment (set by scripts/test): CONFAB_URL, CONFAB_OWNER_EMAIL, CONFAB_OWNER_KEY, CONFAB_OWNER_PASSWORD,
  * CONFAB_CTL, CONFAB_PSQL, CONFAB_RESTART_PG, CONFAB_RESTART_REDIS, CONFAB_RUN_DIR (the stack's run/ directory),
  * CONFAB_REDIS_CLI (redis-cli on the stack's socket), optional CONFAB_RATE_LIMIT (default 600; must equal the
- * stack's rate_limit_per_minute). CONFAB_ITEST_DEBUG=1 prints every hostile request and its answer.
+ * stack's rate_limit_per_minute), CONFAB_APACHE_URL (the Apache front end of the suite apache).
+ * CONFAB_ITEST_DEBUG=1 prints every hostile request and its answer.
  *
  * Usage: confab-itest [SUITE[:TEST]]...   Suites: auth, params, server, users, outbox (ends api workers at fault
  * points: needs a build with --enable-fault-points), restarts (restarts PostgreSQL and Redis), faults (kills
@@ -123,6 +124,9 @@ struct request {
 };
 
 struct resp *http(const struct request *rq);
+/* Sends the rest of the current test's requests to url (another front end) instead of CONFAB_URL; the Host
+ * header stays CONFAB_URL's. */
+void itest_use_url(const char *url);
 /* In a child process after fork(): a connection of its own for http(). */
 void itest_http_after_fork(void);
 /* Shorthands for /api/v1 + path. */
@@ -268,6 +272,7 @@ void register_zulip_js_tests(void);
 void register_invites_tests(void);
 void register_join_tests(void);
 void register_metrics_tests(void);
+void register_apache_tests(void); /* through Apache (CONFAB_APACHE_URL): conf/apache/confab.conf */
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
 void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
