@@ -28,6 +28,8 @@ CF_PACKAGES=(
     clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd chromium
     apache2 libapache2-mod-xsendfile
 )
+# scripts/test rotates the stack's logs with conf/logrotate/confab.
+CF_PACKAGES+=(logrotate)
 CF_WWW_USER=www-data
 CF_REDIS_USER=redis
 
@@ -72,6 +74,19 @@ cf_js_deps() {
         cf_install_packages
     fi
     (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || cf_die "npm ci in $1 failed"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Build modes of scripts/up
+
+# cf_configure_args release|debug: the ./configure arguments of scripts/up's build (one a line). release is
+# -O2 -g with -Werror (what production runs), debug is -O0 -g3 (scripts/up --debug). scripts/test checks both.
+cf_configure_args() {
+    case "$1" in
+    release) ;;
+    debug) echo --enable-debug ;;
+    *) cf_die "unknown build mode '$1' (release or debug)" ;;
+    esac
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -661,4 +676,43 @@ cf_tail_logs() {
         printf -- '----- %s (last 40 lines)\n' "$f" >&2
         tail -n 40 "$f" >&2
     done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Log rotation (scripts/test): conf/logrotate/confab against the stack's worker and reaper logs
+
+# cf_logrotate_has FILE TEXT...: FILE exists and holds every TEXT.
+cf_logrotate_has() {
+    local f=$1 t
+    shift
+    [ -f "$f" ] || return 1
+    for t in "$@"; do grep -qF -- "$t" "$f" || return 1; done
+}
+
+# Runs logrotate -f twice with conf/logrotate/confab (paths pointed at the state dir): after each rotation every
+# worker and the reaper write to the new files (their multiwatch passed USR2 on), a request is logged in the new
+# worker-api.log, the supervisors kept running; the second rotation compresses the first's files (delaycompress).
+cf_logrotate_check() {
+    local dir conf round marker f
+    dir=$(mktemp -d /tmp/confab-logrotate.XXXXXX)
+    conf=$dir/confab
+    sed -e "s|^/var/log/confab/\*\.log|$CF_LOG/worker-api.log $CF_LOG/worker-events.log $CF_LOG/reaper.log|" \
+        -e "s|/run/confab/|$CF_RUN/|g" "$CF_REPO/conf/logrotate/confab" >"$conf"
+    for round in 1 2; do
+        logrotate -f -s "$dir/state" "$conf" || { rm -rf "$dir"; cf_die "logrotate -f failed (round $round)"; }
+        for f in worker-api worker-events reaper; do
+            [ -f "$CF_LOG/$f.log.1" ] || cf_die "logrotate: no $CF_LOG/$f.log.1 after round $round"
+            cf_wait 10 cf_logrotate_has "$CF_LOG/$f.log" 'msg="log file reopened"' ||
+                cf_die "logrotate: $f did not reopen $CF_LOG/$f.log (round $round)"
+        done
+        marker=logrotate-check-$round-$RANDOM
+        curl -s -o /dev/null "http://127.0.0.1:$CF_HTTP_PORT/api/v1/$marker"
+        cf_wait 5 cf_logrotate_has "$CF_LOG/worker-api.log" "$marker " ||
+            cf_die "logrotate: the request $marker is not in the new $CF_LOG/worker-api.log"
+        ! grep -qF -- "$marker " "$CF_LOG/worker-api.log.1" || cf_die "logrotate: $marker went to the old file"
+        cf_workers_alive && cf_reaper_alive || cf_die "logrotate: a supervisor or worker stopped on the signal"
+    done
+    [ -f "$CF_LOG/worker-api.log.2.gz" ] || cf_die "logrotate: no worker-api.log.2.gz after the second rotation"
+    rm -rf "$dir"
+    cf_log "logrotate: rotated twice, every process reopened its log"
 }

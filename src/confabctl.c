@@ -21,6 +21,7 @@
 #include "model/realm.h"
 #include "model/retention.h"
 #include "model/user.h"
+#include "probe.h"
 #include "redis/redis.h"
 
 static const char usage[] =
@@ -33,11 +34,15 @@ static const char usage[] =
     "  deactivate-user --realm S --email E\n"
     "  show-realm --subdomain S\n"
     "  retention-run\n"
-    "  send-test-mail --email E\n";
+    "  send-test-mail --email E\n"
+    "  probe --realm S [--url URL] [--warning MS] [--critical MS] [--timeout S] [--prometheus]\n"
+    "        (Nagios plugin output and exit status; defaults: --warning 1000 --critical 5000 --timeout 10)\n"
+    "  version\n";
 
 struct opts {
 	const char *subdomain, *name, *owner_name, *email, *password, *role;
 	bool bot, can_create_users;
+	struct probe_opts probe;
 };
 
 static int fail(struct uow *uow, const char *fallback)
@@ -351,6 +356,68 @@ static int cmd_send_test_mail(struct uow *uow, struct opts *o)
 	return db_bool(res, 0, 0) ? 0 : 1;
 }
 
+/* The build, from the compiler's own view (__OPTIMIZE__) and configure's flags; needs no configuration. */
+static int cmd_version(void)
+{
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "version", json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(out, "build", json_object_new_string(CONFAB_BUILD_MODE));
+	json_object_object_add(out, "cflags", json_object_new_string(CONFAB_BUILD_CFLAGS));
+#ifdef __OPTIMIZE__
+	json_object_object_add(out, "optimized", json_object_new_boolean(1));
+#else
+	json_object_object_add(out, "optimized", json_object_new_boolean(0));
+#endif
+	print(out);
+	return 0;
+}
+
+/* The options after the command into *o; -1 on an unknown option or a bad number. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+	    {"subdomain", required_argument, NULL, 's'},
+	    {"realm", required_argument, NULL, 's'},
+	    {"name", required_argument, NULL, 'N'},
+	    {"owner-name", required_argument, NULL, 'n'},
+	    {"email", required_argument, NULL, 'e'},
+	    {"owner-email", required_argument, NULL, 'e'},
+	    {"password", required_argument, NULL, 'p'},
+	    {"role", required_argument, NULL, 'r'},
+	    {"bot", no_argument, NULL, 'b'},
+	    {"can-create-users", no_argument, NULL, 'C'},
+	    {"url", required_argument, NULL, 'u'},
+	    {"warning", required_argument, NULL, 'w'},
+	    {"critical", required_argument, NULL, 'c'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"prometheus", no_argument, NULL, 'P'},
+	    {NULL, 0, NULL, 0},
+	};
+	optind = 2;
+	for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
+		char *end = NULL;
+		switch (c) {
+		case 's': o->subdomain = o->probe.subdomain = optarg; break;
+		case 'N': o->name = optarg; break;
+		case 'n': o->owner_name = optarg; break;
+		case 'e': o->email = optarg; break;
+		case 'p': o->password = optarg; break;
+		case 'r': o->role = optarg; break;
+		case 'b': o->bot = true; break;
+		case 'C': o->can_create_users = true; break;
+		case 'u': o->probe.url = optarg; break;
+		case 'w': o->probe.warning_ms = strtod(optarg, &end); break;
+		case 'c': o->probe.critical_ms = strtod(optarg, &end); break;
+		case 't': o->probe.timeout_s = strtod(optarg, &end); break;
+		case 'P': o->probe.prometheus = true; break;
+		default: return -1;
+		}
+		if (end != NULL && (end == optarg || *end != '\0'))
+			return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *config_path = NULL;
@@ -364,40 +431,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[1];
-	static const struct option longopts[] = {
-	    {"subdomain", required_argument, NULL, 's'},
-	    {"realm", required_argument, NULL, 's'},
-	    {"name", required_argument, NULL, 'N'},
-	    {"owner-name", required_argument, NULL, 'n'},
-	    {"email", required_argument, NULL, 'e'},
-	    {"owner-email", required_argument, NULL, 'e'},
-	    {"password", required_argument, NULL, 'p'},
-	    {"role", required_argument, NULL, 'r'},
-	    {"bot", no_argument, NULL, 'b'},
-	    {"can-create-users", no_argument, NULL, 'C'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct opts o = {0};
-	optind = 2;
-	for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
-		switch (c) {
-		case 's': o.subdomain = optarg; break;
-		case 'N': o.name = optarg; break;
-		case 'n': o.owner_name = optarg; break;
-		case 'e': o.email = optarg; break;
-		case 'p': o.password = optarg; break;
-		case 'r': o.role = optarg; break;
-		case 'b': o.bot = true; break;
-		case 'C': o.can_create_users = true; break;
-		default: fputs(usage, stderr); return 2;
-		}
+	if (strcmp(cmd, "version") == 0)
+		return cmd_version();
+	struct opts o = {.probe = {.warning_ms = 1000, .critical_ms = 5000, .timeout_s = 10}};
+	if (parse_opts(argc, argv, &o) < 0) {
+		fputs(usage, stderr);
+		return strcmp(cmd, "probe") == 0 ? 3 : 2;
 	}
 	struct config cfg;
 	char err[512];
 	if (config_load(&cfg, config_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "confabctl: %s\n", err);
 		config_free(&cfg);
-		return 1;
+		return strcmp(cmd, "probe") == 0 ? 3 : 1; /* UNKNOWN to a Nagios plugin */
 	}
 	if (crypto_init() < 0) {
 		fprintf(stderr, "confabctl: could not initialize libsodium\n");
@@ -424,6 +470,8 @@ int main(int argc, char **argv)
 		rc = cmd_retention_run(&w);
 	} else if (strcmp(cmd, "send-test-mail") == 0) {
 		rc = cmd_send_test_mail(&uow, &o);
+	} else if (strcmp(cmd, "probe") == 0) {
+		rc = probe_run(&uow, &o.probe);
 	} else {
 		fputs(usage, stderr);
 		rc = 2;

@@ -227,6 +227,14 @@ static void *mailer_main(void *arg)
 	return NULL;
 }
 
+static void reopen_log(void)
+{
+	if (log_reopen() < 0)
+		log_msg(LOG_ERROR, "could not reopen the log file: %s", strerror(errno));
+	else
+		log_msg(LOG_INFO, "log file reopened");
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 2 && strcmp(argv[1], "-c") == 0 ? argv[2] : NULL;
@@ -248,6 +256,8 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1); /* reopen the log file; USR2 too (multiwatch passes only USR2 on) */
+	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* A write to a Redis that went away must fail with EPIPE (and be reconnected), not end the process. */
 	signal(SIGPIPE, SIG_IGN);
@@ -272,6 +282,10 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_msg(LOG_INFO, "received signal %d, shutting down", sig);
 			break;
+		}
+		if (sig == SIGUSR1 || sig == SIGUSR2) {
+			reopen_log();
+			continue;
 		}
 		if (sig < 0 && errno == EINTR)
 			continue;

@@ -62,6 +62,8 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1); /* reopen the log file (logrotate), as nginx does */
+	sigaddset(&set, SIGUSR2); /* the same: multiwatch passes USR2 on to its children (USR1 would stop it) */
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -89,12 +91,19 @@ int main(int argc, char **argv)
 		}
 	}
 	pthread_attr_destroy(&attr);
-	log_msg(LOG_INFO, "serving with %d threads, %d database and %d redis connections", cfg.threads,
-	        cfg.pg_pool_size, cfg.redis_pool_size);
+	log_msg(LOG_INFO, "confab %s (%s build, %s) serving with %d threads, %d database and %d redis connections",
+	        PACKAGE_VERSION, CONFAB_BUILD_MODE, CONFAB_BUILD_CFLAGS, cfg.threads, cfg.pg_pool_size,
+	        cfg.redis_pool_size);
 
 	int sig = 0;
-	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
-		log_msg(LOG_INFO, "SIGHUP ignored: restart the workers to reload the configuration");
+	while (sigwait(&set, &sig) == 0 && (sig == SIGHUP || sig == SIGUSR1 || sig == SIGUSR2)) {
+		if (sig == SIGHUP)
+			log_msg(LOG_INFO, "SIGHUP ignored: restart the workers to reload the configuration");
+		else if (log_reopen() < 0)
+			log_msg(LOG_ERROR, "could not reopen the log file: %s", strerror(errno));
+		else
+			log_msg(LOG_INFO, "log file reopened");
+	}
 	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
 	/* Stop accepting, then give requests in progress up to 3 s to finish; idle threads just end with us. */
 	stopping = 1;

@@ -167,6 +167,23 @@ static double elapsed_ms(const struct timespec *start)
 	return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
+/* One logfmt line per request (log.h escapes every value): no query string, it may carry credentials. */
+static void log_access(const struct request *req, FCGX_Request *fr, double ms)
+{
+	struct log_rec r;
+	log_rec_begin(&r, LOG_INFO, "access");
+	log_rec_int(&r, "request", (long long)req->id);
+	log_rec_str(&r, "method", req->method);
+	const char *path = param(fr, "DOCUMENT_URI"); /* req->path may have lost its /api/v1 prefix by now */
+	log_rec_str(&r, "path", *path ? path : param(fr, "SCRIPT_NAME"));
+	log_rec_int(&r, "status", req->status);
+	log_rec_num(&r, "duration_ms", ms);
+	log_rec_int(&r, "user", req->user ? (long long)req->user->id : 0LL);
+	log_rec_str(&r, "remote_addr", req->remote_addr);
+	log_rec_str(&r, "user_agent", param(fr, "HTTP_USER_AGENT"));
+	log_rec_end(&r);
+}
+
 static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct request *req))
 {
 	struct timespec start;
@@ -191,8 +208,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 		handle(&req);
 	write_response(&req, fr);
 	metrics_request(w->metrics, req.route ? (int)(req.route - routes) : -1, req.status, elapsed_ms(&start) / 1e3);
-	log_msg(LOG_INFO, "access request=%llu method=%s path=%s status=%d duration_ms=%.3f user=%lld", req.id,
-	        req.method, req.path, req.status, elapsed_ms(&start), req.user ? (long long)req.user->id : 0LL);
+	log_access(&req, fr, elapsed_ms(&start));
 	request_finish(&req);
 }
 

@@ -1156,6 +1156,7 @@ static void register_suites(void)
 	register_invites_tests();
 	register_join_tests();
 	register_metrics_tests();
+	register_ops_tests();
 	register_apache_tests();
 	register_outbox_tests();
 	register_restart_tests();

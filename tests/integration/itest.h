@@ -262,6 +262,7 @@ void register_navigation_views_tests(void);
 void register_user_admin_tests(void);
 void register_profile_fields_tests(void);
 void register_settings_tests(void);
+void register_ops_tests(void);
 void register_user_status_tests(void);
 void register_user_topics_tests(void);
 void register_presence_tests(void);
