@@ -470,6 +470,7 @@ cf_smtp_stop() { cf_stop_pidfile smtp-sink TERM 10 "$CF_RUN/smtp-sink.pid"; }
 
 cf_write_config() {
     cf_touch_www "$CF_LOG/confab.log"
+    [ -n "${CF_METRICS_DIR:-}" ] || cf_metrics_layout
     cat >"$CF_CONF" <<EOF
 # written by scripts/lib.sh at every start; see conf/confab.conf.example
 pg_conninfo = $(cf_pg_conninfo)
@@ -484,6 +485,7 @@ upload_dir = $CF_UPLOAD_DIR
 max_body_bytes = 26214400
 rate_limit_per_minute = ${CONFAB_RATE_LIMIT_PER_MINUTE:-200}
 smtp_url = ${CF_SMTP_PORT:+smtp://127.0.0.1:$CF_SMTP_PORT}
+metrics_dir = $CF_METRICS_DIR
 EOF
     chmod 644 "$CF_CONF"
 }
@@ -573,7 +575,7 @@ cf_worker_group() {
     rm -f "$sock" "$CF_RUN/$name.pid"
     cf_log "workers '$name': $procs x $threads threads on $sock"
     cf_supervise "$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" \
-        CONFAB_LOG_FILE="$log" spawn-fcgi -n -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
+        CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$name" spawn-fcgi -n -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
         -u "$CF_WWW_USER" -g "$CF_WWW_USER" -b 1024 \
         -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
 }
@@ -613,8 +615,10 @@ cf_nginx_args() {
 }
 
 cf_nginx_config() {
+    [ -n "${CF_METRICS_PORT:-}" ] || cf_metrics_layout
     sed -e "s|@PORT@|$CF_HTTP_PORT|g" -e "s|@API_SOCKET@|$CF_API_SOCK|g" \
         -e "s|@EVENTS_SOCKET@|$CF_EVENTS_SOCK|g" -e "s|@UPLOAD_DIR@|$CF_UPLOAD_DIR|g" \
+        -e "s|@METRICS_PORT@|$CF_METRICS_PORT|g" \
         "$CF_REPO/conf/nginx/confab.conf" >"$CF_STATE/conf/nginx-site.conf"
     [ "${CF_SCALEOUT:-0}" != 1 ] || cf_scaleout_nginx_config
     sed -e "s|@STATE@|$CF_STATE|g" -e "s|@SITE_CONF@|$CF_STATE/conf/nginx-site.conf|g" \
@@ -638,6 +642,24 @@ cf_nginx_stop() {
     mapfile -t pids <"$CF_RUN/nginx.pid"
     cf_stop_pids nginx QUIT 10 "${pids[@]}" || return 1
     rm -f "$CF_RUN/nginx.pid"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Metrics (docs/OPERATIONS.md "Metrics"): the groups' shared counter files in run/metrics (www-data writes them, the
+# api workers read them all), and the port of nginx's metrics server: CF_METRICS_PORT, or CONFAB_METRICS_PORT, or a
+# free port.
+
+cf_metrics_layout() {
+    CF_METRICS_DIR=$CF_RUN/metrics
+    install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 755 "$CF_METRICS_DIR"
+    CF_METRICS_PORT=${CF_METRICS_PORT:-${CONFAB_METRICS_PORT:-$(cf_free_port "$CF_HTTP_PORT" "${CF_PG_PORT:-}" \
+        "${CF_SMTP_PORT:-}")}}
+    cf_log "metrics on http://127.0.0.1:$CF_METRICS_PORT/metrics"
+}
+
+# The metrics server's port of a running stack (from its nginx site), for scripts/itest.
+cf_metrics_port() {
+    sed -n 's/^ *listen 127\.0\.0\.1:\([0-9]*\); # metrics$/\1/p' "$CF_STATE/conf/nginx-site.conf" 2>/dev/null
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -699,6 +721,7 @@ cf_stack_start() {
     cf_redis_start
     cf_smtp_start
     cf_pgbouncer_start
+    cf_metrics_layout
     cf_write_config
     cf_migrate
     cf_reaper_start

@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "db/db.h"
 #include "events/events.h"
 #include "model/invites.h"
@@ -153,6 +154,34 @@ static struct timespec until_next_second(void)
 	return (struct timespec){ns / 1000000000L, ns % 1000000000L};
 }
 
+/* The moment a wait of length wait starts now ends (CLOCK_REALTIME, as until_next_second()). */
+static struct timespec due_after(struct timespec wait)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += wait.tv_sec;
+	t.tv_nsec += wait.tv_nsec;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+/* Records how late this round starts against due, the end of the wait it was scheduled by (/metrics). */
+static void record_lag(struct metrics *m, struct timespec due)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	long long lag = (long long)(now.tv_sec - due.tv_sec) * 1000000 + (now.tv_nsec - due.tv_nsec) / 1000;
+	if (lag < 0)
+		lag = 0;
+	metrics_add(m, M_REAPER_TICKS, 1);
+	metrics_add(m, M_REAPER_LAG_USEC, lag);
+	metrics_set(m, M_REAPER_LAST_LAG_USEC, lag);
+	metrics_set(m, M_REAPER_LAST_TICK, (int64_t)now.tv_sec);
+}
+
 /* The wait after a failed round: 1 s after a success, then twice the last, up to MAX_BACKOFF_SECS. */
 static struct timespec backoff(struct timespec last)
 {
@@ -247,10 +276,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct worker w = {.cfg = &cfg,
 	                   .db = db_pool_new(cfg.pg_conninfo, 1, cfg.pg_prepared_statements),
-	                   .redis = redis_pool_new(&cfg)};
+	                   .redis = redis_pool_new(&cfg),
+	                   .metrics = metrics_open(cfg.metrics_dir, "reaper", 0, 0)};
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	struct mailer mailer = {
-	    .w = {.cfg = &cfg, .db = db_pool_new(cfg.pg_conninfo, 1, cfg.pg_prepared_statements), .redis = w.redis}};
+	struct mailer mailer = {.w = {.cfg = &cfg,
+	                              .db = db_pool_new(cfg.pg_conninfo, 1, cfg.pg_prepared_statements),
+	                              .redis = w.redis,
+	                              .metrics = w.metrics}};
 	if (pthread_create(&mailer.thread, NULL, mailer_main, &mailer) != 0) {
 		log_msg(LOG_FATAL, "could not start the mailer thread");
 		return 1;
@@ -259,7 +291,7 @@ int main(int argc, char **argv)
 	int failures = 0;
 	time_t next_retention = 0;
 	bool retention_running = false;
-	struct timespec wait = {1, 0};
+	struct timespec wait = {1, 0}, due = due_after(wait);
 	for (unsigned long long n = 1;; n++) {
 		int sig = sigtimedwait(&set, NULL, &wait);
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -272,11 +304,14 @@ int main(int argc, char **argv)
 		}
 		if (sig < 0 && errno == EINTR)
 			continue;
+		record_lag(w.metrics, due);
 		if (tick(&w, n, &failures) == 0) {
 			wait = until_next_second();
+			due = due_after(wait);
 			retention(&w, n, &next_retention, &retention_running);
 		} else {
 			wait = backoff(wait);
+			due = due_after(wait);
 		}
 	}
 	mailer.stop = 1;
@@ -284,6 +319,7 @@ int main(int argc, char **argv)
 	db_pool_free(mailer.w.db);
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
+	metrics_close(w.metrics);
 	curl_global_cleanup();
 	config_free(&cfg);
 	return 0;

@@ -14,11 +14,13 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "db/db.h"
 #include "events/polls.h"
 #include "http/fcgi.h"
 #include "http/request.h"
 #include "model/cache.h"
+#include "http/route.h"
 #include "pipeline/router.h"
 #include "redis/redis.h"
 
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 	    .redis = redis_pool_new(&cfg),
 	    .cache = cache_new(),
 	    .polls = polls_new(),
+	    .metrics = metrics_open(cfg.metrics_dir, cfg.metrics_group, (int)nroutes, routes_layout()),
 	};
 	cache_listen(w.cache, config_listen_conninfo(&cfg));
 	struct thread_arg ta = {&w, fd};
@@ -124,6 +127,7 @@ int main(int argc, char **argv)
 	db_pool_free(w.db);
 	redis_pool_free(w.redis);
 	polls_free(w.polls);
+	metrics_close(w.metrics);
 	config_free(&cfg);
 	return 0;
 }

@@ -164,5 +164,7 @@ int events_register(struct request *req);
 int health_get(struct request *req);
 /* GET /bench/noop (outside /api/v1): an empty success, the FastCGI ceiling of scripts/bench. */
 int bench_noop(struct request *req);
+/* GET /metrics (prometheus.c; outside /api/v1, internal address only): the Prometheus text format. */
+int prometheus_get(struct request *req);
 
 #endif

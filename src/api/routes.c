@@ -826,6 +826,8 @@ const struct route routes[] = {
     {"GET", "/join/{key}", join_get, R_ROOT | R_PUBLIC, join_params},
     {"POST", "/join/{key}", join_post, R_ROOT | R_PUBLIC | R_TXN, join_params},
     {"GET", "/health", health_get, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},
+    /* Prometheus metrics, on the internal address only (nginx's metrics server): 404 on the public one. */
+    {"GET", "/metrics", prometheus_get, R_ROOT | R_PUBLIC | R_NO_REALM | R_INTERNAL, no_params},
     /* The FastCGI ceiling of scripts/bench: {"result":"success","msg":""}, no database, no Redis. */
     {"GET", "/bench/noop", bench_noop, R_ROOT | R_PUBLIC | R_NO_REALM, no_params},
     /* The uploaded files, sent by nginx (X-Accel-Redirect); a temporary URL's token is its credential. */
@@ -837,3 +839,15 @@ const struct route routes[] = {
 };
 
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);
+
+uint64_t routes_layout(void)
+{
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+	for (size_t i = 0; i < nroutes; i++) {
+		const char *parts[] = {routes[i].method, " ", routes[i].pattern, "\n"};
+		for (size_t p = 0; p < 4; p++)
+			for (const char *s = parts[p]; *s; s++)
+				h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	}
+	return h;
+}

@@ -60,6 +60,8 @@ static const struct key keys[] = {
     KEY(smtp_from, K_STR, ""),
     KEY(invitation_link_validity_minutes, K_INT, "14400"),
     KEY(invites_daily_max, K_INT, "3000"),
+    KEY(metrics_dir, K_STR, ""),
+    KEY(metrics_group, K_STR, "api"),
 };
 
 /* on|off (also true|false, yes|no, 1|0). */

@@ -58,6 +58,9 @@ struct config {
 	 * realms.max_invites says otherwise (INVITES_DEFAULT_REALM_DAILY_MAX); 0 turns the daily limit off. */
 	int invitation_link_validity_minutes;
 	int invites_daily_max;
+	/* Metrics (core/metrics.h): the directory of the groups' shared files ("": off) and this process's group. */
+	char *metrics_dir;
+	char *metrics_group;
 };
 
 /*

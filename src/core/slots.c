@@ -2,6 +2,7 @@
 #include "core/slots.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/xalloc.h"
 
@@ -20,17 +21,29 @@ void slots_destroy(struct slots *s)
 	free(s->busy);
 }
 
-int slots_take(struct slots *s)
+static long long now_usec(void)
 {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+int slots_take(struct slots *s, long long *waited_usec)
+{
+	long long start = 0; /* read only when a wait begins: the common case costs no clock */
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		for (int i = 0; i < s->n; i++) {
 			if (!s->busy[i]) {
 				s->busy[i] = true;
 				pthread_mutex_unlock(&s->lock);
+				if (waited_usec != NULL)
+					*waited_usec = start ? now_usec() - start : 0;
 				return i;
 			}
 		}
+		if (start == 0)
+			start = now_usec();
 		pthread_cond_wait(&s->freed, &s->lock);
 	}
 }

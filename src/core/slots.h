@@ -18,8 +18,9 @@ struct slots {
 
 void slots_init(struct slots *s, int n);
 void slots_destroy(struct slots *s);
-/* Returns the index of a slot now owned by the caller; waits while all n are taken. */
-int slots_take(struct slots *s);
+/* Returns the index of a slot now owned by the caller; waits while all n are taken, and sets *waited_usec (NULL:
+ * not wanted) to how long it waited (0 if a slot was free at once). */
+int slots_take(struct slots *s, long long *waited_usec);
 /* Gives slot i back and wakes one waiter. */
 void slots_give(struct slots *s, int i);
 

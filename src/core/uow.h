@@ -30,6 +30,7 @@ struct realm;
 struct user;
 struct linkifier_set;
 struct cache;
+struct metrics;
 
 /* Long-lived state of a process: created by main, shared by its threads. */
 struct worker {
@@ -38,6 +39,7 @@ struct worker {
 	struct redis_pool *redis;
 	struct cache *cache;       /* model/cache.h; NULL: nothing cached (the reaper, confabctl) */
 	struct event_polls *polls; /* the long-polls the process holds (events/polls.h); NULL where none are */
+	struct metrics *metrics;   /* this process's metrics slot (core/metrics.h); NULL: off */
 };
 
 /*

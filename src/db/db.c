@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/slots.h"
 #include "core/xalloc.h"
 #include "core/uow.h"
@@ -111,10 +112,16 @@ static struct db_conn *acquire(struct uow *uow)
 		uow->db_cleanup = true;
 	}
 	struct db_pool *pool = uow->worker->db;
-	struct db_conn *c = &pool->conns[slots_take(&pool->slots)];
+	long long waited;
+	struct db_conn *c = &pool->conns[slots_take(&pool->slots, &waited)];
+	metrics_pool_take(uow->worker->metrics, M_PG_ACQUIRES, waited);
 	uow->db = c;
 	c->cache_notice = false;
-	return conn_open(pool, c) < 0 ? NULL : c;
+	if (conn_open(pool, c) < 0) {
+		metrics_add(uow->worker->metrics, M_PG_CONNECT_ERRORS, 1);
+		return NULL;
+	}
+	return c;
 }
 
 void db_release(struct uow *uow)
@@ -225,11 +232,13 @@ static enum err fail(struct uow *uow, struct db_conn *c, PGresult *r, const char
 	enum err e = ERR_INTERNAL;
 	if (PQstatus(c->pg) != CONNECTION_OK) {
 		log_msg(LOG_WARNING, "request %llu: lost database connection: %s", uow->id, PQerrorMessage(c->pg));
+		metrics_add(uow->worker->metrics, M_PG_CONNECT_ERRORS, 1);
 		e = ERR_UNAVAILABLE;
 	} else {
 		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 		log_msg(LOG_ERROR, "request %llu: query failed (SQLSTATE %s): %s: %.200s", uow->id, state ? state : "?",
 		        r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg), sql);
+		metrics_add(uow->worker->metrics, M_PG_QUERY_ERRORS, 1);
 	}
 	PQclear(r);
 	return e;
@@ -247,8 +256,10 @@ static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *cons
 	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !uow->in_txn) {
 		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
 		PQclear(r);
-		if (conn_open(pool, c) < 0)
+		if (conn_open(pool, c) < 0) {
+			metrics_add(uow->worker->metrics, M_PG_CONNECT_ERRORS, 1);
 			return NULL;
+		}
 		r = run(pool, c, st, params, n);
 	}
 	if (!result_ok(r)) {

@@ -24,6 +24,7 @@
 #include "core/crypto.h"
 #include "core/jsonx.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "db/db.h"
 #include "events/polls.h"
 #include "events/snapshot.h"
@@ -624,7 +625,10 @@ static int publish_events(struct uow *uow, const struct pending_event *events, i
 			argcs[npush++] = 12;
 		}
 	}
-	return npush ? redis_try_pipeline(uow, npush, argcs, cmds, replies) : 0;
+	if (npush > 0 && redis_try_pipeline(uow, npush, argcs, cmds, replies) < 0)
+		return -1;
+	metrics_add(uow->worker->metrics, M_EVENT_PUSHES, npush);
+	return 0;
 }
 
 /* Publishes one outbox row's event (the reaper's). */
@@ -654,6 +658,7 @@ void events_publish(struct uow *uow)
 		if (rc == 0) {
 			for (int j = i; j < k; j++)
 				uow->events[j].published = true;
+			metrics_add(uow->worker->metrics, M_EVENTS_PUBLISHED, k - i);
 			continue;
 		}
 		log_publish_failure(uow, "publish an event");
@@ -769,6 +774,7 @@ int events_outbox_reap(struct uow *uow)
 		/* On failure the claim is rolled back; what was pushed already is dropped when pushed again. */
 		if (publish_one(uow, &e) < 0)
 			return uow_error(uow, ERR_UNAVAILABLE, "could not publish outbox row %s", e.oid);
+		metrics_add(uow->worker->metrics, M_EVENTS_PUBLISHED, 1);
 		ids[i] = db_int(res, i, 0);
 	}
 	if ((n > 0 && DB_EXEC(uow, &st_outbox_delete, db_arg_ids(uow, ids, n)) == NULL) || db_commit(uow) < 0)
@@ -1048,7 +1054,9 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 	struct held_poll held;
 	const char *woken = "stopping";
 	if (polls_hold(uow->worker->polls, &held, wake)) {
+		metrics_add(uow->worker->metrics, M_POLLS_HELD, 1);
 		woken = redis_blpop(uow, wake, POLL_MAX_SECS);
+		metrics_add(uow->worker->metrics, M_POLLS_HELD, -1);
 		polls_unhold(uow->worker->polls, &held);
 	}
 	if (woken == NULL)
@@ -1099,6 +1107,7 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 		if (strcmp(woken, "superseded") == 0 || strcmp(woken, "stopping") == 0)
 			break;
 	}
+	metrics_add(uow->worker->metrics, M_EVENTS_SERVED, (int64_t)json_object_array_length(events));
 	return events;
 }
 
@@ -1206,4 +1215,17 @@ int events_reap(struct uow *uow)
 		touched += (int)r->integer;
 	}
 	return touched;
+}
+
+int events_queue_counts(struct uow *uow, long long *queues, long long *waiting)
+{
+	const char *expiry[] = {"ZCARD", "confab:expiry"}, *polls[] = {"ZCARD", "confab:waiting"};
+	const char *const *cmds[] = {expiry, polls};
+	const int argcs[] = {2, 2};
+	struct rreply *r[2];
+	if (redis_try_pipeline(uow, 2, argcs, cmds, r) < 0)
+		return -1;
+	*queues = r[0]->integer;
+	*waiting = r[1]->integer;
+	return 0;
 }

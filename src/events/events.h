@@ -111,4 +111,8 @@ int events_queue_delete(struct uow *uow, const char *queue_id);
  * their timeout. Returns the number of queues touched, or -1. Safe with several reapers at once. */
 int events_reap(struct uow *uow);
 
+/* For /metrics: the number of event queues (the reaper's expiry set) and of queues with a poll waiting on them, in
+ * one round trip. Returns 0, or -1 with nothing recorded (logged). */
+int events_queue_counts(struct uow *uow, long long *queues, long long *waiting);
+
 #endif

@@ -16,7 +16,9 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "http/request.h"
+#include "http/route.h"
 #include "model/user.h"
 
 static atomic_ullong next_request_id;
@@ -251,6 +253,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	req.host = param(fr, "HTTP_HOST");
 	req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
 	req.remote_addr = param(fr, "REMOTE_ADDR");
+	req.internal = FCGX_GetParam("CONFAB_INTERNAL", fr->envp) != NULL;
 	req.x_sendfile = strcmp(param(fr, "CONFAB_FILE_SENDER"), "x-sendfile") == 0;
 #ifdef CONFAB_FAULT_POINTS
 	req.fault = FCGX_GetParam("HTTP_X_CONFAB_FAULT", fr->envp);
@@ -258,6 +261,7 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	if (read_body(&req, fr) == 0)
 		handle(&req);
 	write_response(&req, fr);
+	metrics_request(w->metrics, req.route ? (int)(req.route - routes) : -1, req.status, elapsed_ms(&start) / 1e3);
 	log_access(&req, fr, elapsed_ms(&start));
 	request_finish(&req);
 }

@@ -7,6 +7,7 @@
 #define CONFAB_ROUTE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "http/params.h"
 
@@ -26,6 +27,8 @@ struct request;
 #define R_ROOT          0x40u  /* the pattern is the whole path, not one under /api/v1 (/health, /user_uploads/...) */
 #define R_NO_REALM      0x80u  /* with R_PUBLIC: no organization lookup (/health answers with PostgreSQL down) */
 #define R_HUMAN         0x100u /* the reference's human_users_only: "This endpoint does not accept bot requests." */
+/* Only on the internal address (nginx's metrics server passes CONFAB_INTERNAL=1); elsewhere an unknown path (404). */
+#define R_INTERNAL 0x200u
 
 struct route {
 	const char *method;
@@ -41,5 +44,7 @@ struct route {
 
 extern const struct route routes[];
 extern const size_t nroutes;
+/* A hash of the table's methods and patterns: metrics files of another table are not summed by route. */
+uint64_t routes_layout(void);
 
 #endif

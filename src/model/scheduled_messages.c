@@ -312,3 +312,17 @@ int scheduled_message_fail(struct uow *uow, int64_t id, const char *reason)
 		return -1;
 	return notify_failure(uow, db_int(res, 0, 2), reason);
 }
+
+static struct db_stmt st_counts = DB_STMT(
+    "SELECT (SELECT count(*) FROM scheduled_messages WHERE NOT delivered AND NOT failed AND scheduled_at < now()),"
+    " (SELECT count(*) FROM scheduled_messages WHERE failed)");
+
+int scheduled_messages_counts(struct uow *uow, long long *due, long long *failed)
+{
+	struct db_res *res = DB_TRY_EXEC(uow, &st_counts);
+	if (res == NULL)
+		return -1;
+	*due = db_int(res, 0, 0);
+	*failed = db_int(res, 0, 1);
+	return 0;
+}

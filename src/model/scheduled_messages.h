@@ -96,4 +96,8 @@ int scheduled_message_deliver_due(struct uow *uow, int64_t *id);
  */
 int scheduled_message_fail(struct uow *uow, int64_t id, const char *reason);
 
+/* For /metrics: the messages due (past their time, neither sent nor failed) and failed, of every organization, by
+ * their partial indexes. Returns 0, or -1 with nothing recorded (logged). */
+int scheduled_messages_counts(struct uow *uow, long long *due, long long *failed);
+
 #endif

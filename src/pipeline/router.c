@@ -30,7 +30,7 @@ static const struct param_spec *path_spec(const struct route *r, int n)
 /* Matches path against r's pattern, filling req->path_args. */
 static bool match(struct request *req, const struct route *r, const char *path)
 {
-	if (((r->flags & R_ROOT) != 0) != req->root_path)
+	if (((r->flags & R_ROOT) != 0) != req->root_path || ((r->flags & R_INTERNAL) && !req->internal))
 		return false;
 	const char *pat = r->pattern;
 	int nargs = 0;

@@ -11,6 +11,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/slots.h"
 #include "core/xalloc.h"
 #include "core/uow.h"
@@ -98,7 +99,9 @@ static struct redis_conn *acquire(struct uow *uow)
 		uow->redis_cleanup = true;
 	}
 	struct redis_pool *pool = uow->worker->redis;
-	struct redis_conn *c = &pool->conns[slots_take(&pool->slots)];
+	long long waited;
+	struct redis_conn *c = &pool->conns[slots_take(&pool->slots, &waited)];
+	metrics_pool_take(uow->worker->metrics, M_REDIS_ACQUIRES, waited);
 	uow->redis = c;
 	return c;
 }
@@ -243,13 +246,16 @@ static enum err run(struct uow *uow, int ncmds, const int *argcs, const char *co
 	struct redis_conn *c = acquire(uow);
 	struct redis_pool *pool = uow->worker->redis;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (conn_open(pool, c) < 0)
+		if (conn_open(pool, c) < 0) {
+			metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
 			return ERR_UNAVAILABLE;
+		}
 		const char *const *const *sent = lens ? cmds : as_evalsha(uow, c, ncmds, argcs, cmds);
 		if (exchange(uow, c, ncmds, argcs, sent, lens, replies) == 0 &&
 		    (sent == cmds || retry_noscript(uow, c, ncmds, argcs, cmds, replies) == 0))
 			break;
 		log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", uow->id, c->ctx->errstr);
+		metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
 		redisFree(c->ctx);
 		c->ctx = NULL;
 		if (attempt == 1)
@@ -258,6 +264,7 @@ static enum err run(struct uow *uow, int ncmds, const int *argcs, const char *co
 	for (int i = 0; i < ncmds; i++) {
 		if (replies[i]->type == RR_ERROR) {
 			log_msg(LOG_ERROR, "request %llu: redis %s failed: %s", uow->id, cmds[i][0], replies[i]->str);
+			metrics_add(uow->worker->metrics, M_REDIS_COMMAND_ERRORS, 1);
 			return ERR_INTERNAL;
 		}
 	}
@@ -317,6 +324,7 @@ const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs)
 			blocking_ctx = c.ctx;
 			pthread_setspecific(blocking_key, blocking_ctx);
 			if (rc < 0) {
+				metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
 				uow_error(uow, ERR_UNAVAILABLE, NULL);
 				return NULL;
 			}
@@ -327,6 +335,7 @@ const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs)
 		redisSetTimeout(blocking_ctx, (struct timeval){5, 0});
 		if (r == NULL) {
 			log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", uow->id, blocking_ctx->errstr);
+			metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
 			redisFree(blocking_ctx);
 			blocking_ctx = NULL;
 			pthread_setspecific(blocking_key, NULL);

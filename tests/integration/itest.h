@@ -276,6 +276,7 @@ void register_zulip_js_tests(void);
 void register_invites_tests(void);
 void register_join_tests(void);
 void register_caches_tests(void);
+void register_metrics_tests(void);
 void register_apache_tests(void); /* through Apache (CONFAB_APACHE_URL): conf/apache/confab.conf */
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
