@@ -13,12 +13,18 @@
 #include "core/log.h"
 #include "core/xalloc.h"
 
-/* Seconds of silence after which the connection is pinged, and after which an unanswered ping counts as lost. */
-#define LISTEN_PING_SECS 5
+/*
+ * Seconds of silence after which the connection is pinged, and after which an unanswered ping counts as lost. A ping
+ * is a notification to the listener itself: its echo proves that notifications still arrive (a LISTEN sent through a
+ * pooler in transaction mode answers, but never receives anything).
+ */
+#define LISTEN_PING_SECS 2
 
 struct listener {
 	char *conninfo;
 	char *listen_sql;
+	char *ping_payload; /* "ping:<pid>:<n>": this listener's own */
+	char *ping_sql;
 	struct db_listener_ops ops;
 };
 
@@ -47,7 +53,10 @@ static PGconn *connect_listen(struct listener *l, bool *logged)
 	return NULL;
 }
 
-/* Reads what arrived: notifications to on_notify, ping answers dropped. -1 when the connection is gone. */
+/*
+ * Reads what arrived: notifications to on_notify, except pings (this listener's own echo clears *ping_pending; other
+ * processes' are dropped), query results dropped. -1 when the connection is gone.
+ */
 static int consume(struct listener *l, PGconn *pg, bool *ping_pending)
 {
 	if (PQconsumeInput(pg) == 0)
@@ -57,14 +66,36 @@ static int consume(struct listener *l, PGconn *pg, bool *ping_pending)
 		if (r == NULL)
 			break;
 		PQclear(r);
-		*ping_pending = false;
 	}
 	PGnotify *n;
 	while ((n = PQnotifies(pg)) != NULL) {
-		l->ops.on_notify(l->ops.arg, n->extra);
+		if (strcmp(n->extra, l->ping_payload) == 0)
+			*ping_pending = false;
+		else if (strncmp(n->extra, "ping:", 5) != 0)
+			l->ops.on_notify(l->ops.arg, n->extra);
 		PQfreemem(n);
 	}
 	return PQstatus(pg) == CONNECTION_OK ? 0 : -1;
+}
+
+/* Sends a ping (the caller waits for its echo). */
+static bool send_ping(struct listener *l, PGconn *pg)
+{
+	return PQsendQuery(pg, l->ping_sql) != 0 && PQflush(pg) == 0;
+}
+
+/* True once the first ping's echo arrived within LISTEN_PING_SECS: notifications reach this connection. */
+static bool echoes(struct listener *l, PGconn *pg)
+{
+	bool ping_pending = true;
+	if (!send_ping(l, pg))
+		return false;
+	for (double start = now_secs(); ping_pending && now_secs() - start < LISTEN_PING_SECS;) {
+		struct pollfd p = {.fd = PQsocket(pg), .events = POLLIN};
+		if (poll(&p, 1, 100) > 0 && consume(l, pg, &ping_pending) < 0)
+			return false;
+	}
+	return !ping_pending;
 }
 
 /* Serves one connection until it is lost. */
@@ -83,8 +114,8 @@ static void serve(struct listener *l, PGconn *pg)
 		}
 		if (now_secs() - last < LISTEN_PING_SECS)
 			continue;
-		if (ping_pending || PQsendQuery(pg, "SELECT 1") == 0 || PQflush(pg) != 0)
-			return; /* no answer to the last ping within LISTEN_PING_SECS */
+		if (ping_pending || !send_ping(l, pg))
+			return; /* no echo of the last ping within LISTEN_PING_SECS */
 		ping_pending = true;
 		last = now_secs();
 	}
@@ -97,6 +128,15 @@ static void *run(void *arg)
 	useconds_t wait = 100000;
 	for (;;) {
 		PGconn *pg = connect_listen(l, &logged);
+		if (pg != NULL && !echoes(l, pg)) {
+			if (!logged)
+				log_msg(LOG_WARNING,
+				        "cache listener: LISTEN receives no notifications (a pooler in transaction "
+				        "mode? point pg_listen_conninfo at PostgreSQL itself); caches stay bypassed");
+			logged = true;
+			PQfinish(pg);
+			pg = NULL;
+		}
 		if (pg == NULL) {
 			usleep(wait);
 			wait = wait < 1000000 ? wait * 2 : 1000000;
@@ -122,6 +162,13 @@ int db_listener_start(const char *conninfo, const char *channel, const struct db
 	size_t len = strlen(channel) + 16;
 	l->listen_sql = xmalloc(len);
 	snprintf(l->listen_sql, len, "LISTEN %s", channel); /* a constant of the caller, never client data */
+	static int listeners;
+	l->ping_payload = xmalloc(48);
+	snprintf(l->ping_payload, 48, "ping:%ld:%d", (long)getpid(),
+	         __atomic_add_fetch(&listeners, 1, __ATOMIC_RELAXED));
+	len = strlen(channel) + strlen(l->ping_payload) + 32;
+	l->ping_sql = xmalloc(len);
+	snprintf(l->ping_sql, len, "SELECT pg_notify('%s', '%s')", channel, l->ping_payload);
 	l->ops = *ops;
 	pthread_t t;
 	pthread_attr_t attr;

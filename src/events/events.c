@@ -1059,8 +1059,10 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 		metrics_add(uow->worker->metrics, M_POLLS_HELD, -1);
 		polls_unhold(uow->worker->polls, &held);
 	}
-	if (woken == NULL)
+	if (woken == NULL) { /* best effort: the poll no longer waits */
+		REDIS_TRY_CMD(uow, "EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid);
 		return NULL;
+	}
 	const char *unwait[] = {"EVAL", unwait_script, "2", key(uow, qid, "meta"), wake, poll, qid};
 	const char *lrange[] = {"LRANGE", key(uow, qid, "events"), "0", "-1"};
 	const char *const *cmds[] = {unwait, lrange, meta_cmd(uow, qid)};

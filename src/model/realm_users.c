@@ -32,10 +32,17 @@ struct users_text {
 
 static struct db_stmt st_users =
     DB_STMT("SELECT " USER_COLUMNS " FROM users u WHERE u.realm_id = $1 AND NOT u.is_system_bot ORDER BY u.id");
-/* Whether a change to the organization (or an unknown one) committed that snapshot $2 does not see. */
+/*
+ * Whether the rows read under snapshot $2 are what the calling transaction sees: no change to the organization (or an
+ * unknown one) committed that $2 does not see, and $2 sees nothing the caller does not (a list kept by a register
+ * whose snapshot is newer than the caller's would show changes whose events the caller's queue receives too).
+ */
 static struct db_stmt st_current =
-    DB_STMT("SELECT NOT EXISTS (SELECT 1 FROM realm_changes WHERE realm_id IN ($1, 0)"
-            "  AND xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $2::pg_snapshot))");
+    DB_STMT("SELECT pg_snapshot_xmax($2::pg_snapshot) <= pg_snapshot_xmax(pg_current_snapshot())"
+            "  AND NOT EXISTS (SELECT 1 FROM pg_snapshot_xip(pg_current_snapshot()) x"
+            "    WHERE pg_visible_in_snapshot(x, $2::pg_snapshot))"
+            "  AND NOT EXISTS (SELECT 1 FROM realm_changes WHERE realm_id IN ($1, 0)"
+            "    AND xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $2::pg_snapshot))");
 static struct db_stmt st_prune =
     DB_STMT("DELETE FROM realm_changes WHERE changed_at < now() - interval '" /* 2 x MAX_AGE_SECS */ "600 seconds'");
 
