@@ -653,7 +653,7 @@ cf_metrics_layout() {
     CF_METRICS_DIR=$CF_RUN/metrics
     install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 755 "$CF_METRICS_DIR"
     CF_METRICS_PORT=${CF_METRICS_PORT:-${CONFAB_METRICS_PORT:-$(cf_free_port "$CF_HTTP_PORT" "${CF_PG_PORT:-}" \
-        "${CF_SMTP_PORT:-}")}}
+        "${CF_SMTP_PORT:-}" "${CF_APACHE_PORT:-}")}}
     cf_log "metrics on http://127.0.0.1:$CF_METRICS_PORT/metrics"
 }
 
@@ -774,7 +774,7 @@ cf_scaleout_addr() { [ "$1" = a ] && echo 127.0.0.2 || echo 127.0.0.3; }
 
 # cf_scaleout_ports: pick the five ports (nginx shared, A, B; workers api, events, the same on both addresses).
 cf_scaleout_ports() {
-    local used="${CF_HTTP_PORT:-} ${CF_PG_PORT:-} ${CF_SMTP_PORT:-} ${CF_APACHE_PORT:-}"
+    local used="${CF_HTTP_PORT:-} ${CF_PG_PORT:-} ${CF_SMTP_PORT:-} ${CF_APACHE_PORT:-} ${CF_METRICS_PORT:-}"
     # shellcheck disable=SC2086
     CF_SCALEOUT_PORT=${CF_SCALEOUT_PORT:-$(cf_free_port $used)}
     # shellcheck disable=SC2086
@@ -874,7 +874,11 @@ cf_scaleout_nginx_site() {
         -e "s|confab_api|confab_api_$name|g" -e "s|confab_events|confab_events_$name|g" \
         -e "s|@PORT@|$port|g" -e "s|@UPLOAD_DIR@|$CF_UPLOAD_DIR|g" \
         -e "s|^\( *\)server_name _;|&\n\1fastcgi_next_upstream error timeout;|" \
-        "$CF_REPO/conf/nginx/confab.conf"
+        "$CF_REPO/conf/nginx/confab.conf" |
+        # without the metrics server (the main site has it; each host's workers count in their own files)
+        awk '/^server \{/ { hold = $0; getline; if ($0 ~ /@METRICS_PORT@/) { skip = 1; next } print hold }
+             skip && /^}/ { skip = 0; next }
+             !skip'
 }
 
 # Appends the three scale-out servers to the generated nginx site (called by cf_nginx_config when CF_SCALEOUT=1).
