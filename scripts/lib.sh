@@ -803,7 +803,7 @@ cf_scaleout_group() {
     cf_touch_www "$log"
     cf_log "host $host: workers '$name' $procs x $threads threads on $addr:$port"
     cf_supervise "$host-$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" \
-        CONFAB_THREAD_STACK_KB="$stack" CONFAB_LOG_FILE="$log" \
+        CONFAB_THREAD_STACK_KB="$stack" CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="host-$host-$name" \
         spawn-fcgi -n -a "$addr" -p "$port" -u "$CF_WWW_USER" -g "$CF_WWW_USER" -b 1024 \
         -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
     # The scaleout suite kills these groups: no "Killed" notice from this shell's job table.
