@@ -39,6 +39,39 @@ static void *serve(void *arg)
 	return NULL;
 }
 
+/* Signals are taken by sigwait() in main(); libfcgi must not install its own handlers (stack-notes 6). */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR1); /* reopen the log file (logrotate), as nginx does */
+	sigaddset(set, SIGUSR2); /* the same: multiwatch passes USR2 on to its children (USR1 would stop it) */
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Starts the configured number of detached serving threads; -1 (logged) if one cannot start. */
+static int start_threads(struct thread_arg *ta)
+{
+	const struct config *cfg = ta->w->cfg;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, (size_t)cfg->thread_stack_kb * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = 0;
+	for (int i = 0; i < cfg->threads && rc == 0; i++) {
+		pthread_t t;
+		if (pthread_create(&t, &attr, serve, ta) != 0) {
+			log_msg(LOG_FATAL, "could not start thread %d of %d", i + 1, cfg->threads);
+			rc = -1;
+		}
+	}
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -57,16 +90,8 @@ int main(int argc, char **argv)
 		log_msg(LOG_FATAL, "could not initialize libsodium");
 		return 1;
 	}
-	/* Signals are taken by sigwait() below; libfcgi must not install its own handlers (stack-notes 6). */
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1); /* reopen the log file (logrotate), as nginx does */
-	sigaddset(&set, SIGUSR2); /* the same: multiwatch passes USR2 on to its children (USR1 would stop it) */
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	block_signals(&set);
 
 	int fd = fcgi_listen(cfg.listen);
 	if (fd < 0) {
@@ -83,18 +108,8 @@ int main(int argc, char **argv)
 	};
 	cache_listen(w.cache, config_listen_conninfo(&cfg));
 	struct thread_arg ta = {&w, fd};
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, (size_t)cfg.thread_stack_kb * 1024);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	for (int i = 0; i < cfg.threads; i++) {
-		pthread_t t;
-		if (pthread_create(&t, &attr, serve, &ta) != 0) {
-			log_msg(LOG_FATAL, "could not start thread %d of %d", i + 1, cfg.threads);
-			return 1;
-		}
-	}
-	pthread_attr_destroy(&attr);
+	if (start_threads(&ta) < 0)
+		return 1;
 	log_msg(LOG_INFO, "confab %s (%s build, %s) serving with %d threads, %d database and %d redis connections",
 	        PACKAGE_VERSION, CONFAB_BUILD_MODE, CONFAB_BUILD_CFLAGS, cfg.threads, cfg.pg_pool_size,
 	        cfg.redis_pool_size);
