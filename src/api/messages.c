@@ -152,7 +152,8 @@ int messages_list(struct request *req)
 		return -1;
 	size_t len = page.objects_len;
 	const char *messages = page.objects;
-	if (messages == NULL && (messages = message_objects_text(&req->uow, page.ids, page.flags, page.n, &f, &len)) == NULL)
+	if (messages == NULL &&
+	    (messages = message_objects_text(&req->uow, page.ids, page.flags, page.n, &f, &len)) == NULL)
 		return -1;
 	json_object *out = request_result(req);
 	json_object_object_add(out, "messages", jsonx_raw((const char *[]){messages}, (size_t[]){len}, 1, NULL, NULL));

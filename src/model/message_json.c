@@ -26,9 +26,8 @@
 
 /* The messages ($1) as MESSAGE_DICT_CTES gives them ($2 the placeholder e-mail domain, $3 markdown, $4 search,
  * $5 the organization). */
-static struct db_stmt st_dicts = DB_STMT_GENERIC("WITH" MESSAGE_DICT_CTES("$1::bigint[]", "$2", "$3", "$4")
-                                                 " SELECT" MESSAGE_DICT_COLUMNS("$2", "$5") MESSAGE_DICT_FROM
-                                                 " ORDER BY m.id");
+static struct db_stmt st_dicts = DB_STMT_GENERIC("WITH" MESSAGE_DICT_CTES(
+    "$1::bigint[]", "$2", "$3", "$4") " SELECT" MESSAGE_DICT_COLUMNS("$2", "$5") MESSAGE_DICT_FROM " ORDER BY m.id");
 
 /* ---- writing JSON text ----------------------------------------------------------------------------------------- */
 
@@ -102,11 +101,18 @@ static void put_key(struct buf *b, const char *key)
 
 /* ---- one message ------------------------------------------------------------------------------------------------ */
 
-/* The last topic's topic_links: messages of one answer share a few topics. */
+/* The last flags written as JSON text. */
+struct flags_memo {
+	int flags;
+	const char *text;
+};
+
+/* The last topic's topic_links (messages of one answer share a few topics), and the last flags. */
 struct topic_links_memo {
 	const char *topic;
 	const char *text;
 	int64_t linkifier_version; /* read by the same statement (MD_LINKIFIER_VERSION) */
+	struct flags_memo flags;
 };
 
 static const char *topic_links(struct uow *uow, const char *topic, struct topic_links_memo *memo)
@@ -190,12 +196,17 @@ static void put_recipient(struct uow *uow, struct buf *b, const struct db_res *r
 	}
 }
 
-/* The flags' API names (message_flags_json()) as JSON text. */
-static void put_flags(struct buf *b, int flags)
+/* The flags' API names (message_flags_json()) as JSON text, kept for the next message (most of an answer have the
+ * same flags). */
+static void put_flags(struct uow *uow, struct buf *b, int flags, struct flags_memo *memo)
 {
-	json_object *list = message_flags_json(flags);
-	put(b, jsonx_string(list));
-	json_object_put(list);
+	if (memo->text == NULL || memo->flags != flags) {
+		json_object *list = message_flags_json(flags);
+		memo->flags = flags;
+		memo->text = arena_strdup(&uow->arena, jsonx_string(list));
+		json_object_put(list);
+	}
+	put(b, memo->text);
 }
 
 static void put_message(struct uow *uow, struct buf *b, const struct db_res *res, int row, int flags,
@@ -221,7 +232,7 @@ static void put_message(struct uow *uow, struct buf *b, const struct db_res *res
 	put_key(b, "submessages");
 	put(b, "[]");
 	put_key(b, "flags");
-	put_flags(b, flags);
+	put_flags(uow, b, flags, &memo->flags);
 	bool edited = !db_null(res, row, MD_LAST_EDIT), moved = !db_null(res, row, MD_LAST_MOVED);
 	if (edited) {
 		put_key(b, "last_edit_timestamp");
@@ -243,8 +254,12 @@ const char *message_objects_write(struct uow *uow, const struct db_res *res, con
 {
 	struct buf b;
 	buf_init(&b, 0);
+	size_t size = 2;
+	for (int i = 0; i < n; i++) /* the content, and about 600 bytes of the rest */
+		size += strlen(db_val(res, rows[i], MD_CONTENT)) + 640;
+	buf_reserve(&b, size);
 	buf_add(&b, "[", 1);
-	struct topic_links_memo memo = {NULL, NULL, n ? db_int(res, rows[0], MD_LINKIFIER_VERSION) : 0};
+	struct topic_links_memo memo = {NULL, NULL, n ? db_int(res, rows[0], MD_LINKIFIER_VERSION) : 0, {0, NULL}};
 	for (int i = 0; i < n; i++) {
 		if (i > 0)
 			buf_add(&b, ",", 1);

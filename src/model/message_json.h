@@ -5,7 +5,8 @@
  *   WITH <its own CTEs, if any>, MESSAGE_DICT_CTES(ids, domain, markdown, search)
  *   SELECT MESSAGE_DICT_COLUMNS(realm) <its own columns> MESSAGE_DICT_FROM <its own joins> ORDER BY m.id
  *
- * with ids a bigint[] expression of the messages, domain the organization's placeholder e-mail domain
+ * (or its own CTE m with MESSAGE_DICT_M_COLUMNS, then MESSAGE_DICT_MORE_CTES) with ids a bigint[] expression of the
+ * messages, domain the organization's placeholder e-mail domain
  * (realm_fake_email_domain()), markdown and search booleans (struct message_format apply_markdown and search_fields)
  * and realm the organization's id: each a parameter ("$3") or an SQL expression. Its rows are the messages, one
  * each, in the columns enum message_dict_column names; message_objects_write() writes the objects of some of them.
@@ -61,11 +62,16 @@ enum message_dict_column {
  */
 /* clang-format off */
 #define MESSAGE_DICT_CTES(ids, domain, markdown, search) \
-	" m AS MATERIALIZED (SELECT m.id, m.channel_id, m.direct_conversation_id, m.topic," \
-	"   CASE WHEN " markdown "::boolean THEN m.rendered_content ELSE m.content END AS shown," \
-	"   left(m.content, 4) = '/me ' AS me, m.date_sent, m.client, m.last_edit_time, m.last_moved_time, m.sender_id," \
-	"   CASE WHEN " search "::boolean THEN m.rendered_content END AS match" \
-	"   FROM messages m WHERE m.id = ANY(" ids "))," \
+	" m AS MATERIALIZED (SELECT " MESSAGE_DICT_M_COLUMNS(markdown, search) " FROM messages m" \
+	"   WHERE m.id = ANY(" ids "))," MESSAGE_DICT_MORE_CTES("ARRAY(SELECT id FROM m)", domain)
+/* The columns of CTE m, from messages m: a statement that reads the messages itself names them so. */
+#define MESSAGE_DICT_M_COLUMNS(markdown, search) \
+	"m.id, m.channel_id, m.direct_conversation_id, m.topic," \
+	" CASE WHEN " markdown "::boolean THEN m.rendered_content ELSE m.content END AS shown," \
+	" left(m.content, 4) = '/me ' AS me, m.date_sent, m.client, m.last_edit_time, m.last_moved_time, m.sender_id," \
+	" CASE WHEN " search "::boolean THEN m.rendered_content END AS match"
+/* The CTEs after m (ids: the bigint[] of m's ids). */
+#define MESSAGE_DICT_MORE_CTES(ids, domain) \
 	" c AS MATERIALIZED (SELECT c.id, c.name FROM channels c" \
 	"   WHERE c.id = ANY(ARRAY(SELECT DISTINCT channel_id FROM m WHERE channel_id IS NOT NULL)))," \
 	/* reactions, oldest first as the reference orders them, by the UNIQUE index of reactions (message_id first) */ \
@@ -74,7 +80,7 @@ enum message_dict_column {
 	"   AS list FROM reactions r WHERE r.message_id = ANY(" ids ") GROUP BY r.message_id)," \
 	" s AS MATERIALIZED (SELECT u.id, u.full_name, " MESSAGE_DICT_API_EMAIL("u", domain) " AS email," \
 	"   u.avatar_source, u.avatar_version, u.realm_id, u.email_address_visibility," \
-	"   CASE WHEN u.avatar_source = 'G' THEN md5(lower(u.delivery_email)) END AS md5" \
+	"   CASE WHEN u.avatar_source = 'G' THEN u.email_md5 END AS md5" \
 	"   FROM users u WHERE u.id = ANY(ARRAY(SELECT DISTINCT sender_id FROM m)))"
 #define MESSAGE_DICT_COLUMNS(domain, realm) \
 	" m.id, COALESCE(m.channel_id, 0), COALESCE(m.direct_conversation_id, 0), m.topic, m.shown, m.me," \
