@@ -122,7 +122,9 @@ static struct db_stmt st_fetch_public = DB_STMT_GENERIC(HISTORY_FETCH("m.realm_i
 
 /*
  * The same for a narrow of nothing but its channel (and one topic), the common case: no filter left to evaluate,
- * so a small plan ($1 user, $2 channel, $3..$7 the halves as $30..$34 above, $8 the topic).
+ * so a small plan ($1 user, $2 channel, $3..$7 the halves as $30..$34 above). The halves read only the ids (an
+ * index-only scan of messages_channel): read with the messages' columns, the generic plan walks messages_pkey
+ * backwards through the other channels' messages instead.
  */
 #define PLAIN_SIDE(where, cmp, order, limit)                                                                           \
 	"(SELECT m.id, (SELECT um.flags FROM user_messages um WHERE um.user_id = $1 AND um.message_id = m.id)"         \
@@ -136,10 +138,13 @@ static struct db_stmt st_fetch_public = DB_STMT_GENERIC(HISTORY_FETCH("m.realm_i
  * domain, $9 markdown, $10 search, $11 the organization, $12 the topic. Rows: the objects' columns, then the flags
  * (PLAIN_FLAGS) and whether received.
  */
-#define PLAIN_OBJECTS(where)                                                                                           \
-	"WITH hits (id, flags, received) AS MATERIALIZED (" PLAIN_FETCH(where) "),"                                   \
-	    MESSAGE_DICT_CTES("ARRAY(SELECT id FROM hits)", "$8", "$9", "$10") " SELECT" MESSAGE_DICT_COLUMNS(      \
-	        "$8", "$11") ", hits.flags, hits.received" MESSAGE_DICT_FROM " JOIN hits ON hits.id = m.id ORDER BY m.id"
+/* clang-format off */
+#define PLAIN_OBJECTS(where) \
+	"WITH hits (id, flags, received) AS MATERIALIZED (" PLAIN_FETCH(where) ")," \
+	MESSAGE_DICT_CTES("ARRAY(SELECT id FROM hits)", "$8", "$9", "$10") \
+	" SELECT" MESSAGE_DICT_COLUMNS("$8", "$11") ", hits.flags, hits.received" \
+	MESSAGE_DICT_FROM " JOIN hits ON hits.id = m.id ORDER BY m.id"
+/* clang-format on */
 #define PLAIN_FLAGS MD_COUNT
 static struct db_stmt st_objects_channel_plain = DB_STMT_GENERIC(PLAIN_OBJECTS("m.channel_id = $2"));
 static struct db_stmt st_objects_topic_plain =
@@ -236,7 +241,8 @@ static int fetch_plain_objects(struct uow *uow, const struct narrow *nw, const s
 	                   sql->realm_id,
 	                   sql->history_topic};
 	bool topic = nw->topic_pos.n > 0;
-	struct db_res *res = db_exec(uow, topic ? &st_objects_topic_plain : &st_objects_channel_plain, p, topic ? 12 : 11);
+	struct db_res *res =
+	    db_exec(uow, topic ? &st_objects_topic_plain : &st_objects_channel_plain, p, topic ? 12 : 11);
 	if (res == NULL)
 		return -1;
 	int *rows = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*rows));
