@@ -20,11 +20,13 @@
  * of its own, so that the refusals it provokes never reach that limit, nor another suite's.
  */
 static int address_no = 60;
-static const char *address;
+static char address_buf[32];
+static const char *address; /* NULL until a test takes one; kept across tests (not freed with a test's strings) */
 
 static void next_address(void)
 {
-	address = fmt("127.0.0.%d", address_no++);
+	snprintf(address_buf, sizeof(address_buf), "127.0.0.%d", address_no++);
+	address = address_buf;
 }
 
 static struct resp *get(const struct user *u, const char *path)
@@ -382,6 +384,30 @@ static void test_channel_psql_private(void)
 	expect_channel_messages_everywhere(member, 0, name, 0);
 }
 
+/* psql makes a member a guest: the history of a public channel the guest is not subscribed to is gone at once. */
+static void test_channel_psql_guest(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("cached");
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	warm_channel(member, id, NULL, 1);
+	psql_ok("UPDATE users SET role = 600 WHERE id = %lld", (long long)member->id);
+	expect_channel_messages_everywhere(member, id, NULL, 0);
+}
+
+/* A channel that does not exist is looked up again: created with psql, it is found at once. */
+static void test_channel_psql_created(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("later");
+	next_address();
+	expect_channel_messages_everywhere(owner, 0, name, -1);
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	CHECK(id > 0 && channel_messages(owner, 0, name) == 1, "the channel created after an unknown-channel answer");
+}
+
 /* psql renames a channel: the old name is unknown everywhere, the new one found. */
 static void test_channel_psql_rename(void)
 {
@@ -434,6 +460,8 @@ void register_caches_tests(void)
 	    {"channel_psql_group_member", test_channel_psql_group_member},
 	    {"channel_psql_private", test_channel_psql_private},
 	    {"channel_psql_rename", test_channel_psql_rename},
+	    {"channel_psql_guest", test_channel_psql_guest},
+	    {"channel_psql_created", test_channel_psql_created},
 	    {"channel_unsubscribe_api", test_channel_unsubscribe_api},
 	    {NULL, NULL},
 	};
