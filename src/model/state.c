@@ -15,6 +15,7 @@
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "core/uow.h"
+#include "model/channel_counts.h"
 #include "model/channels.h"
 #include "model/groups.h"
 #include "model/linkifiers.h"
@@ -24,6 +25,7 @@
 #include "model/presence.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/realm_groups.h"
 #include "model/realm_users.h"
 #include "model/unread.h"
 #include "model/realm_domains.h"
@@ -377,7 +379,9 @@ static int add_realm_user(struct uow *uow, const struct state_options *o, json_o
 
 /* ---- channels: subscription and stream ------------------------------------------------------------------------ */
 
-static struct db_stmt st_channels = DB_STMT(CHANNEL_SELECT "ORDER BY c.name COLLATE \"C\"");
+/* The subscriber counts come from channel_counts_get() (model/channel_counts.h), not from this statement. */
+static struct db_stmt st_channels = DB_STMT(CHANNEL_SELECT_WITH("0::bigint", CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_VALUE,
+                                                                CHANNEL_VALUE_JOINS) "ORDER BY c.name COLLATE \"C\"");
 static struct db_stmt st_web_public_channels =
     DB_STMT(CHANNEL_SELECT "AND c.is_web_public AND NOT c.is_archived ORDER BY c.id");
 /* The settings a user kept from subscriptions they left (clients show them again on resubscribing). */
@@ -482,12 +486,21 @@ static json_object *left_map(struct uow *uow, const struct db_res *left)
 	return map;
 }
 
+/* The channel of row i of st_channels, with its subscriber count from counts. */
+static struct channel *row_channel(struct uow *uow, const struct db_res *rows, int i,
+                                   const struct channel_counts *counts)
+{
+	struct channel *c = channel_from_row(uow, rows, i, 0);
+	c->subscriber_count = channel_counts_of(counts, c->id);
+	return c;
+}
+
 /*
  * subscriptions, unsubscribed (left channels the user can still see) and never_subscribed (channels the user can
  * see and never joined), each sorted by name; archived channels only for clients with archived_channels.
  */
 static int add_subscriptions(struct uow *uow, const struct state_options *o, const struct db_res *rows,
-                             json_object *out)
+                             const struct channel_counts *counts, json_object *out)
 {
 	const struct user *me = uow->user;
 	struct db_res *left = DB_EXEC(uow, &st_left, db_arg_int(uow, me->id));
@@ -504,7 +517,7 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 	json_object_object_add(out, "unsubscribed", unsubs);
 	json_object_object_add(out, "never_subscribed", never);
 	for (int i = 0; i < db_rows(rows); i++) {
-		struct channel *c = channel_from_row(uow, rows, i, 0);
+		struct channel *c = row_channel(uow, rows, i, counts);
 		if (c->is_archived && !o->archived_channels)
 			continue;
 		json_object *obj;
@@ -533,12 +546,13 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 }
 
 /* streams: every channel the user can see, as GET /streams?include_all=true lists them. */
-static void add_streams(struct uow *uow, const struct state_options *o, const struct db_res *rows, json_object *out)
+static void add_streams(struct uow *uow, const struct state_options *o, const struct db_res *rows,
+                        const struct channel_counts *counts, json_object *out)
 {
 	json_object *streams = json_object_new_array();
 	json_object_object_add(out, "streams", streams);
 	for (int i = 0; i < db_rows(rows); i++) {
-		struct channel *c = channel_from_row(uow, rows, i, 0);
+		struct channel *c = row_channel(uow, rows, i, counts);
 		if ((c->is_archived && !o->archived_channels) || !(c->metadata_access || c->is_web_public))
 			continue;
 		json_object_array_add(streams, channel_to_json(uow, c));
@@ -552,12 +566,14 @@ static int add_channels(struct uow *uow, const struct state_options *o, json_obj
 		return -1;
 	if (uow->user == NULL || !(subscription || stream))
 		return 0;
-	struct db_res *rows =
-	    DB_EXEC(uow, &st_channels, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id));
-	if (rows == NULL || (subscription && add_subscriptions(uow, o, rows, out) < 0))
+	const struct channel_counts *counts = channel_counts_get(uow, o->snapshot);
+	struct db_res *rows = counts == NULL ? NULL
+	                                     : DB_EXEC(uow, &st_channels, db_arg_int(uow, uow->realm->id),
+	                                               db_arg_int(uow, uow->user->id));
+	if (rows == NULL || (subscription && add_subscriptions(uow, o, rows, counts, out) < 0))
 		return -1;
 	if (stream)
-		add_streams(uow, o, rows, out);
+		add_streams(uow, o, rows, counts, out);
 	return 0;
 }
 
@@ -749,12 +765,9 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 		return -1;
 	if (want(o, "realm_user") && add_realm_user(uow, o, out) < 0)
 		return -1;
-	if (want(o, "realm_user_groups")) {
-		json_object *groups = group_list_json(uow, o->include_deactivated_groups);
-		if (groups == NULL)
-			return -1;
-		json_object_object_add(out, "realm_user_groups", groups);
-	}
+	if (want(o, "realm_user_groups") &&
+	    realm_groups_state(uow, o->include_deactivated_groups, o->snapshot, out) < 0)
+		return -1;
 	if (add_channels(uow, o, out) < 0)
 		return -1;
 	if (want(o, "realm_linkifiers") && add_linkifiers(uow, o, out) < 0)
