@@ -363,6 +363,75 @@ static void test_register_groups_see_psql_change(void)
 	}
 }
 
+/* The members of group id in the realm_user_groups of r (fatal if absent). */
+static json_object *group_members(const struct resp *r, int64_t id)
+{
+	json_object *groups = jget(r->json, "realm_user_groups");
+	for (size_t i = 0; groups != NULL && i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+		if (jint(g, "id") == id)
+			return jget(g, "members");
+	}
+	REQUIRE(false, "group %lld missing from realm_user_groups: %.300s", (long long)id, r->body);
+	return NULL;
+}
+
+/*
+ * Race-free register with kept groups: while members are added to a group one by one, the owner registers (the
+ * groups kept by every process beforehand). Its members plus the add_members events that follow equal a fresh
+ * register's, with nobody both in the state and in an event.
+ */
+static void test_register_races_group_members(void)
+{
+	struct user *o = new_realm();
+	char *loops = fmt("%s", "");
+	struct resp *r = api_post(o, "/user_groups/create", "name=racers&description=Racing&members=%5B%5D");
+	EXPECT_SUCCESS(r);
+	int64_t group = jint(r->json, "group_id");
+	for (int w = 0; w < 2; w++) {
+		char *adds = fmt("%s", "");
+		for (int i = 0; i < 10; i++)
+			adds = fmt("%s %lld", adds, (long long)new_user_in(o->realm, "member", NULL)->id);
+		loops = fmt("%s(for id in %s; do curl -s -o /dev/null -u '%s:%s' -H 'Host: %s' --data-urlencode \"add=[$id]\" "
+		            "'%s/api/v1/user_groups/%lld/members'; done) & ",
+		            loops, adds, o->email, o->key, realm_host(o->realm), itest_url, (long long)group);
+	}
+	for (int i = 0; i < 6; i++)
+		EXPECT_SUCCESS(api_post(o, "/register", GROUPS_FORM));
+	FILE *bg = popen(fmt("%s wait", loops), "r");
+	REQUIRE(bg != NULL, "could not start the writers");
+	for (int i = 0; i < 200; i++) {
+		char *n = psql_ok("SELECT count(*) FROM user_group_members WHERE group_id = %lld", (long long)group);
+		if (atoi(n) >= 5)
+			break;
+		usleep(20000);
+	}
+	r = api_post(o, "/register", GROUPS_FORM);
+	EXPECT_SUCCESS(r);
+	pclose(bg);
+	json_object *state = group_members(r, group);
+	int initial = (int)json_object_array_length(state), added = 0;
+	struct resp *ev = api_get(o, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", jstr(r->json, "queue_id")));
+	EXPECT_SUCCESS(ev);
+	json_object *events = jget(ev->json, "events");
+	for (size_t i = 0; events && i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i), *ids = jget(e, "user_ids");
+		if (strcmp(jstr(e, "op") ? jstr(e, "op") : "", "add_members") != 0 || jint(e, "group_id") != group)
+			continue;
+		for (size_t k = 0; k < json_object_array_length(ids); k++) {
+			int64_t id = json_object_get_int64(json_object_array_get_idx(ids, k));
+			CHECK(!has_id(state, id), "user %lld both in the initial state and in an event", (long long)id);
+			added++;
+		}
+	}
+	fprintf(stderr, " [initial state %d members, events %d] ", initial, added);
+	r = api_post(o, "/register", GROUPS_FORM);
+	EXPECT_SUCCESS(r);
+	int now = (int)json_object_array_length(group_members(r, group));
+	CHECK(initial + added == now, "fresh register has %d members; initial %d + events %d", now, initial, added);
+	CHECK(now == 20, "20 members expected, got %d", now);
+}
+
 /* ---- subscriber counts (src/model/channel_counts.h) ---- */
 
 #define CHANNELS_FORM "event_types=%5B%22subscription%22%5D&fetch_event_types=%5B%22subscription%22%5D"
@@ -427,6 +496,7 @@ void register_caches_tests(void)
 	    {"register_sees_profile_value", test_register_sees_profile_value},
 	    {"register_races_user_creation", test_register_races_user_creation},
 	    {"register_groups_see_psql_change", test_register_groups_see_psql_change},
+	    {"register_races_group_members", test_register_races_group_members},
 	    {"register_counts_see_psql_change", test_register_counts_see_psql_change},
 	    {NULL, NULL},
 	};
