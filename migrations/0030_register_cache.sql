@@ -1,5 +1,6 @@
 -- POST /register's realm_user_groups are kept as JSON text per organization like its users lists
--- (src/model/realm_groups.h): changes to groups, their members and subgroups are recorded like those of users
+-- (src/model/realm_groups.h), and the unnamed groups' setting values of its channel lists (src/model/channel_counts.h):
+-- changes to groups, their members and subgroups are recorded like those of users
 -- (migrations/0024_caches.sql: NOTIFY confab_cache and a realm_changes row, once per transaction and organization).
 
 -- Rows of a group (user_group_members, user_group_subgroups): the organization of the group (0, everything, when the

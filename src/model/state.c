@@ -379,9 +379,10 @@ static int add_realm_user(struct uow *uow, const struct state_options *o, json_o
 
 /* ---- channels: subscription and stream ------------------------------------------------------------------------ */
 
-/* The subscriber counts come from channel_counts_get() (model/channel_counts.h), not from this statement. */
-static struct db_stmt st_channels = DB_STMT(CHANNEL_SELECT_WITH("0::bigint", CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_VALUE,
-                                                                CHANNEL_VALUE_JOINS) "ORDER BY c.name COLLATE \"C\"");
+/* The subscriber counts and the unnamed groups' setting values come from channel_counts_get()
+ * (model/channel_counts.h), not from this statement. */
+static struct db_stmt st_channels = DB_STMT(
+    CHANNEL_SELECT_WITH("0::bigint", CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_NO_VALUE, "") "ORDER BY c.name COLLATE \"C\"");
 static struct db_stmt st_web_public_channels =
     DB_STMT(CHANNEL_SELECT "AND c.is_web_public AND NOT c.is_archived ORDER BY c.id");
 /* The settings a user kept from subscriptions they left (clients show them again on resubscribing). */
@@ -486,12 +487,17 @@ static json_object *left_map(struct uow *uow, const struct db_res *left)
 	return map;
 }
 
-/* The channel of row i of st_channels, with its subscriber count from counts. */
+/* The channel of row i of st_channels, with its subscriber count and its unnamed groups' values from counts. */
 static struct channel *row_channel(struct uow *uow, const struct db_res *rows, int i,
                                    const struct channel_counts *counts)
 {
 	struct channel *c = channel_from_row(uow, rows, i, 0);
 	c->subscriber_count = channel_counts_of(counts, c->id);
+	for (int s = 0; s < CS_COUNT; s++) {
+		const char *value = channel_counts_group_value(counts, c->settings[s]);
+		if (value != NULL)
+			c->setting_json[s] = value;
+	}
 	return c;
 }
 

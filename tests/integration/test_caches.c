@@ -481,6 +481,38 @@ static void test_register_counts_see_psql_change(void)
 	psql_ok("UPDATE users SET is_active = true WHERE id = %lld", (long long)a->id);
 }
 
+/* The can_remove_subscribers_group of channel id in u's register answer, as JSON text. */
+static const char *registered_setting(const struct user *u, int64_t id)
+{
+	struct resp *r = api_post(u, "/register", CHANNELS_FORM);
+	EXPECT_SUCCESS(r);
+	json_object *list = jget(r->json, "subscriptions");
+	for (size_t i = 0; list != NULL && i < json_object_array_length(list); i++) {
+		json_object *c = json_object_array_get_idx(list, i);
+		if (jint(c, "stream_id") == id)
+			return jtext(jget(c, "can_remove_subscribers_group"));
+	}
+	REQUIRE(false, "channel %lld missing from the subscriptions: %.300s", (long long)id, r->body);
+	return NULL;
+}
+
+/* A channel setting's unnamed group changed with psql is in the very next answers everywhere. */
+static void test_register_setting_sees_psql_change(void)
+{
+	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
+	const char *value = fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)a->id);
+	int64_t id = create_channel_with(o, unique_channel_name("setting"),
+	                                 fmt("can_remove_subscribers_group=%s", url_encode(value)));
+	for (int i = 0; i < 6; i++)
+		CHECK(strcmp(registered_setting(o, id), value) == 0, "before: %s", registered_setting(o, id));
+	psql_ok("DELETE FROM user_group_members WHERE user_id = %lld AND group_id ="
+	        " (SELECT can_remove_subscribers_group_id FROM channels WHERE id = %lld)",
+	        (long long)a->id, (long long)id);
+	const char *empty = "{\"direct_members\":[],\"direct_subgroups\":[]}";
+	for (int i = 0; i < 6; i++)
+		CHECK(strcmp(registered_setting(o, id), empty) == 0, "after: %s", registered_setting(o, id));
+}
+
 void register_caches_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -498,6 +530,7 @@ void register_caches_tests(void)
 	    {"register_groups_see_psql_change", test_register_groups_see_psql_change},
 	    {"register_races_group_members", test_register_races_group_members},
 	    {"register_counts_see_psql_change", test_register_counts_see_psql_change},
+	    {"register_setting_sees_psql_change", test_register_setting_sees_psql_change},
 	    {NULL, NULL},
 	};
 	itest_add_suite("caches", cases);
