@@ -27,7 +27,7 @@ struct channel_counts {
 static struct db_stmt st_counts =
     DB_STMT("SELECT s.channel_id, count(*) FROM subscriptions s JOIN channels c ON c.id = s.channel_id"
             " WHERE c.realm_id = $1 AND s.active AND " USER_ACTIVE_SQL("s.user_id") " GROUP BY s.channel_id"
-            " ORDER BY s.channel_id");
+                                                                                    " ORDER BY s.channel_id");
 /* The setting value of every unnamed group of the organization, as register's channel statement would join it. */
 static struct db_stmt st_values = DB_STMT("WITH " CHANNEL_UNNAMED_VALUES "SELECT id, v FROM unnamed ORDER BY id");
 

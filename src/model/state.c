@@ -381,8 +381,8 @@ static int add_realm_user(struct uow *uow, const struct state_options *o, json_o
 
 /* The subscriber counts and the unnamed groups' setting values come from channel_counts_get()
  * (model/channel_counts.h), not from this statement. */
-static struct db_stmt st_channels = DB_STMT(
-    CHANNEL_SELECT_WITH("0::bigint", CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_NO_VALUE, "") "ORDER BY c.name COLLATE \"C\"");
+static struct db_stmt st_channels = DB_STMT(CHANNEL_SELECT_WITH(
+    "0::bigint", CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_NO_VALUE, "") "ORDER BY c.name COLLATE \"C\"");
 static struct db_stmt st_web_public_channels =
     DB_STMT(CHANNEL_SELECT "AND c.is_web_public AND NOT c.is_archived ORDER BY c.id");
 /* The settings a user kept from subscriptions they left (clients show them again on resubscribing). */

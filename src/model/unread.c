@@ -29,21 +29,27 @@ static struct db_stmt st_unread = DB_STMT(
     "  FROM user_messages um JOIN messages m ON m.id = um.message_id"
     " WHERE um.user_id = $1 AND um.flags & 1 = 0 AND (m.channel_id IS NULL OR m.channel_id <> ALL (ARRAY("
     "   SELECT l.channel_id FROM subscriptions l WHERE l.user_id = $1 AND NOT l.active)))"
-    " ORDER BY um.message_id DESC LIMIT " STR(UNREAD_MAX_MESSAGES) "),"
-    " g AS (SELECT r.channel_id, lower(r.topic) AS lt, r.direct_conversation_id, min(r.id) AS first,"
-    "   count(*) AS n, array_to_string(array_agg(r.id ORDER BY r.id), ',') AS ids,"
-    "   array_agg(r.id) FILTER (WHERE r.flags & 8 <> 0) AS mentioned,"
-    "   array_agg(r.id) FILTER (WHERE r.flags & 8 = 0 AND r.flags & 48 <> 0) AS wildcard"
-    "  FROM r GROUP BY r.channel_id, lower(r.topic), r.direct_conversation_id)"
-    " SELECT COALESCE(g.channel_id, 0), f.topic, g.lt, g.n, g.ids,"
-    "   COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), 0), x.muted,"
-    "   COALESCE(array_to_string(CASE WHEN x.muted THEN g.mentioned"
-    "                                 ELSE array_cat(g.mentioned, g.wildcard) END, ','), ''), g.first"
-    "  FROM g JOIN messages f ON f.id = g.first"
-    "  LEFT JOIN direct_conversations dc ON dc.id = g.direct_conversation_id"
-    "  LEFT JOIN subscriptions s ON s.channel_id = g.channel_id AND s.user_id = $1"
-    "  LEFT JOIN user_topics ut ON ut.user_id = $1 AND ut.channel_id = g.channel_id AND lower(ut.topic_name) = g.lt"
-    "  CROSS JOIN LATERAL (SELECT " USER_TOPICS_MUTED_SQL("s.is_muted", "ut.visibility_policy") " AS muted) x");
+    " ORDER BY um.message_id DESC LIMIT " STR(
+        UNREAD_MAX_MESSAGES) "),"
+                             " g AS (SELECT r.channel_id, lower(r.topic) AS lt, r.direct_conversation_id, min(r.id) AS "
+                             "first,"
+                             "   count(*) AS n, array_to_string(array_agg(r.id ORDER BY r.id), ',') AS ids,"
+                             "   array_agg(r.id) FILTER (WHERE r.flags & 8 <> 0) AS mentioned,"
+                             "   array_agg(r.id) FILTER (WHERE r.flags & 8 = 0 AND r.flags & 48 <> 0) AS wildcard"
+                             "  FROM r GROUP BY r.channel_id, lower(r.topic), r.direct_conversation_id)"
+                             " SELECT COALESCE(g.channel_id, 0), f.topic, g.lt, g.n, g.ids,"
+                             "   COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), "
+                             "0), x.muted,"
+                             "   COALESCE(array_to_string(CASE WHEN x.muted THEN g.mentioned"
+                             "                                 ELSE array_cat(g.mentioned, g.wildcard) END, ','), ''), "
+                             "g.first"
+                             "  FROM g JOIN messages f ON f.id = g.first"
+                             "  LEFT JOIN direct_conversations dc ON dc.id = g.direct_conversation_id"
+                             "  LEFT JOIN subscriptions s ON s.channel_id = g.channel_id AND s.user_id = $1"
+                             "  LEFT JOIN user_topics ut ON ut.user_id = $1 AND ut.channel_id = g.channel_id AND "
+                             "lower(ut.topic_name) = g.lt"
+                             "  CROSS JOIN LATERAL (SELECT " USER_TOPICS_MUTED_SQL(
+                                 "s.is_muted", "ut.visibility_policy") " AS muted) x");
 
 enum kind { K_STREAM, K_PM, K_HUDDLE, K_COUNT };
 
