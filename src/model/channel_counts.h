@@ -5,10 +5,10 @@
  * took a third of register's channel statement), like the users lists (model/realm_users.h).
  *
  * Never stale: triggers on subscriptions and on groups, their members and subgroups
- * (migrations/0030_register_cache.sql), like those on users (whose deactivation changes the counts and the members
- * too), NOTIFY confab_cache and add a realm_changes row; kept counts are used only by
- * a register whose transaction sees no change since the snapshot they were read under (realm_kept_is_current()),
- * else they are read again in that transaction (and kept).
+ * (migrations/0028_message_fetch.sql, 0030_register_cache.sql), like those on users (whose deactivation changes the
+ * counts and the members too), NOTIFY confab_cache and add a realm_changes row; kept counts are used only by a register
+ * whose transaction sees no change since the snapshot they were read under (realm_kept_is_current()), else they are
+ * read again in that transaction (and kept).
  */
 #ifndef CONFAB_CHANNEL_COUNTS_H
 #define CONFAB_CHANNEL_COUNTS_H
