@@ -511,6 +511,8 @@ static void test_register_setting_sees_psql_change(void)
 	const char *empty = "{\"direct_members\":[],\"direct_subgroups\":[]}";
 	for (int i = 0; i < 6; i++)
 		CHECK(strcmp(registered_setting(o, id), empty) == 0, "after: %s", registered_setting(o, id));
+}
+
 /* ---- the narrow's channel lookups (src/model/channel_cache.h) ------------------------------------------------ */
 
 /* How many messages GET /messages of channel (by id, or by name when name is set) answers u; -1 for an error. */
