@@ -116,10 +116,11 @@ static struct db_stmt st_outbox_insert =
             " FROM json_array_elements($1::json) WITH ORDINALITY AS t(e, n) ORDER BY n RETURNING id, txid)"
             " SELECT id, txid::text FROM ins ORDER BY id");
 
-int events_outbox_write(struct uow *uow)
+/* Writes the outbox rows, committing in the same round trip when commit is set. */
+static int outbox_write(struct uow *uow, bool commit)
 {
 	if (!uow->in_txn || uow->nevents == 0)
-		return 0;
+		return commit ? db_commit(uow) : 0;
 	json_object *rows = uow_own_json(uow, json_object_new_array());
 	for (int i = 0; i < uow->nevents; i++) {
 		const struct pending_event *e = &uow->events[i];
@@ -130,10 +131,12 @@ int events_outbox_write(struct uow *uow)
 		json_object_object_add(row, "p", json_object_new_string(e->json));
 		json_object_array_add(rows, row);
 	}
-	struct db_res *res = DB_EXEC(uow, &st_outbox_insert, jsonx_string(rows));
+	struct db_res *res = commit ? DB_EXEC_COMMIT(uow, &st_outbox_insert, jsonx_string(rows))
+	                            : DB_EXEC(uow, &st_outbox_insert, jsonx_string(rows));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) != uow->nevents) {
+		/* Not reached once committed: the statement returns a row per event. */
 		log_msg(LOG_ERROR, "request %llu: outbox returned %d rows for %d events", uow->id, db_rows(res),
 		        uow->nevents);
 		return uow_error(uow, ERR_INTERNAL, NULL);
@@ -143,6 +146,16 @@ int events_outbox_write(struct uow *uow)
 		uow->events[i].txid = db_val(res, i, 1);
 	}
 	return 0;
+}
+
+int events_outbox_write(struct uow *uow)
+{
+	return outbox_write(uow, false);
+}
+
+int events_outbox_commit(struct uow *uow)
+{
+	return outbox_write(uow, true);
 }
 
 /*
@@ -730,7 +743,7 @@ void events_outbox_clear(struct uow *uow)
 
 int events_commit(struct uow *uow)
 {
-	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
+	if (events_outbox_commit(uow) < 0)
 		return -1;
 	events_publish(uow);
 	events_outbox_clear(uow);
