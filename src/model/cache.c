@@ -19,13 +19,15 @@
 #define MAX_ENTRIES 20000 /* then everything is dropped and filled again: a bound, not an eviction policy */
 #define KEY_MAX     64
 
-/* One API key hash (user and realm) or one subdomain (realm only). */
+/* One API key hash (user and realm), one subdomain (realm only) or one small value (cache_value_put()). */
 struct entry {
 	struct entry *next;
 	bool has_user;
-	char key[KEY_MAX + 2]; /* 'k' + hash, or 's' + subdomain */
+	char key[KEY_MAX + 2]; /* 'k' + hash, 's' + subdomain, or 'v' + the value's key */
 	struct user user;
-	struct realm realm;
+	struct realm realm; /* a value's: only the id */
+	void *value;
+	size_t value_size;
 };
 
 struct blob_slot {
@@ -62,6 +64,7 @@ static void free_entry(struct entry *e)
 		free((char *)*us[i]);
 	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++)
 		free((char *)*rs[i]);
+	free(e->value);
 	free(e);
 }
 
@@ -226,6 +229,8 @@ static bool get(struct cache *c, struct uow *uow, const char *key, struct user *
 	return e != NULL;
 }
 
+static void insert(struct cache *c, uint64_t ticket, struct entry *e);
+
 /* Keeps a copy under key unless the ticket is stale or the key is kept already. */
 static void put(struct cache *c, uint64_t ticket, const char *key, const struct user *user, const struct realm *realm)
 {
@@ -237,6 +242,13 @@ static void put(struct cache *c, uint64_t ticket, const char *key, const struct 
 	if (user != NULL)
 		copy_user(&e->user, user, NULL);
 	copy_realm(&e->realm, realm, NULL);
+	insert(c, ticket, e);
+}
+
+/* Keeps e unless the ticket is stale or its key is kept already (then frees it). */
+static void insert(struct cache *c, uint64_t ticket, struct entry *e)
+{
+	const char *key = e->key;
 	pthread_mutex_lock(&c->lock);
 	if (!c->up || ticket != c->ticket || find(c, key) != NULL) {
 		pthread_mutex_unlock(&c->lock);
@@ -292,6 +304,37 @@ void cache_realm_put(struct cache *c, uint64_t ticket, const char *subdomain, co
 	key[0] = 's';
 	strcpy(key + 1, subdomain);
 	put(c, ticket, key, NULL, realm);
+}
+
+bool cache_value_get(struct cache *c, const char *key, void *out, size_t size)
+{
+	char k[KEY_MAX + 2];
+	if (c == NULL || strlen(key) > KEY_MAX)
+		return false;
+	k[0] = 'v';
+	strcpy(k + 1, key);
+	pthread_mutex_lock(&c->lock);
+	struct entry *e = c->up ? find(c, k) : NULL;
+	bool hit = e != NULL && e->value_size == size;
+	if (hit)
+		memcpy(out, e->value, size);
+	pthread_mutex_unlock(&c->lock);
+	return hit;
+}
+
+void cache_value_put(struct cache *c, uint64_t ticket, int64_t realm_id, const char *key, const void *value,
+                     size_t size)
+{
+	if (c == NULL || ticket == 0 || strlen(key) > KEY_MAX)
+		return;
+	struct entry *e = xcalloc(1, sizeof(*e));
+	e->key[0] = 'v';
+	strcpy(e->key + 1, key);
+	e->realm.id = realm_id;
+	e->value = xmalloc(size);
+	memcpy(e->value, value, size);
+	e->value_size = size;
+	insert(c, ticket, e);
 }
 
 uint64_t cache_heard(struct cache *c)

@@ -307,6 +307,116 @@ static void test_register_races_user_creation(void)
 	CHECK(now == before + 30, "%d users expected, got %d", before + 30, now);
 }
 
+/* ---- the narrow's channel lookups (src/model/channel_cache.h) ------------------------------------------------ */
+
+/* How many messages GET /messages of channel (by id, or by name when name is set) answers u; -1 for an error. */
+static int channel_messages(const struct user *u, int64_t channel, const char *name)
+{
+	const char *operand = name ? fmt("\"%s\"", name) : fmt("%lld", (long long)channel);
+	const char *narrow = fmt("[{\"operator\":\"channel\",\"operand\":%s}]", operand);
+	struct resp *r = get(u, fmt("/messages?anchor=newest&num_before=10&num_after=0&narrow=%s", url_encode(narrow)));
+	json_object *list = jget(r->json, "messages");
+	return r->status == 200 && list != NULL ? (int)json_object_array_length(list) : -1;
+}
+
+/* Enough fetches that every api process holds u's lookup of channel, each answering want messages. */
+static void warm_channel(const struct user *u, int64_t channel, const char *name, int want)
+{
+	next_address();
+	for (int i = 0; i < WARM_REQUESTS; i++)
+		CHECK(channel_messages(u, channel, name) == want, "warming: not %d messages", want);
+}
+
+/* Within one second, and then CHECK_REQUESTS times in a row, u's fetch of channel answers want messages. */
+static void expect_channel_messages_everywhere(const struct user *u, int64_t channel, const char *name, int want)
+{
+	double deadline = now_secs() + 1.0;
+	int n = channel_messages(u, channel, name);
+	while (n != want && now_secs() < deadline) {
+		usleep(20000);
+		n = channel_messages(u, channel, name);
+	}
+	CHECK(n == want, "GET /messages still answered %d messages one second after the change, not %d", n, want);
+	for (int i = 0; i < CHECK_REQUESTS; i++)
+		CHECK(channel_messages(u, channel, name) == want, "request %d after the change: not %d messages", i,
+		      want);
+}
+
+/* A private channel with shared history whose can_subscribe_group holds member: the member reads its history. */
+static int64_t group_readable_channel(const struct user *owner, const struct user *member)
+{
+	int64_t id = create_channel_with(owner, unique_channel_name("cached"),
+	                                 "invite_only=true&history_public_to_subscribers=true");
+	const char *group = fmt("{\"new\":{\"direct_members\":[%lld],\"direct_subgroups\":[]}}", (long long)member->id);
+	EXPECT_SUCCESS(http(&(struct request){.method = "PATCH",
+	                                      .path = fmt("/api/v1/streams/%lld", (long long)id),
+	                                      .user = owner,
+	                                      .form = fmt("can_subscribe_group=%s", url_encode(group))}));
+	send_channel_message(owner, psql_ok("SELECT name FROM channels WHERE id = %lld", (long long)id), "t", "one");
+	return id;
+}
+
+/* psql removes the member from the group that lets them read the channel: its history is gone everywhere. */
+static void test_channel_psql_group_member(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	int64_t id = group_readable_channel(owner, member);
+	warm_channel(member, id, NULL, 1);
+	psql_ok("DELETE FROM user_group_members WHERE user_id = %lld"
+	        " AND group_id = (SELECT can_subscribe_group_id FROM channels WHERE id = %lld)",
+	        (long long)member->id, (long long)id);
+	expect_channel_messages_everywhere(member, id, NULL, 0);
+}
+
+/* psql makes a public channel private: who is not subscribed no longer reads its history, by id or by name. */
+static void test_channel_psql_private(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("cached");
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	warm_channel(member, id, NULL, 1);
+	warm_channel(member, 0, name, 1);
+	psql_ok("UPDATE channels SET invite_only = true WHERE id = %lld", (long long)id);
+	expect_channel_messages_everywhere(member, id, NULL, 0);
+	expect_channel_messages_everywhere(member, 0, name, 0);
+}
+
+/* psql renames a channel: the old name is unknown everywhere, the new one found. */
+static void test_channel_psql_rename(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("cached"), *renamed = unique_channel_name("renamed");
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	warm_channel(owner, 0, name, 1);
+	psql_ok("UPDATE channels SET name = '%s' WHERE id = %lld", renamed, (long long)id);
+	expect_channel_messages_everywhere(owner, 0, name, -1);
+	EXPECT_ERROR(get(owner, fmt("/messages?anchor=newest&num_before=1&num_after=0&narrow=%s",
+	                            url_encode(fmt("[[\"channel\",\"%s\"]]", name)))),
+	             400, "BAD_NARROW", fmt("Invalid narrow operator: unknown channel %s", name));
+	CHECK(channel_messages(owner, 0, renamed) == 1, "the new name");
+}
+
+/* Leaving a private channel through the API: its history is gone at the next request, whichever process answers. */
+static void test_channel_unsubscribe_api(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("cached");
+	int64_t id = create_channel_with(owner, name, "invite_only=true&history_public_to_subscribers=true");
+	send_channel_message(owner, name, "t", "one"); /* before the member joins: read as history, not received */
+	EXPECT_SUCCESS(api_post(owner, "/users/me/subscriptions",
+	                        fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)),
+	                            url_encode(fmt("[%lld]", (long long)member->id)))));
+	warm_channel(member, id, NULL, 1);
+	EXPECT_SUCCESS(http(&(struct request){.method = "DELETE",
+	                                      .path = "/api/v1/users/me/subscriptions",
+	                                      .user = member,
+	                                      .form = fmt("subscriptions=%s", url_encode(fmt("[\"%s\"]", name)))}));
+	for (int i = 0; i < CHECK_REQUESTS; i++)
+		CHECK(channel_messages(member, id, NULL) == 0, "request %d after leaving: history still read", i);
+}
+
 void register_caches_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -321,6 +431,10 @@ void register_caches_tests(void)
 	    {"register_sees_psql_change", test_register_sees_psql_change},
 	    {"register_sees_profile_value", test_register_sees_profile_value},
 	    {"register_races_user_creation", test_register_races_user_creation},
+	    {"channel_psql_group_member", test_channel_psql_group_member},
+	    {"channel_psql_private", test_channel_psql_private},
+	    {"channel_psql_rename", test_channel_psql_rename},
+	    {"channel_unsubscribe_api", test_channel_unsubscribe_api},
 	    {NULL, NULL},
 	};
 	itest_add_suite("caches", cases);
