@@ -14,9 +14,11 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-#define NBUCKETS    1024
-#define MAX_BLOBS   32    /* then the oldest is dropped */
-#define MAX_ENTRIES 20000 /* then everything is dropped and filled again: a bound, not an eviction policy */
+#define NBUCKETS  1024
+#define MAX_BLOBS 32 /* then the oldest is dropped */
+/* Bounds on memory, not eviction policies: past one, the entries of that kind are dropped and filled again. */
+#define MAX_ENTRIES 20000 /* API keys and subdomains */
+#define MAX_VALUES  20000 /* small values (cache_value_put()) */
 #define KEY_MAX     64
 
 /* One API key hash (user and realm), one subdomain (realm only) or one small value (cache_value_put()). */
@@ -43,7 +45,7 @@ struct cache {
 	bool up;         /* the listener listens: copies may be used and kept */
 	uint64_t ticket; /* moves on at every invalidation; a put with an older ticket is dropped */
 	uint64_t heard;  /* notifications handled */
-	int count;
+	int count[2];    /* entries: [0] API keys and subdomains, [1] small values */
 	struct entry *buckets[NBUCKETS];
 };
 
@@ -100,16 +102,18 @@ static unsigned bucket_of(const char *key)
 }
 
 /* Frees the entries of realm_id (all of them for 0). Lock held. */
-static void clear(struct cache *c, int64_t realm_id)
+/* Drops the entries of realm_id (0: all) of one kind (0: API keys and subdomains, 1: small values; -1: both). */
+static void clear(struct cache *c, int64_t realm_id, int kind)
 {
 	for (int b = 0; b < NBUCKETS; b++) {
 		struct entry **p = &c->buckets[b];
 		while (*p != NULL) {
 			struct entry *e = *p;
-			if (realm_id == 0 || e->realm.id == realm_id) {
+			bool is_value = e->value != NULL;
+			if ((realm_id == 0 || e->realm.id == realm_id) && (kind < 0 || kind == is_value)) {
 				*p = e->next;
 				free_entry(e);
-				c->count--;
+				c->count[is_value]--;
 			} else {
 				p = &e->next;
 			}
@@ -132,7 +136,7 @@ static void drop_blobs(struct cache *c, int64_t realm_id)
 /* An invalidation: drops the entries of realm_id (0: all) and moves the ticket on, so fills in flight are dropped. */
 static void drop(struct cache *c, int64_t realm_id)
 {
-	clear(c, realm_id);
+	clear(c, realm_id, -1);
 	drop_blobs(c, realm_id);
 	c->ticket++;
 }
@@ -255,12 +259,13 @@ static void insert(struct cache *c, uint64_t ticket, struct entry *e)
 		free_entry(e);
 		return;
 	}
-	if (c->count >= MAX_ENTRIES)
-		clear(c, 0); /* a bound on memory, not an invalidation: the ticket stays */
+	bool is_value = e->value != NULL;
+	if (c->count[is_value] >= (is_value ? MAX_VALUES : MAX_ENTRIES))
+		clear(c, 0, is_value); /* a bound on memory, not an invalidation: the ticket stays */
 	unsigned b = bucket_of(key);
 	e->next = c->buckets[b];
 	c->buckets[b] = e;
-	c->count++;
+	c->count[is_value]++;
 	pthread_mutex_unlock(&c->lock);
 }
 

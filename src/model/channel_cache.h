@@ -1,7 +1,8 @@
 /*
  * The channels a narrow names (GET /messages), as the requesting user may read them, from the process's cache
- * (model/cache.h) instead of a lookup with the user's groups at every request. Kept per organization, user and
- * operand (a channel id, or a name as written: names longer than the cache's keys are always read); dropped with
+ * (model/cache.h) instead of a lookup with the user's groups at every request. Kept per organization, user, role and
+ * operand (a channel id, or a name as written: names longer than the cache's keys, and channels that do not exist,
+ * are always read); dropped with
  * the organization's other copies whenever its channels, subscriptions (joining, leaving), user groups or users
  * change, by the triggers of migrations/0028_message_fetch.sql, whoever changes them.
  */

@@ -138,13 +138,23 @@ static struct users_text *build(struct uow *uow, const struct user *viewer, bool
 	return t;
 }
 
+long realm_kept_made(void)
+{
+	return (long)now_secs();
+}
+
+int realm_kept_is_current(struct uow *uow, const char *pg_snapshot, long made)
+{
+	if ((long)now_secs() - made > MAX_AGE_SECS)
+		return 0;
+	struct db_res *res = DB_EXEC(uow, &st_current, db_arg_int(uow, uow->realm->id), pg_snapshot);
+	return res == NULL ? -1 : db_bool(res, 0, 0);
+}
+
 /* 1 if t may stand for what the calling transaction reads, 0 if not, -1 on error. */
 static int is_current(struct uow *uow, const struct users_text *t)
 {
-	if (now_secs() - t->made > MAX_AGE_SECS)
-		return 0;
-	struct db_res *res = DB_EXEC(uow, &st_current, db_arg_int(uow, uow->realm->id), t->pg_snapshot);
-	return res == NULL ? -1 : db_bool(res, 0, 0);
+	return realm_kept_is_current(uow, t->pg_snapshot, (long)t->made);
 }
 
 /* The position of user id among t's active users, or -1. */
