@@ -17,6 +17,8 @@
 struct db_conn {
 	PGconn *pg;
 	bool cache_notice; /* a trigger said that cached rows changed (db_take_cache_notice()) */
+	/* db_begin() was called and nothing has run since: the BEGIN goes with the next statement (begin_and_run()) */
+	struct db_stmt *pending_begin;
 	unsigned char prepared[DB_MAX_STMTS];
 };
 
@@ -129,11 +131,12 @@ void db_release(struct uow *uow)
 	struct db_conn *c = uow->db;
 	if (c == NULL)
 		return;
-	if (uow->in_txn) {
+	if (uow->in_txn && c->pending_begin == NULL) {
 		PGresult *r = PQexec(c->pg, "ROLLBACK");
 		PQclear(r);
-		uow->in_txn = false;
 	}
+	uow->in_txn = false;
+	c->pending_begin = NULL;
 	struct db_pool *pool = uow->worker->db;
 	slots_give(&pool->slots, (int)(c - pool->conns));
 	uow->db = NULL;
@@ -226,6 +229,61 @@ static bool result_ok(const PGresult *r)
 	return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
 }
 
+/*
+ * The first statement of a transaction: its BEGIN and the statement pipelined in one round trip (a transaction
+ * costs no round trip of its own for BEGIN). The statement is prepared first if needed (outside the transaction,
+ * as run() does); a generic-plan statement (a pipeline of its own) gets its BEGIN alone. The BEGIN is no longer
+ * pending once the server took it; a broken connection leaves it pending (nothing ran: exec() may retry).
+ */
+static PGresult *begin_and_run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st,
+                               const char *const *params, int n)
+{
+	char name[16] = "";
+	if (pool->prepared) {
+		int id = stmt_id(st);
+		snprintf(name, sizeof(name), "s%d", id);
+		if (!c->prepared[id]) {
+			PGresult *p = PQprepare(c->pg, name, st->sql, 0, NULL);
+			if (PQresultStatus(p) != PGRES_COMMAND_OK)
+				return p;
+			PQclear(p);
+			c->prepared[id] = 1;
+		}
+	}
+	if (st->generic || !PQenterPipelineMode(c->pg)) {
+		PGresult *b = PQexec(c->pg, c->pending_begin->sql);
+		if (!result_ok(b))
+			return b;
+		PQclear(b);
+		c->pending_begin = NULL;
+		return run(pool, c, st, params, n);
+	}
+	bool sent = PQsendQueryParams(c->pg, c->pending_begin->sql, 0, NULL, NULL, NULL, NULL, 0) &&
+	            (*name ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
+	                   : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0)) &&
+	            PQpipelineSync(c->pg);
+	PGresult *out = NULL, *r;
+	/* Two results, each followed by NULL, then the sync (stop early if the connection broke). */
+	for (int i = 0; sent && i < 2; i++) {
+		while ((r = PQgetResult(c->pg)) != NULL) {
+			if (i == 0 && PQresultStatus(r) == PGRES_COMMAND_OK)
+				c->pending_begin = NULL;
+			if (i == 1 && out == NULL)
+				out = r;
+			else
+				PQclear(r);
+		}
+	}
+	while (sent && (r = PQgetResult(c->pg)) != NULL) {
+		ExecStatusType s = PQresultStatus(r);
+		PQclear(r);
+		if (s == PGRES_PIPELINE_SYNC)
+			break;
+	}
+	PQexitPipelineMode(c->pg);
+	return out != NULL ? out : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+}
+
 /* Logs the failure of r, frees r and returns the error it amounts to. */
 static enum err fail(struct uow *uow, struct db_conn *c, PGresult *r, const char *sql)
 {
@@ -252,15 +310,15 @@ static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *cons
 	if (c == NULL)
 		return NULL;
 	struct db_pool *pool = uow->worker->db;
-	PGresult *r = run(pool, c, st, params, n);
-	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && !uow->in_txn) {
+	PGresult *r = c->pending_begin ? begin_and_run(pool, c, st, params, n) : run(pool, c, st, params, n);
+	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && (!uow->in_txn || c->pending_begin != NULL)) {
 		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
 		PQclear(r);
 		if (conn_open(pool, c) < 0) {
 			metrics_add(uow->worker->metrics, M_PG_CONNECT_ERRORS, 1);
 			return NULL;
 		}
-		r = run(pool, c, st, params, n);
+		r = c->pending_begin ? begin_and_run(pool, c, st, params, n) : run(pool, c, st, params, n);
 	}
 	if (!result_ok(r)) {
 		*e = fail(uow, c, r, st->sql);
@@ -293,6 +351,13 @@ int db_exec_script(struct uow *uow, const char *sql)
 	struct db_conn *c = acquire(uow);
 	if (c == NULL)
 		return uow_error(uow, ERR_UNAVAILABLE, NULL);
+	if (c->pending_begin != NULL) {
+		PGresult *b = PQexec(c->pg, c->pending_begin->sql);
+		if (!result_ok(b))
+			return uow_error(uow, fail(uow, c, b, c->pending_begin->sql), NULL);
+		PQclear(b);
+		c->pending_begin = NULL;
+	}
 	PGresult *r = PQexec(c->pg, sql);
 	if (!result_ok(r))
 		return uow_error(uow, fail(uow, c, r, sql), NULL);
@@ -396,14 +461,23 @@ static struct db_stmt st_begin_rr = DB_STMT("BEGIN ISOLATION LEVEL REPEATABLE RE
 static struct db_stmt st_commit = DB_STMT("COMMIT");
 static struct db_stmt st_ping = DB_STMT("SELECT 1");
 
-int db_begin(struct uow *uow)
+/*
+ * Transactions begin lazily: db_begin() only notes the BEGIN, which is sent with the transaction's first statement
+ * (begin_and_run()); a transaction in which nothing ran commits or rolls back without a round trip.
+ */
+static int begin_with(struct uow *uow, struct db_stmt *begin)
 {
-	if (uow->in_txn)
-		return 0;
-	if (db_exec(uow, &st_begin, NULL, 0) == NULL)
-		return -1;
+	struct db_conn *c = acquire(uow);
+	if (c == NULL)
+		return uow_error(uow, ERR_UNAVAILABLE, NULL);
+	c->pending_begin = begin;
 	uow->in_txn = true;
 	return 0;
+}
+
+int db_begin(struct uow *uow)
+{
+	return uow->in_txn ? 0 : begin_with(uow, &st_begin);
 }
 
 int db_begin_repeatable_read(struct uow *uow)
@@ -412,19 +486,95 @@ int db_begin_repeatable_read(struct uow *uow)
 		log_msg(LOG_ERROR, "request %llu: repeatable read asked inside an open transaction", uow->id);
 		return uow_error(uow, ERR_INTERNAL, NULL);
 	}
-	if (db_exec(uow, &st_begin_rr, NULL, 0) == NULL)
-		return -1;
-	uow->in_txn = true;
-	return 0;
+	return begin_with(uow, &st_begin_rr);
 }
 
 int db_commit(struct uow *uow)
 {
 	if (!uow->in_txn)
 		return 0;
+	if (uow->db != NULL && uow->db->pending_begin != NULL) {
+		uow->db->pending_begin = NULL;
+		uow->in_txn = false;
+		return 0;
+	}
 	struct db_res *r = db_exec(uow, &st_commit, NULL, 0);
 	uow->in_txn = false;
 	return r == NULL ? -1 : 0;
+}
+
+/*
+ * st and COMMIT pipelined in one round trip (st prepared first if needed). Returns st's result with the
+ * transaction committed, or NULL with *e set: st failed (the transaction is left open and aborted, for
+ * db_release()'s ROLLBACK) or the COMMIT did (the transaction is over).
+ */
+static struct db_res *exec_commit(struct uow *uow, struct db_conn *c, struct db_stmt *st, const char *const *params,
+                                  int n, enum err *e)
+{
+	struct db_pool *pool = uow->worker->db;
+	char name[16] = "";
+	if (pool->prepared) {
+		int id = stmt_id(st);
+		snprintf(name, sizeof(name), "s%d", id);
+		PGresult *p = c->prepared[id] ? NULL : PQprepare(c->pg, name, st->sql, 0, NULL);
+		if (p != NULL && PQresultStatus(p) != PGRES_COMMAND_OK) {
+			*e = fail(uow, c, p, st->sql);
+			return NULL;
+		}
+		PQclear(p);
+		c->prepared[id] = 1;
+	}
+	bool sent = PQenterPipelineMode(c->pg) &&
+	            (*name ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
+	                   : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0)) &&
+	            PQsendQueryParams(c->pg, st_commit.sql, 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c->pg);
+	PGresult *out[2] = {NULL, NULL}, *r;
+	for (int i = 0; sent && i < 2; i++)
+		while ((r = PQgetResult(c->pg)) != NULL) {
+			if (out[i] == NULL)
+				out[i] = r;
+			else
+				PQclear(r);
+		}
+	while (sent && (r = PQgetResult(c->pg)) != NULL) {
+		ExecStatusType s = PQresultStatus(r);
+		PQclear(r);
+		if (s == PGRES_PIPELINE_SYNC)
+			break;
+	}
+	PQexitPipelineMode(c->pg);
+	for (int i = 0; i < 2; i++)
+		if (out[i] == NULL)
+			out[i] = PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+	if (result_ok(out[0]))
+		uow->in_txn = false; /* the COMMIT ran: it ended the transaction, whatever it answered */
+	if (!result_ok(out[0]) || !result_ok(out[1])) {
+		bool first = !result_ok(out[0]);
+		*e = fail(uow, c, first ? out[0] : out[1], first ? st->sql : st_commit.sql);
+		PQclear(first ? out[1] : out[0]);
+		return NULL;
+	}
+	PQclear(out[1]);
+	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
+	res->res = out[0];
+	arena_defer(&uow->arena, clear_result, out[0]);
+	*e = ERR_NONE;
+	return res;
+}
+
+struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
+{
+	struct db_conn *c = uow->db;
+	if (!uow->in_txn || c == NULL || c->pending_begin != NULL) {
+		/* No statement ran yet (or no transaction): the plain way. */
+		struct db_res *res = db_exec(uow, st, params, n);
+		return res != NULL && db_commit(uow) == 0 ? res : NULL;
+	}
+	enum err e;
+	struct db_res *res = exec_commit(uow, c, st, params, n, &e);
+	if (res == NULL)
+		uow_error(uow, e, NULL);
+	return res;
 }
 
 bool db_take_cache_notice(struct uow *uow)

@@ -128,6 +128,13 @@ int db_begin(struct uow *uow);
 int db_begin_repeatable_read(struct uow *uow);
 /* Commits it. Returns 0 or -1 (error recorded). */
 int db_commit(struct uow *uow);
+/*
+ * Executes st as the open transaction's last statement and commits, both in one round trip. Returns st's result,
+ * or NULL with the error recorded (st failed: the transaction is rolled back at db_release(); or the COMMIT did).
+ * Outside a transaction, or before any statement of it ran, the same as db_exec() then db_commit().
+ */
+struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *const *params, int n);
+#define DB_EXEC_COMMIT(uow, st, ...) db_exec_commit((uow), (st), (const char *[]){__VA_ARGS__}, DB_NARGS(__VA_ARGS__))
 /* Rolls back an open transaction and returns the connection to the pool; also run by the arena cleanup that
  * acquiring registered, so calling it early (a long-poll about to wait) is optional. */
 void db_release(struct uow *uow);

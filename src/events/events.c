@@ -116,10 +116,11 @@ static struct db_stmt st_outbox_insert =
             " FROM json_array_elements($1::json) WITH ORDINALITY AS t(e, n) ORDER BY n RETURNING id, txid)"
             " SELECT id, txid::text FROM ins ORDER BY id");
 
-int events_outbox_write(struct uow *uow)
+/* Writes the outbox rows, committing in the same round trip when commit is set. */
+static int outbox_write(struct uow *uow, bool commit)
 {
 	if (!uow->in_txn || uow->nevents == 0)
-		return 0;
+		return commit ? db_commit(uow) : 0;
 	json_object *rows = uow_own_json(uow, json_object_new_array());
 	for (int i = 0; i < uow->nevents; i++) {
 		const struct pending_event *e = &uow->events[i];
@@ -130,10 +131,12 @@ int events_outbox_write(struct uow *uow)
 		json_object_object_add(row, "p", json_object_new_string(e->json));
 		json_object_array_add(rows, row);
 	}
-	struct db_res *res = DB_EXEC(uow, &st_outbox_insert, jsonx_string(rows));
+	struct db_res *res = commit ? DB_EXEC_COMMIT(uow, &st_outbox_insert, jsonx_string(rows))
+	                            : DB_EXEC(uow, &st_outbox_insert, jsonx_string(rows));
 	if (res == NULL)
 		return -1;
 	if (db_rows(res) != uow->nevents) {
+		/* Not reached once committed: the statement returns a row per event. */
 		log_msg(LOG_ERROR, "request %llu: outbox returned %d rows for %d events", uow->id, db_rows(res),
 		        uow->nevents);
 		return uow_error(uow, ERR_INTERNAL, NULL);
@@ -145,58 +148,79 @@ int events_outbox_write(struct uow *uow)
 	return 0;
 }
 
+int events_outbox_write(struct uow *uow)
+{
+	return outbox_write(uow, false);
+}
+
+int events_outbox_commit(struct uow *uow)
+{
+	return outbox_write(uow, true);
+}
+
 /*
- * Appends an event to a queue that still exists and wakes its waiting poll. Returns the new id, -1 when the queue
- * is gone, or -2 when the queue has already applied this outbox row.
+ * Appends an event to each of the queues named by KEYS (three keys a queue: meta, events, applied) that still
+ * exists, and wakes its waiting poll: one script call for all the queues of an event (up to PUSH_CHUNK of them),
+ * not one per queue. Returns an array with, per queue, the new id, -1 when the queue is gone, or -2 when the queue
+ * has already applied this outbox row.
  * update_message_flags events other than remove/read are merged, as the reference's virtual events: the messages
  * of an earlier unacknowledged event of the same op and flag join the new event, which takes the new id; the
  * earlier entry keeps its id (so that acknowledging it still works) with "-" for a body, which is never served
- * (ARGV[4] is "<op>/<flag>" for merged kinds, else "").
+ * (ARGV[3] is "<op>/<flag>" for merged kinds, else "").
  *
- * ARGV[5] is the event's outbox id ("" for an event published directly) and ARGV[6] the time. KEYS[3], the
- * queue's applied set, holds the outbox ids the queue has taken, scored by that time, at least the last
- * APPLIED_SECS of them (up to APPLIED_MAX): a row published again (its worker died after publishing it, or a
- * reaper after publishing and before its DELETE committed) is dropped here. A set rather than a "last id applied":
- * ids are drawn at INSERT, so two transactions can commit, and publish, in the opposite order of their ids, and a
- * high-water mark would drop the lower id that comes second. Only a row published again more than APPLIED_SECS
- * after its first publish (the database unreachable that long between a publish and its DELETE) could land twice.
+ * ARGV[1] is the transaction id, ARGV[2] the event, ARGV[4] its outbox id ("" for an event published directly)
+ * and ARGV[5] the time. A queue's applied set holds the outbox ids the queue has taken, scored by that time, at
+ * least the last APPLIED_SECS of them (up to APPLIED_MAX): a row published again (its worker died after publishing
+ * it, or a reaper after publishing and before its DELETE committed) is dropped here. A set rather than a "last id
+ * applied": ids are drawn at INSERT, so two transactions can commit, and publish, in the opposite order of their
+ * ids, and a high-water mark would drop the lower id that comes second. Only a row published again more than
+ * APPLIED_SECS after its first publish (the database unreachable that long between a publish and its DELETE)
+ * could land twice. A queue's wake keys are its meta key's prefix with "wake:<poll>".
  */
 static const char push_script[] =
-    "local meta = redis.call('HMGET', KEYS[1], 'next_id', 'waiter') "
-    "if not meta[1] then return -1 end "
-    "if ARGV[5] ~= '' and redis.call('ZADD', KEYS[3], 'NX', ARGV[6], ARGV[5]) == 0 then return -2 end "
-    "local id = tonumber(meta[1]) "
-    "if id % 64 == 63 and redis.call('ZCARD', KEYS[3]) > " APPLIED_PRUNE_AT " then "
-    "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[6]) - " APPLIED_SECS ") "
-    "  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -" APPLIED_MAX " - 1) "
-    "end "
-    "local body = ARGV[2] "
-    "if ARGV[4] ~= '' then "
-    "  local items = redis.call('LRANGE', KEYS[2], 0, -1) "
-    "  for i = #items, 1, -1 do "
-    "    local item = items[i] "
-    "    local a = string.find(item, ' ', 1, true) "
-    "    local b = string.find(item, ' ', a + 1, true) "
-    "    local old = string.sub(item, b + 1) "
-    "    if string.find(old, '\"update_message_flags\"', 1, true) then "
-    "      local ev = cjson.decode(old) "
-    "      if ev.op .. '/' .. ev.flag == ARGV[4] then "
-    "        local new = cjson.decode(body) "
-    "        for _, m in ipairs(new.messages) do table.insert(ev.messages, m) end "
-    "        body = cjson.encode(ev) "
+    "local function push(km, ke, ka) "
+    "  local meta = redis.call('HMGET', km, 'next_id', 'waiter') "
+    "  if not meta[1] then return -1 end "
+    "  if ARGV[4] ~= '' and redis.call('ZADD', ka, 'NX', ARGV[5], ARGV[4]) == 0 then return -2 end "
+    "  local id = tonumber(meta[1]) "
+    "  if id % 64 == 63 and redis.call('ZCARD', ka) > " APPLIED_PRUNE_AT " then "
+    "    redis.call('ZREMRANGEBYSCORE', ka, '-inf', tonumber(ARGV[5]) - " APPLIED_SECS ") "
+    "    redis.call('ZREMRANGEBYRANK', ka, 0, -" APPLIED_MAX " - 1) "
+    "  end "
+    "  local body = ARGV[2] "
+    "  if ARGV[3] ~= '' then "
+    "    local items = redis.call('LRANGE', ke, 0, -1) "
+    "    for i = #items, 1, -1 do "
+    "      local item = items[i] "
+    "      local a = string.find(item, ' ', 1, true) "
+    "      local b = string.find(item, ' ', a + 1, true) "
+    "      local old = string.sub(item, b + 1) "
+    "      if string.find(old, '\"update_message_flags\"', 1, true) then "
+    "        local ev = cjson.decode(old) "
+    "        if ev.op .. '/' .. ev.flag == ARGV[3] then "
+    "          local new = cjson.decode(body) "
+    "          for _, m in ipairs(new.messages) do table.insert(ev.messages, m) end "
+    "          body = cjson.encode(ev) "
     /* cjson writes an empty table as an object: merged read markers with no ids (all) keep their list. */
-    "        if #ev.messages == 0 then body = string.gsub(body, '\"messages\":{}', '\"messages\":[]', 1) end "
-    "        redis.call('LSET', KEYS[2], i - 1, string.sub(item, 1, a) .. '0 -') "
-    "        break "
+    "          if #ev.messages == 0 then body = string.gsub(body, '\"messages\":{}', '\"messages\":[]', 1) end "
+    "          redis.call('LSET', ke, i - 1, string.sub(item, 1, a) .. '0 -') "
+    "          break "
+    "        end "
     "      end "
     "    end "
     "  end "
+    "  redis.call('HSET', km, 'next_id', id + 1) "
+    "  redis.call('RPUSH', ke, id .. ' ' .. ARGV[1] .. ' ' .. body) "
+    "  local w = meta[2] "
+    "  if w then "
+    "    local wk = string.sub(km, 1, -5) .. 'wake:' .. w "
+    "    redis.call('RPUSH', wk, 'event') redis.call('EXPIRE', wk, 120) "
+    "  end "
+    "  return id "
     "end "
-    "redis.call('HSET', KEYS[1], 'next_id', id + 1) "
-    "redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1] .. ' ' .. body) "
-    "local w = meta[2] "
-    "if w then redis.call('RPUSH', ARGV[3] .. w, 'event') redis.call('EXPIRE', ARGV[3] .. w, 120) end "
-    "return id";
+    "local out = {} "
+    "for q = 1, #KEYS, 3 do out[#out + 1] = push(KEYS[q], KEYS[q + 1], KEYS[q + 2]) end "
+    "return out";
 
 /* "<op>/<flag>" for update_message_flags events the reference merges, else "". */
 static const char *merge_key(struct uow *uow, json_object *event)
@@ -568,29 +592,59 @@ static int find_queues(struct uow *uow, const struct pending_event *events, int 
 	return settings_fetch(uow, miss, nmiss);
 }
 
-/* The push of one event to one queue (push_script). */
-static const char **push_cmd(struct uow *uow, const struct pending_event *e, const char *qid, const char *merge,
-                             const char *now)
+/*
+ * Queues per push script call: a call holds Redis for all of its queues (some 5 us each), so a channel of
+ * thousands of queues takes a few calls, each short, and other clients' commands run between them.
+ */
+#define PUSH_CHUNK 128
+
+/* The push of one event to the queues qids[0..n) (push_script); n <= PUSH_CHUNK. */
+static const char **push_cmd(struct uow *uow, const struct pending_event *e, const char *const *qids, int n,
+                             const char *merge, const char *now, int *argc)
 {
-	const char **argv = arena_alloc(&uow->arena, 12 * sizeof(*argv));
-	argv[0] = "EVAL";
-	argv[1] = push_script;
-	argv[2] = "3";
-	argv[3] = key(uow, qid, "meta");
-	argv[4] = key(uow, qid, "events");
-	argv[5] = key(uow, qid, "applied");
-	argv[6] = e->txid;
-	argv[7] = e->json;
-	argv[8] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid);
-	argv[9] = merge;
-	argv[10] = e->oid ? e->oid : "";
-	argv[11] = now;
+	const char **argv = arena_alloc(&uow->arena, (size_t)(3 * n + 8) * sizeof(*argv));
+	int k = 0;
+	argv[k++] = "EVAL";
+	argv[k++] = push_script;
+	argv[k++] = arena_printf(&uow->arena, "%d", 3 * n);
+	for (int i = 0; i < n; i++) {
+		argv[k++] = key(uow, qids[i], "meta");
+		argv[k++] = key(uow, qids[i], "events");
+		argv[k++] = key(uow, qids[i], "applied");
+	}
+	argv[k++] = e->txid;
+	argv[k++] = e->json;
+	argv[k++] = merge;
+	argv[k++] = e->oid ? e->oid : "";
+	argv[k++] = now;
+	*argc = k;
 	return argv;
+}
+
+/* The queues of f that accept its event, into an arena array; returns how many. */
+static int accepting_queues(struct uow *uow, const struct fanout *f, json_object *event, const char ***out)
+{
+	json_object *exclude = NULL;
+	json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
+	const char **q = arena_alloc(&uow->arena, (size_t)(f->nq + 1) * sizeof(*q));
+	int n = 0;
+	for (int k = 0; k < f->nq; k++) {
+		const struct queue_settings *qs = &f->settings[k];
+		if (qs->user == NULL)
+			continue; /* deleted meanwhile */
+		if (exclude != NULL && in_id_list(exclude, strtoll(qs->user, NULL, 10)))
+			continue; /* that user's queues get the user's own copy */
+		if (accepts(event, qs->types, qs->narrow, qs->caps))
+			q[n++] = f->queues[k];
+	}
+	*out = q;
+	return n;
 }
 
 /*
  * Pushes n events (none of them EV_DELETE_QUEUES) to the queues that accept them, in their order, in three round
- * trips for all of them: the queues, the settings of those not cached, the pushes.
+ * trips for all of them: the queues, the settings of those not cached, the pushes (one script call per event and
+ * PUSH_CHUNK queues).
  */
 static int publish_events(struct uow *uow, const struct pending_event *events, int n)
 {
@@ -599,33 +653,28 @@ static int publish_events(struct uow *uow, const struct pending_event *events, i
 		return -1;
 	int total = 0;
 	for (int i = 0; i < n; i++)
-		total += f[i].nq;
+		total += f[i].nq / PUSH_CHUNK + 1;
 	const char *const **cmds = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*cmds));
 	int *argcs = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*argcs));
 	struct rreply **replies = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*replies));
 	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
-	int npush = 0;
+	int ncmds = 0, npush = 0;
 	for (int i = 0; i < n; i++) {
 		if (f[i].nq == 0)
 			continue;
-		json_object *event = NULL, *exclude = NULL;
+		json_object *event = NULL;
 		jsonx_parse(f[i].e->json, strlen(f[i].e->json), &event);
 		uow_own_json(uow, event);
-		json_object_object_get_ex(event, "_exclude_user_ids", &exclude);
-		const char *merge = merge_key(uow, event);
-		for (int k = 0; k < f[i].nq; k++) {
-			const struct queue_settings *qs = &f[i].settings[k];
-			if (qs->user == NULL)
-				continue; /* deleted meanwhile */
-			if (exclude != NULL && in_id_list(exclude, strtoll(qs->user, NULL, 10)))
-				continue; /* that user's queues get the user's own copy */
-			if (!accepts(event, qs->types, qs->narrow, qs->caps))
-				continue;
-			cmds[npush] = push_cmd(uow, f[i].e, f[i].queues[k], merge, now);
-			argcs[npush++] = 12;
+		const char *merge = merge_key(uow, event), **q;
+		int nq = accepting_queues(uow, &f[i], event, &q);
+		for (int k = 0; k < nq; k += PUSH_CHUNK) {
+			int chunk = nq - k < PUSH_CHUNK ? nq - k : PUSH_CHUNK;
+			cmds[ncmds] = push_cmd(uow, f[i].e, q + k, chunk, merge, now, &argcs[ncmds]);
+			ncmds++;
 		}
+		npush += nq;
 	}
-	if (npush > 0 && redis_try_pipeline(uow, npush, argcs, cmds, replies) < 0)
+	if (ncmds > 0 && redis_try_pipeline(uow, ncmds, argcs, cmds, replies) < 0)
 		return -1;
 	metrics_add(uow->worker->metrics, M_EVENT_PUSHES, npush);
 	return 0;
@@ -694,7 +743,7 @@ void events_outbox_clear(struct uow *uow)
 
 int events_commit(struct uow *uow)
 {
-	if (events_outbox_write(uow) < 0 || db_commit(uow) < 0)
+	if (events_outbox_commit(uow) < 0)
 		return -1;
 	events_publish(uow);
 	events_outbox_clear(uow);

@@ -47,6 +47,11 @@ int events_add_some(struct uow *uow, json_object *event, const int64_t *user_ids
  */
 int events_outbox_write(struct uow *uow);
 /*
+ * events_outbox_write() and db_commit() in one round trip (the outbox INSERT and COMMIT pipelined); without
+ * events, db_commit(). Returns 0, or -1 with the error recorded (nothing committed, or the COMMIT failed).
+ */
+int events_outbox_commit(struct uow *uow);
+/*
  * Publishes the request's recorded events (after COMMIT). Failures are logged, not fatal: the change is already
  * committed, and an event that has an outbox row (with the ones after it) is left to the reaper.
  */

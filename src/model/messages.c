@@ -728,81 +728,75 @@ static int check_mentions(struct uow *uow, const struct message_draft *d, const 
 	return 0;
 }
 
-static struct db_stmt st_insert_channel_message = DB_STMT(
-    "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, client, has_image,"
-    " has_link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id");
-/* The conversation is the sorted set of participants; its row is created with its first message. */
-static struct db_stmt st_insert_direct_message = DB_STMT(
-    "WITH dc AS (INSERT INTO direct_conversations (realm_id, user_ids) VALUES ($1, $3::bigint[])"
-    "   ON CONFLICT (realm_id, user_ids) DO UPDATE SET realm_id = EXCLUDED.realm_id RETURNING id)"
-    " INSERT INTO messages (realm_id, sender_id, direct_conversation_id, topic, content, rendered_content, client,"
-    " has_image, has_link) SELECT $1, $2, dc.id, $4, $5, $6, $7, $8, $9 FROM dc RETURNING id");
 static struct db_stmt st_set_has_attachment = DB_STMT("UPDATE messages SET has_attachment = true WHERE id = $1");
 
-static int64_t insert_message(struct uow *uow, const struct message_draft *d, const struct markdown_result *md)
-{
-	const char *realm = db_arg_int(uow, uow->realm->id), *sender = db_arg_int(uow, d->sender->id);
-	const char *client = d->client ? d->client : "API";
-	const char *image = md->has_image ? "true" : "false", *link = md->has_link ? "true" : "false";
-	struct db_res *res =
-	    d->channel ? DB_EXEC(uow, &st_insert_channel_message, realm, sender, db_arg_int(uow, d->channel->id),
-	                         d->topic, d->content, md->html, client, image, link)
-	               : DB_EXEC(uow, &st_insert_direct_message, realm, sender,
-	                         db_arg_ids(uow, d->participants, d->n_participants), "", d->content, md->html, client,
-	                         image, link);
-	return res != NULL && db_rows(res) == 1 ? db_int(res, 0, 0) : 0;
-}
-
 /*
- * Every recipient's row in one INSERT ... SELECT. $4 base flags, $5 read by sender, $6 mentioned users, $7
- * mentioned groups (their members count as mentioned). Channel messages go to the active subscribers (and to
- * generic bots mentioned by name); $8 topic wildcard: flags the topic's participants (who sent to it, and the
- * sender).
+ * The message row and every recipient's row in one statement (one round trip): the messages INSERT feeds the
+ * user_messages INSERT ... SELECT, and the answer is the new id with each recipient's (user_id, flags), or the id
+ * alone with NULLs when there is no recipient. $1 realm, $2 sender, $4 base flags, $5 read by sender, $6 mentioned
+ * users, $7 mentioned groups (their members count as mentioned). Channel messages ($3 the channel) go to the active
+ * subscribers (and to generic bots mentioned by name); $8 topic wildcard: flags the topic's participants (who sent
+ * to it before, and the sender). Direct messages ($3 the sorted participants) create their conversation's row
+ * with their first message.
  */
 #define MENTIONED_CTE                                                                                                  \
-	"WITH mentioned AS (SELECT unnest($6::bigint[]) AS id UNION"                                                   \
+	" mentioned AS (SELECT unnest($6::bigint[]) AS id UNION"                                                       \
 	" SELECT gm.user_id FROM unnest($7::bigint[]) AS g (id), LATERAL confab_group_members(g.id) gm)"
 #define RECIPIENT_FLAGS                                                                                                \
 	"$4::int | CASE WHEN r.id = $2 AND $5 THEN 1 ELSE 0 END"                                                       \
 	" | CASE WHEN r.id IN (SELECT id FROM mentioned) THEN 8 ELSE 0 END"
+#define SEND_ANSWER " SELECT msg.id, ins.user_id, ins.flags FROM msg LEFT JOIN ins ON true"
 /* clang-format off */
-static struct db_stmt st_channel_recipients = DB_STMT(
+static struct db_stmt st_send_channel = DB_STMT(
+    "WITH msg AS (INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, client,"
+    "   has_image, has_link) VALUES ($1, $2, $3, $9, $10, $11, $12, $13, $14) RETURNING id),"
     MENTIONED_CTE ", rcpt AS ("
                   " SELECT s.user_id AS id FROM subscriptions s"
                   "   WHERE s.channel_id = $3 AND s.active AND " USER_ACTIVE_SQL("s.user_id")
-                  " UNION SELECT u.id FROM users u WHERE u.id = ANY($6::bigint[]) AND u.realm_id = $9 AND u.is_active"
-                  "   AND u.is_bot AND u.bot_type = 1)"
-                  " INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, $1, " RECIPIENT_FLAGS
+                  " UNION SELECT u.id FROM users u WHERE u.id = ANY($6::bigint[]) AND u.realm_id = $1 AND u.is_active"
+                  "   AND u.is_bot AND u.bot_type = 1),"
+                  " ins AS (INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, msg.id, " RECIPIENT_FLAGS
                   " | CASE WHEN $8 AND (r.id = $2 OR EXISTS (SELECT 1 FROM messages pm WHERE pm.channel_id = $3"
-                  "   AND lower(pm.topic) = lower($10) AND pm.sender_id = r.id)) THEN 32 ELSE 0 END"
-                  " FROM rcpt r RETURNING user_id, flags");
+                  "   AND lower(pm.topic) = lower($9) AND pm.sender_id = r.id)) THEN 32 ELSE 0 END"
+                  " FROM rcpt r, msg RETURNING user_id, flags)" SEND_ANSWER);
+static struct db_stmt st_send_direct = DB_STMT(
+    "WITH dc AS (INSERT INTO direct_conversations (realm_id, user_ids) VALUES ($1, $3::bigint[])"
+    "   ON CONFLICT (realm_id, user_ids) DO UPDATE SET realm_id = EXCLUDED.realm_id RETURNING id),"
+    " msg AS (INSERT INTO messages (realm_id, sender_id, direct_conversation_id, topic, content, rendered_content,"
+    "   client, has_image, has_link) SELECT $1, $2, dc.id, $8, $9, $10, $11, $12, $13 FROM dc RETURNING id),"
+    MENTIONED_CTE ","
+    " ins AS (INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, msg.id, " RECIPIENT_FLAGS
+    "   FROM unnest($3::bigint[]) AS r (id), msg RETURNING user_id, flags)" SEND_ANSWER);
 /* clang-format on */
-static struct db_stmt st_direct_recipients =
-    DB_STMT(MENTIONED_CTE " INSERT INTO user_messages (user_id, message_id, flags) SELECT r.id, $1, " RECIPIENT_FLAGS
-                          " FROM unnest($3::bigint[]) AS r (id) RETURNING user_id, flags");
 
-static int insert_recipients(struct uow *uow, const struct message_draft *d, const struct markdown_result *md,
-                             struct message_sent *out)
+/* Stores the message and its recipients' rows (st_send_channel or st_send_direct): out->id and recipients. */
+static int insert_message(struct uow *uow, const struct message_draft *d, const struct markdown_result *md,
+                          struct message_sent *out)
 {
 	int base = (md->stream_wildcard ? MF_STREAM_WILDCARD_MENTIONED : 0) | (d->channel ? 0 : MF_IS_PRIVATE);
-	const char *id = db_arg_int(uow, out->id), *sender = db_arg_int(uow, d->sender->id);
+	const char *realm = db_arg_int(uow, uow->realm->id), *sender = db_arg_int(uow, d->sender->id);
 	const char *users = db_arg_ids(uow, md->mentioned_user_ids, md->n_mentioned_users);
 	const char *groups = db_arg_ids(uow, md->mentioned_group_ids, md->n_mentioned_groups);
-	const char *read = d->read_by_sender ? "true" : "false";
-	struct db_res *res =
-	    d->channel
-	        ? DB_EXEC(uow, &st_channel_recipients, id, sender, db_arg_int(uow, d->channel->id),
-	                  db_arg_int(uow, base), read, users, groups, md->topic_wildcard ? "true" : "false",
-	                  db_arg_int(uow, uow->realm->id), d->topic)
-	        : DB_EXEC(uow, &st_direct_recipients, id, sender, db_arg_ids(uow, d->participants, d->n_participants),
-	                  db_arg_int(uow, base), read, users, groups);
+	const char *read = d->read_by_sender ? "true" : "false", *flags = db_arg_int(uow, base);
+	const char *client = d->client ? d->client : "API";
+	const char *image = md->has_image ? "true" : "false", *link = md->has_link ? "true" : "false";
+	struct db_res *res = d->channel ? DB_EXEC(uow, &st_send_channel, realm, sender, db_arg_int(uow, d->channel->id),
+	                                          flags, read, users, groups, md->topic_wildcard ? "true" : "false",
+	                                          d->topic, d->content, md->html, client, image, link)
+	                                : DB_EXEC(uow, &st_send_direct, realm, sender,
+	                                          db_arg_ids(uow, d->participants, d->n_participants), flags, read,
+	                                          users, groups, "", d->content, md->html, client, image, link);
 	if (res == NULL)
 		return -1;
-	out->n_recipients = db_rows(res);
+	int rows = db_rows(res);
+	if (rows == 0)
+		return uow_error(uow, ERR_INTERNAL, NULL);
+	out->id = db_int(res, 0, 0);
+	out->n_recipients = db_null(res, 0, 1) ? 0 : rows;
 	out->recipients = arena_alloc(&uow->arena, (size_t)(out->n_recipients + 1) * sizeof(*out->recipients));
 	for (int i = 0; i < out->n_recipients; i++) {
-		out->recipients[i].user_id = db_int(res, i, 0);
-		out->recipients[i].flags = (int)db_int(res, i, 1);
+		out->recipients[i].user_id = db_int(res, i, 1);
+		out->recipients[i].flags = (int)db_int(res, i, 2);
 	}
 	return 0;
 }
@@ -826,15 +820,14 @@ int message_send(struct uow *uow, const struct message_draft *d, struct message_
 	if (message_render(uow, d, &md) < 0)
 		return -1;
 	memset(out, 0, sizeof(*out));
-	out->id = insert_message(uow, d, &md);
-	if (out->id == 0)
-		return uow_error(uow, ERR_INTERNAL, NULL);
+	if (insert_message(uow, d, &md, out) < 0)
+		return -1;
 	int attached = attachments_link_message(uow, out->id, d->sender->id, d->content, true);
 	if (attached < 0)
 		return -1;
 	if (attached > 0 && DB_EXEC(uow, &st_set_has_attachment, db_arg_int(uow, out->id)) == NULL)
 		return -1;
-	return insert_recipients(uow, d, &md, out);
+	return 0;
 }
 
 /* ---- access -------------------------------------------------------------------------------------------------- */

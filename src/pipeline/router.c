@@ -188,7 +188,7 @@ static int run(struct request *req)
 	uint64_t heard = cache_heard(req->worker->cache);
 	/* The transactional outbox: the events commit with the change; after COMMIT they are published, then their
 	 * rows deleted. A worker that dies in between leaves the rows to the reaper (events.h). */
-	if (r->handler(req) < 0 || events_outbox_write(&req->uow) < 0 || db_commit(&req->uow) < 0)
+	if (r->handler(req) < 0 || events_outbox_commit(&req->uow) < 0)
 		return -1;
 	/* Rows the processes cache changed: answer once this process has heard of it (model/cache.h), so that the
 	 * client's next request, to any process, finds the change. */

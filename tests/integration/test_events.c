@@ -248,7 +248,8 @@ static void test_message_flags(void)
 	char *ch = uniq("flags");
 	subscribe(z.o, ch, fmt("[%lld,%lld]", (long long)z.o->id, (long long)z.a->id), NULL);
 	int64_t sid = channel_id(ch);
-	int64_t m1 = send_channel_message(z.o, ch, "Topic", "one"), m2 = send_direct_message(z.o, id_list(z.a->id, 0), "two");
+	int64_t m1 = send_channel_message(z.o, ch, "Topic", "one"),
+	        m2 = send_direct_message(z.o, id_list(z.a->id, 0), "two");
 	struct queue *qa = reg(z.a, "[\"update_message_flags\"]", NULL),
 	             *qo = reg(z.o, "[\"update_message_flags\"]", NULL);
 	EXPECT_SUCCESS(api_post(z.a, "/messages/flags", fmt("messages=[%lld]&op=add&flag=starred", (long long)m1)));
@@ -311,6 +312,33 @@ static void test_message_wakes_channel(void)
 	EXPECT_NO_EVENTS(qg);
 	send_channel_message(z.o, ch, "t", "again");
 	EXPECT_NO_EVENTS(qo);
+}
+
+/*
+ * A message to more queues than one push script call takes (events.c pushes an event to up to 128 queues a call):
+ * every live queue gets it once, with its own user's flags, in the same place of its stream; a queue deleted before
+ * the send (in the middle of a call's keys) and one whose narrow refuses the message get nothing, and do not keep
+ * the queues after them from getting it.
+ */
+static void test_message_many_queues(void)
+{
+	struct org z = new_org();
+	char *ch = uniq("many");
+	subscribe(z.o, ch, id_list(z.o->id, z.a->id), NULL);
+	enum { N = 135 };
+	struct queue *q[N];
+	for (int i = 0; i < N; i++)
+		q[i] = reg(i % 2 ? z.a : z.o, "[\"message\"]", NULL);
+	struct queue *narrowed = reg(z.a, "[\"message\"]", "narrow=[[\"channel\",\"elsewhere\"]]");
+	struct resp *r = api_method("DELETE", z.o, fmt("/events?queue_id=%s", q[64]->id));
+	EXPECT_SUCCESS(r);
+	int64_t id = send_channel_message(z.a, ch, "fan", fmt("hi @**|%lld**", (long long)z.o->id));
+	char *for_o = message_event_for(z.o, id), *for_a = message_event_for(z.a, id);
+	for (int i = 0; i < N; i++)
+		if (i != 64)
+			EXPECT_EVENTS(q[i], i % 2 ? for_a : for_o);
+	EXPECT_NO_EVENTS(narrowed);
+	CHECK(strstr(for_o, "\"mentioned\"") && !strstr(for_a, "\"mentioned\""), "flags: %s / %s", for_o, for_a);
 }
 
 /* ---- subscriptions ------------------------------------------------------------------------------------------ */
@@ -750,6 +778,7 @@ void register_events_tests(void)
 	    {"message_narrow", test_message_narrow},
 	    {"local_message_id", test_local_message_id},
 	    {"message_wakes_channel", test_message_wakes_channel},
+	    {"message_many_queues", test_message_many_queues},
 	    {"delete_channel_message", test_delete_channel_message},
 	    {"delete_direct_message", test_delete_direct_message},
 	    {"message_flags", test_message_flags},

@@ -814,6 +814,24 @@ static void test_max_message_id(void)
 
 /* ---- a channel with 100,000 messages ------------------------------------------------------------------------- */
 
+/* A public channel without subscribers: the message is stored with no recipient row, and its id answered. */
+static void test_send_no_recipients(void)
+{
+	struct user *u = new_user("member");
+	char *ch = name_of("empty");
+	int64_t cid = make_channel(u, ch, NULL, NULL);
+	psql_ok("UPDATE subscriptions SET active = false WHERE channel_id = %lld", (long long)cid);
+	struct resp *r = send_form(u, fmt("type=channel&to=%lld&topic=t&content=nobody", (long long)cid));
+	EXPECT_SUCCESS(r);
+	int64_t id = jint(r->json, "id");
+	CHECK(id > 0, "id: %s", r->body);
+	char *copies = psql_ok("SELECT count(*) FROM user_messages WHERE message_id = %lld", (long long)id);
+	CHECK(strcmp(copies, "0") == 0, "copies: %s", copies);
+	json_object *m = get_message(u, id, NULL);
+	EXPECT_INT(m, "stream_id", cid);
+	EXPECT_STR(m, "content", "<p>nobody</p>");
+}
+
 static void test_big_channel(void)
 {
 	struct user *u = new_user("member"), *reader = new_user("member");
@@ -866,6 +884,7 @@ void register_messages_tests(void)
 	    {"flags_bounds", test_flags_bounds},
 	    {"fetch_integer_bounds", test_fetch_integer_bounds},
 	    {"send_channel_message", test_send_channel_message},
+	    {"send_no_recipients", test_send_no_recipients},
 	    {"send_errors", test_send_errors},
 	    {"truncation_and_empty_topic", test_truncation_and_empty_topic},
 	    {"topics_policy", test_topics_policy},
