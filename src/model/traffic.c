@@ -10,8 +10,9 @@
 /*
  * f: the days to count, [lo, hi) (hi: today, UTC), locked so that a second run waits and then finds them counted.
  * Per channel, its messages of those days from the index messages_channel_date (a lateral subquery with GROUP BY
- * is not flattened: one range scan per channel, not a scan of every message). Rows older than the 28 days the
- * traffic reads are deleted.
+ * is not flattened: one range scan per channel, not a scan of every message), from the day the channel was created
+ * on (the reference counts the days that end after its creation: messages dated earlier, imported, are not). Rows
+ * older than the 28 days the traffic reads are deleted.
  */
 static struct db_stmt st_fill =
     DB_STMT("WITH f AS (SELECT GREATEST(COALESCE(p.through + 1, t.today - 28), t.today - 28) AS lo, t.today AS hi"
@@ -19,7 +20,8 @@ static struct db_stmt st_fill =
             " ins AS (INSERT INTO channel_traffic_days (channel_id, day, count)"
             "  SELECT c.id, d.day, d.n FROM f CROSS JOIN channels c CROSS JOIN LATERAL"
             "  (SELECT (m.date_sent AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM messages m"
-            "   WHERE m.channel_id = c.id AND m.date_sent >= f.lo::timestamp AT TIME ZONE 'UTC'"
+            "   WHERE m.channel_id = c.id AND m.date_sent >= GREATEST(f.lo::timestamp,"
+            "     date_trunc('day', c.date_created AT TIME ZONE 'UTC')) AT TIME ZONE 'UTC'"
             "   AND m.date_sent < f.hi::timestamp AT TIME ZONE 'UTC' GROUP BY 1) d WHERE f.lo < f.hi"
             "  ON CONFLICT (channel_id, day) DO UPDATE SET count = EXCLUDED.count RETURNING 1),"
             " done AS (UPDATE channel_traffic_filled p SET through = f.hi - 1 FROM f WHERE f.lo < f.hi RETURNING 1),"

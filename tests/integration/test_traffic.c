@@ -28,9 +28,11 @@ static void messages(const struct user *u, int64_t id, int n, int first, int spr
 	                              : fmt("(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')"
 	                                    " - make_interval(days => %d + g %% %d) + interval '1 hour'",
 	                                    first, spread);
-	psql_ok("INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent)"
-	        " SELECT %lld, %lld, %lld, 'traffic', 'x', '<p>x</p>', %s FROM generate_series(0, %d) g",
-	        (long long)u->realm_id, (long long)u->id, (long long)id, date, n - 1);
+	psql_ok(
+	    "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent)"
+	    " SELECT c.realm_id, %lld, c.id, 'traffic', 'x', '<p>x</p>', %s FROM channels c, generate_series(0, %d) g"
+	    " WHERE c.id = %lld",
+	    (long long)u->id, date, n - 1, (long long)id);
 }
 
 /* Forgets which days were counted and waits (up to 30 s) for the reaper to count them again. */
@@ -79,6 +81,7 @@ static void test_traffic_formula(void)
 	messages(owner, a, 7, 30, 3);     /* days ending more than 28 days ago */
 	messages(owner, b, 1234, 1, 28);  /* day 28 ends within the last 28 days */
 	messages(owner, c, 45, 1, 9);     /* 45 * 7 // 10 = 31 */
+	messages(owner, c, 6, 11, 2);     /* dated before the day the channel was created: not counted */
 	messages(owner, one, 1, 3, 1);    /* 1 // 4 = 0 -> 1 */
 	messages(owner, week, 10, 1, 6);  /* 10 * 7 // 7 */
 	messages(owner, young, 10, 1, 6); /* under 7 days: null */
