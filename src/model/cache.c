@@ -14,8 +14,10 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-#define NBUCKETS  1024
-#define MAX_BLOBS 32 /* then the oldest is dropped */
+#define NBUCKETS 1024
+/* Then the oldest is dropped. An organization keeps up to 11 (8 kinds of user lists, 2 group lists, the channel
+ * counts): room for about a dozen active organizations per process. */
+#define MAX_BLOBS 128
 /* Bounds on memory, not eviction policies: past one, the entries of that kind are dropped and filled again. */
 #define MAX_ENTRIES 20000 /* API keys and subdomains */
 #define MAX_VALUES  20000 /* small values (cache_value_put()) */

@@ -43,8 +43,17 @@ static struct db_stmt st_current =
             "    WHERE pg_visible_in_snapshot(x, $2::pg_snapshot))"
             "  AND NOT EXISTS (SELECT 1 FROM realm_changes WHERE realm_id IN ($1, 0)"
             "    AND xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $2::pg_snapshot))");
+/*
+ * Records the oldest running transaction, then deletes the changes older than the horizon recorded at least
+ * 2 x MAX_AGE_SECS ago, and the horizons before that one (migrations/0032_realm_changes_horizon.sql). One statement:
+ * its parts share one snapshot, so the horizon recorded now is not among those it reads.
+ */
 static struct db_stmt st_prune =
-    DB_STMT("DELETE FROM realm_changes WHERE changed_at < now() - interval '" /* 2 x MAX_AGE_SECS */ "600 seconds'");
+    DB_STMT("WITH h AS (INSERT INTO realm_changes_horizons DEFAULT VALUES),"
+            " old AS (SELECT taken_at, horizon FROM realm_changes_horizons"
+            "   WHERE taken_at < now() - interval '600 seconds' ORDER BY taken_at DESC LIMIT 1),"
+            " c AS (DELETE FROM realm_changes WHERE xid < (SELECT horizon FROM old))"
+            " DELETE FROM realm_changes_horizons WHERE taken_at < (SELECT taken_at FROM old)");
 
 static time_t now_secs(void)
 {
