@@ -3,8 +3,9 @@
  * waited 45-55 s and deletion of event queues idle past their timeout (events_reap), and publication of outbox
  * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap), delivery of due scheduled
  * messages (deliver_scheduled); and, from its start and then every retention_interval seconds, message retention
- * (model/retention.h), one batch a tick; expiry of invitations past their time (expire_invitations); and, in a
- * thread of its own, the mail outbox (model/mail.h). Every step claims its work
+ * (model/retention.h), one batch a tick; from its start and then every traffic_interval seconds, the channels'
+ * daily message counts of the completed days (model/traffic.h); expiry of invitations past their time
+ * (expire_invitations); and, in a thread of its own, the mail outbox (model/mail.h). Every step claims its work
  * atomically in Redis or PostgreSQL, so two reapers running at once are harmless. It outlives Redis and PostgreSQL
  * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by multiwatch
  * or systemd if it dies.
@@ -28,6 +29,7 @@
 #include "model/mail.h"
 #include "model/realm_users.h"
 #include "model/retention.h"
+#include "model/traffic.h"
 #include "core/uow.h"
 #include "model/scheduled_messages.h"
 #include "redis/redis.h"
@@ -219,6 +221,25 @@ static void retention(struct worker *w, unsigned long long n, time_t *next, bool
 	uow_finish(&uow);
 }
 
+/* The channels' daily message counts (model/traffic.h): at start-up, then traffic_interval seconds after the last
+ * run started (*next: that monotonic second). A failed run is logged and tried again at the next interval. */
+static void traffic(struct worker *w, unsigned long long n, time_t *next)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (w->cfg->traffic_interval <= 0 || now.tv_sec < *next)
+		return;
+	*next = now.tv_sec + w->cfg->traffic_interval;
+	struct uow uow;
+	uow_init(&uow, w, n);
+	int rows = traffic_fill(&uow);
+	if (rows < 0)
+		log_msg(LOG_WARNING, "channel traffic counts failed: %s", uow.error_msg ? uow.error_msg : "?");
+	else if (rows > 0)
+		log_msg(LOG_INFO, "channel traffic counts: %d channel days counted", rows);
+	uow_finish(&uow);
+}
+
 /* The mailer thread: SMTP waits (up to a minute for a slow relay) must not delay heartbeats, so mail has a thread
  * and a database connection of its own. After a failure it waits 1, 2, 4 ... up to MAX_BACKOFF_SECS seconds. */
 struct mailer {
@@ -289,7 +310,7 @@ int main(int argc, char **argv)
 	}
 	log_msg(LOG_INFO, "started");
 	int failures = 0;
-	time_t next_retention = 0;
+	time_t next_retention = 0, next_traffic = 0;
 	bool retention_running = false;
 	struct timespec wait = {1, 0}, due = due_after(wait);
 	for (unsigned long long n = 1;; n++) {
@@ -309,6 +330,7 @@ int main(int argc, char **argv)
 			wait = until_next_second();
 			due = due_after(wait);
 			retention(&w, n, &next_retention, &retention_running);
+			traffic(&w, n, &next_traffic);
 		} else {
 			wait = backoff(wait);
 			due = due_after(wait);

@@ -53,6 +53,7 @@ static const struct key keys[] = {
     KEY(password_hash_slots, K_INT, "0"),
     KEY(password_hash_wait_ms, K_INT, "1000"),
     KEY(retention_interval, K_INT, "86400"),
+    KEY(traffic_interval, K_INT, "3600"),
     KEY(smtp_url, K_STR, ""),
     KEY(smtp_username, K_STR, ""),
     KEY(smtp_password, K_STR, ""),

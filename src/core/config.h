@@ -45,6 +45,8 @@ struct config {
 	int password_hash_wait_ms;
 	/* Seconds between two message retention runs of the reaper (the first one at its start); 0: none. */
 	int retention_interval;
+	/* Seconds between two fills of the channels' daily message counts by the reaper (model/traffic.h); 0: none. */
+	int traffic_interval;
 	/* Outgoing mail (core/smtp.h, model/mail.h): the relay ("" sends nothing; mails wait in the outbox), its
 	 * credentials, STARTTLS policy (none|try|required) and the sender address ("": noreply@ external_host's host).
 	 */

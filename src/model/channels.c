@@ -212,7 +212,8 @@ json_object *channel_to_json(struct uow *uow, const struct channel *c)
 	json_object_object_add(o, "is_announcement_only", json_object_new_boolean(policy == 2));
 	json_object_object_add(o, "is_recently_active", json_object_new_boolean(c->is_recently_active));
 	json_object_object_add(o, "stream_weekly_traffic",
-	                       c->weekly_traffic_is_null ? NULL : json_object_new_int64(c->weekly_traffic));
+	                       c->weekly_traffic_is_null ? NULL
+	                                                 : json_object_new_int64(traffic_round(c->weekly_traffic)));
 	json_object_object_add(o, "subscriber_count", json_object_new_int64(c->subscriber_count));
 	for (int i = 0; i < CS_COUNT; i++) {
 		json_object *v = NULL;

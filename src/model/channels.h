@@ -17,7 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model/user.h" /* USER_ACTIVE_SQL */
+#include "model/traffic.h" /* TRAFFIC_SQL */
+#include "model/user.h"    /* USER_ACTIVE_SQL */
 
 struct arena;
 struct uow;
@@ -193,7 +194,7 @@ struct channel *channel_access_by_name(struct uow *uow, const char *name);
 /* First message id, subscriber count, is_recently_active, stream_weekly_traffic of channel c. The first and last
  * messages are read from the index messages_channel by a row comparison: written as min(id) (or ORDER BY id LIMIT
  * 1), a prepared statement's generic plan walks messages_pkey instead, through every message older than the
- * channel's first. messages_channel_date serves the traffic count (migrations/0008_performance.sql). */
+ * channel's first. The traffic is read from the daily counts the reaper keeps (model/traffic.h). */
 #define CHANNEL_STATS_FIELDS(SUBSCRIBERS, TRAFFIC, X0, X, F) \
 	F(first_message_is_null, DB_ISNULL) X0(first_message_id, DB_I64, CHANNEL_FIRST_MESSAGE) \
 	F(complete, DB_NOTNULL) X(subscriber_count, DB_I64, SUBSCRIBERS) \
@@ -209,9 +210,7 @@ struct channel *channel_access_by_name(struct uow *uow, const char *name);
 #define CHANNEL_COUNT_SUBSCRIBERS \
 	"(SELECT count(*) FROM subscriptions s2 WHERE s2.channel_id = c.id AND s2.active AND " \
 	USER_ACTIVE_SQL("s2.user_id") ")"
-#define CHANNEL_COUNT_TRAFFIC \
-	"CASE WHEN c.date_created > now() - interval '7 days' THEN NULL ELSE (SELECT count(*) / 4 FROM messages m " \
-	"  WHERE m.channel_id = c.id AND m.date_sent > now() - interval '28 days') END"
+#define CHANNEL_COUNT_TRAFFIC TRAFFIC_SQL
 /* clang-format on */
 
 struct channel *channel_from_row(struct uow *uow, const struct db_res *res, int row, int col);

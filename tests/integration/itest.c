@@ -1148,6 +1148,7 @@ static void register_suites(void)
 	register_profile_fields_tests();
 	register_settings_tests();
 	register_retention_tests();
+	register_traffic_tests();
 	register_user_status_tests();
 	register_user_topics_tests();
 	register_presence_tests();

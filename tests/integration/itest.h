@@ -243,6 +243,7 @@ void register_default_channels_tests(void);
 void register_channel_update_tests(void);
 void register_channel_folders_tests(void);
 void register_retention_tests(void);
+void register_traffic_tests(void);
 void register_user_groups_tests(void);
 void register_user_group_members_tests(void);
 void register_uploads_tests(void);

@@ -3,6 +3,7 @@
 
 #include "core/uow.h"
 #include "model/channels.h"
+#include "model/traffic.h"
 #include "unit.h"
 
 static struct uow req;
@@ -55,6 +56,20 @@ static void test_channels_name_unprintable(void)
 	CU_ASSERT_STRING_EQUAL(check("a\xc2\xa0" "b\x02\x03"), "Invalid character in channel name, at position 4.");
 }
 
+/* stream_weekly_traffic's rounding to 2 significant digits, ties to even like Python's round(n, 2 - len(str(n))). */
+static void test_channels_traffic_round(void)
+{
+	static const int64_t cases[][2] = {
+	    {0, 0},           {1, 1},           {9, 9},       {10, 10},     {99, 99},     {100, 100},
+	    {104, 100},       {105, 100},       {106, 110},   {115, 120},   {125, 120},   {135, 140},
+	    {308, 310},       {995, 1000},      {985, 980},   {999, 1000},  {1234, 1200}, {1250, 1200},
+	    {1251, 1300},     {1350, 1400},     {9950, 10000}, {12500, 12000}, {13500, 14000},
+	    {123456789, 120000000}, {125000000, 120000000}, {125000001, 130000000},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CU_ASSERT_EQUAL(traffic_round(cases[i][0]), cases[i][1]);
+}
+
 int main(void)
 {
 	uow_init(&req, NULL, 1);
@@ -62,6 +77,7 @@ int main(void)
 		{"test_channels_name_accepted", test_channels_name_accepted},
 		{"test_channels_name_empty", test_channels_name_empty},
 		{"test_channels_name_unprintable", test_channels_name_unprintable},
+		{"test_channels_traffic_round", test_channels_traffic_round},
 		{NULL, NULL},
 	};
 	int rc = unit_run("channels", tests);
