@@ -238,6 +238,9 @@ static void test_incoming_webhook_bot(void)
 	EXPECT_SUCCESS(r); /* a generic bot may use the API */
 	EXPECT_BOOL(r->json, "is_bot", true);
 	psql_ok("UPDATE users SET bot_type = 2 WHERE id = %lld", (long long)b->id);
+	/* The workers' caches drop their copies when PostgreSQL's notification arrives: within the second. */
+	for (int i = 0; i < 20 && api_get(b, "/users/me")->status == 200; i++)
+		usleep(50 * 1000);
 	EXPECT_UNAUTHORIZED(api_get(b, "/users/me"), "This API is not available to incoming webhook bots.");
 }
 
@@ -509,6 +512,47 @@ static void test_api_key_throttled_per_address(void)
 	EXPECT_SUCCESS(api_get(u, "/users/me"));
 }
 
+/* The LISTEN connections of the rate limit's address watch (src/api/ratelimit_watch.h): last query LISTEN or ping. */
+#define WATCH_LISTENERS                                                                                                \
+	" FROM pg_stat_activity WHERE query = 'LISTEN confab_ratelimit'"                                               \
+	" OR query LIKE 'SELECT pg_notify(''confab_ratelimit'', ''ping:%%'')'"
+
+static int watch_listeners(void)
+{
+	return atoi(psql_ok("SELECT count(*)" WATCH_LISTENERS));
+}
+
+/*
+ * Only addresses that failed a key cost the check of their budget a Redis round trip (src/api/ratelimit_watch.h).
+ * A process whose LISTEN connection was cut reads the failing addresses back from Redis once it listens again, so
+ * an address over its budget stays refused by every process, with the right key too.
+ */
+static void test_api_key_limit_after_listener_cut(void)
+{
+	int limit = KEY_LIMIT_ADDRESS;
+	REQUIRE(limit > 0 && limit <= 1000, "api_key_fail_limit_address %d is not testable", limit);
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	struct request wrong = {.path = "/api/v1/users/me",
+	                        .auth_email = u->email,
+	                        .auth_key = "abcdefghijklmnopqrstuvwxyz012345",
+	                        .source_addr = addr};
+	for (int i = 0; i < limit; i++)
+		EXPECT_UNAUTHORIZED(http(&wrong), "Invalid API key");
+	EXPECT_RATE_LIMITED(http(&wrong), KEY_WINDOW);
+	int listeners = watch_listeners();
+	REQUIRE(listeners > 0, "no LISTEN confab_ratelimit connection");
+	psql_ok("SELECT count(pg_terminate_backend(pid))" WATCH_LISTENERS);
+	for (int i = 0; i < 100 && watch_listeners() < listeners; i++)
+		usleep(50 * 1000);
+	REQUIRE(watch_listeners() >= listeners, "the rate limit listeners did not come back");
+	/* Enough requests that every process answers more than once: the first one loads the set, the others use it. */
+	for (int i = 0; i < 16; i++)
+		EXPECT_RATE_LIMITED(http(&(struct request){.path = "/api/v1/users/me", .user = u, .source_addr = addr}),
+		                    KEY_WINDOW);
+	EXPECT_SUCCESS(http(&(struct request){.path = "/api/v1/users/me", .user = u, .source_addr = fresh_address()}));
+}
+
 /*
  * Password checks are capped per worker process (as many as password_hash_slots, as many more waiting): a burst
  * of concurrent logins gets 429 with Retry-After: 1 for what is over the cap, at once, instead of holding worker
@@ -594,6 +638,7 @@ void register_auth_tests(void)
 	    {"login_throttled_unknown_user", test_login_throttled_unknown_user},
 	    {"login_throttled_per_address", test_login_throttled_per_address},
 	    {"api_key_throttled_per_address", test_api_key_throttled_per_address},
+	    {"api_key_limit_after_listener_cut", test_api_key_limit_after_listener_cut},
 	    {"login_hashing_capped", test_login_hashing_capped},
 	    {NULL, NULL},
 	};
