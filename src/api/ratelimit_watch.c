@@ -81,6 +81,9 @@ static void on_up(void *arg)
 	w.state = W_UNLOADED;
 	w.gen++;
 	w.load_retry_at = 0;
+	/* Starts again from what Redis holds, like the caches start empty (model/cache.h). */
+	w.n = 0;
+	w.all_until = 0;
 	pthread_mutex_unlock(&w.lock);
 }
 

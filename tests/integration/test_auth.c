@@ -554,6 +554,35 @@ static void test_api_key_limit_after_listener_cut(void)
 }
 
 /*
+ * Failures counted by the workers of scale-out host A only: those of host B hear of the address (NOTIFY
+ * confab_ratelimit) and refuse it as well, with the right key too, although they had loaded their set before.
+ */
+static void test_api_key_limit_across_hosts(void)
+{
+	int limit = KEY_LIMIT_ADDRESS;
+	REQUIRE(limit > 0 && limit <= 1000, "api_key_fail_limit_address %d is not testable", limit);
+	const char *a = getenv("CONFAB_SCALEOUT_A_URL"), *b = getenv("CONFAB_SCALEOUT_B_URL");
+	REQUIRE(a && *a && b && *b, "CONFAB_SCALEOUT_A_URL and _B_URL not set (scripts/test sets up the hosts)");
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	struct request right = {.path = "/api/v1/users/me", .user = u, .source_addr = addr, .base_url = b};
+	/* Every process of host B answers (and so reads its set from Redis) before the failures. */
+	for (int i = 0; i < 8; i++)
+		EXPECT_SUCCESS(http(&right));
+	struct request wrong = {.path = "/api/v1/users/me",
+	                        .auth_email = u->email,
+	                        .auth_key = "abcdefghijklmnopqrstuvwxyz012345",
+	                        .source_addr = addr,
+	                        .base_url = a};
+	for (int i = 0; i < limit; i++)
+		EXPECT_UNAUTHORIZED(http(&wrong), "Invalid API key");
+	EXPECT_RATE_LIMITED(http(&wrong), KEY_WINDOW);
+	for (int i = 0; i < 8; i++)
+		EXPECT_RATE_LIMITED(http(&right), KEY_WINDOW);
+	EXPECT_SUCCESS(http(&(struct request){.path = "/api/v1/users/me", .user = u, .base_url = b}));
+}
+
+/*
  * Password checks are capped per worker process (as many as password_hash_slots, as many more waiting): a burst
  * of concurrent logins gets 429 with Retry-After: 1 for what is over the cap, at once, instead of holding worker
  * threads and CPUs that API requests need. Before the cap, every one of them was hashed and answered 401.
@@ -639,6 +668,7 @@ void register_auth_tests(void)
 	    {"login_throttled_per_address", test_login_throttled_per_address},
 	    {"api_key_throttled_per_address", test_api_key_throttled_per_address},
 	    {"api_key_limit_after_listener_cut", test_api_key_limit_after_listener_cut},
+	    {"api_key_limit_across_hosts", test_api_key_limit_across_hosts},
 	    {"login_hashing_capped", test_login_hashing_capped},
 	    {NULL, NULL},
 	};
