@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,8 @@
 struct entry {
 	struct entry *next;
 	bool has_user;
-	char key[KEY_MAX + 2]; /* 'k' + hash, or 's' + subdomain */
+	char key[KEY_MAX + 2]; /* 'k' + hash, 's' + subdomain, or 'p' + user id */
+	char *text;            /* 'p': the user's profile_data as JSON text (realm.id is the organization's id) */
 	struct user user;
 	struct realm realm;
 };
@@ -62,6 +64,7 @@ static void free_entry(struct entry *e)
 		free((char *)*us[i]);
 	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++)
 		free((char *)*rs[i]);
+	free(e->text);
 	free(e);
 }
 
@@ -226,6 +229,24 @@ static bool get(struct cache *c, struct uow *uow, const char *key, struct user *
 	return e != NULL;
 }
 
+/* Keeps e under its key unless the ticket is stale or the key is kept already; frees it otherwise. */
+static void insert(struct cache *c, uint64_t ticket, struct entry *e)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->up || ticket != c->ticket || find(c, e->key) != NULL) {
+		pthread_mutex_unlock(&c->lock);
+		free_entry(e);
+		return;
+	}
+	if (c->count >= MAX_ENTRIES)
+		clear(c, 0); /* a bound on memory, not an invalidation: the ticket stays */
+	unsigned b = bucket_of(e->key);
+	e->next = c->buckets[b];
+	c->buckets[b] = e;
+	c->count++;
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* Keeps a copy under key unless the ticket is stale or the key is kept already. */
 static void put(struct cache *c, uint64_t ticket, const char *key, const struct user *user, const struct realm *realm)
 {
@@ -237,19 +258,32 @@ static void put(struct cache *c, uint64_t ticket, const char *key, const struct 
 	if (user != NULL)
 		copy_user(&e->user, user, NULL);
 	copy_realm(&e->realm, realm, NULL);
+	insert(c, ticket, e);
+}
+
+const char *cache_profile_get(struct cache *c, struct uow *uow, int64_t user_id)
+{
+	char key[KEY_MAX + 2];
+	snprintf(key, sizeof(key), "p%lld", (long long)user_id);
+	if (c == NULL)
+		return NULL;
 	pthread_mutex_lock(&c->lock);
-	if (!c->up || ticket != c->ticket || find(c, key) != NULL) {
-		pthread_mutex_unlock(&c->lock);
-		free_entry(e);
-		return;
-	}
-	if (c->count >= MAX_ENTRIES)
-		clear(c, 0); /* a bound on memory, not an invalidation: the ticket stays */
-	unsigned b = bucket_of(key);
-	e->next = c->buckets[b];
-	c->buckets[b] = e;
-	c->count++;
+	struct entry *e = c->up ? find(c, key) : NULL;
+	const char *text = e != NULL ? arena_strdup(&uow->arena, e->text) : NULL;
 	pthread_mutex_unlock(&c->lock);
+	return text;
+}
+
+void cache_profile_put(struct cache *c, uint64_t ticket, int64_t realm_id, int64_t user_id, const char *text)
+{
+	if (c == NULL || ticket == 0)
+		return;
+	struct entry *e = xcalloc(1, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "p%lld", (long long)user_id);
+	e->text = xstrdup(text);
+	e->realm.id = realm_id;
+	copy_realm(&e->realm, &e->realm, NULL); /* its strings as copies of "", so that free_entry can free them */
+	insert(c, ticket, e);
 }
 
 bool cache_auth_get(struct cache *c, struct uow *uow, const char *key_hash, struct user **user, struct realm **realm)
