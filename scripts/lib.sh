@@ -565,24 +565,32 @@ cf_reaper_alive() {
 
 cf_reaper_stop() { cf_stop_supervised reaper 15; }
 
-# cf_worker_group NAME SOCKET PROCESSES THREADS: spawn-fcgi creates SOCKET and execs multiwatch (as www-data),
-# which runs PROCESSES confab-workers of THREADS threads on it and restarts any that dies.
-cf_worker_group() {
-    local name=$1 sock=$2 procs=$3 threads=$4 log=$CF_LOG/worker-$1.log stack=512
+# cf_supervise_workers NAME KIND METRICS_GROUP BIND...: CF_<KIND>_PROCS confab-workers (KIND api or events) of
+# CF_<KIND>_THREADS threads each, supervised as NAME (run/NAME.pid, log worker-NAME.log): spawn-fcgi (as www-data)
+# binds BIND (-s SOCKET ... or -a ADDRESS -p PORT) and execs multiwatch, which restarts any worker that dies.
+cf_supervise_workers() {
+    local name=$1 kind=$2 metrics=$3 log=$CF_LOG/worker-$1.log procs=$CF_API_PROCS threads=$CF_API_THREADS stack=512
+    shift 3
     # Long-poll threads only wait: small stacks let one process hold thousands (ASan needs more).
-    [ "$name" = events ] && stack=${CF_EVENTS_STACK_KB:-256}
+    if [ "$kind" = events ]; then
+        procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS stack=${CF_EVENTS_STACK_KB:-256}
+    fi
     cf_touch_www "$log"
-    rm -f "$sock" "$CF_RUN/$name.pid"
-    cf_log "workers '$name': $procs x $threads threads on $sock"
+    cf_log "workers '$name': $procs x $threads threads on $*"
     cf_supervise "$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" \
-        CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$name" spawn-fcgi -n -s "$sock" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER" \
-        -u "$CF_WWW_USER" -g "$CF_WWW_USER" -b 1024 \
-        -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
+        CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$metrics" spawn-fcgi -n "$@" -u "$CF_WWW_USER" -g "$CF_WWW_USER" \
+        -b 1024 -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
+}
+
+# cf_worker_group KIND SOCKET: the local group of KIND (api or events) on the unix socket SOCKET.
+cf_worker_group() {
+    rm -f "$2" "$CF_RUN/$1.pid"
+    cf_supervise_workers "$1" "$1" "$1" -s "$2" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER"
 }
 
 cf_workers_start() {
-    cf_worker_group api "$CF_API_SOCK" "$CF_API_PROCS" "$CF_API_THREADS"
-    cf_worker_group events "$CF_EVENTS_SOCK" "$CF_EVENTS_PROCS" "$CF_EVENTS_THREADS"
+    cf_worker_group api "$CF_API_SOCK"
+    cf_worker_group events "$CF_EVENTS_SOCK"
     cf_wait 10 cf_workers_alive ||
         { tail -n 5 "$CF_LOG/api.out" "$CF_LOG/events.out" >&2; cf_die "the worker groups did not start"; }
 }
@@ -791,21 +799,9 @@ cf_scaleout_ports() {
 
 # cf_scaleout_group HOST GROUP: GROUP (api|events) of HOST (a|b) under multiwatch, on TCP; pid file run/HOST-GROUP.pid.
 cf_scaleout_group() {
-    local host=$1 name=$2 addr port procs threads stack=512 log
-    addr=$(cf_scaleout_addr "$host")
-    if [ "$name" = api ]; then
-        port=$CF_SCALEOUT_API_PORT procs=$CF_API_PROCS threads=$CF_API_THREADS
-    else
-        port=$CF_SCALEOUT_EVENTS_PORT procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS
-        stack=${CF_EVENTS_STACK_KB:-256}
-    fi
-    log=$CF_LOG/worker-$host-$name.log
-    cf_touch_www "$log"
-    cf_log "host $host: workers '$name' $procs x $threads threads on $addr:$port"
-    cf_supervise "$host-$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" \
-        CONFAB_THREAD_STACK_KB="$stack" CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="host-$host-$name" \
-        spawn-fcgi -n -a "$addr" -p "$port" -u "$CF_WWW_USER" -g "$CF_WWW_USER" -b 1024 \
-        -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
+    local host=$1 name=$2 port=$CF_SCALEOUT_API_PORT
+    [ "$name" = api ] || port=$CF_SCALEOUT_EVENTS_PORT
+    cf_supervise_workers "$host-$name" "$name" "host-$host-$name" -a "$(cf_scaleout_addr "$host")" -p "$port"
     # The scaleout suite kills these groups: no "Killed" notice from this shell's job table.
     disown "$!" 2>/dev/null || true
 }

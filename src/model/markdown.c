@@ -18,15 +18,11 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/uow.h"
-#include "model/emoji.h"
 #include "model/markdown_blocks.h"
+#include "model/markdown_md.h"
 
-#define MD_OPTIONS       (CMARK_OPT_SOURCEPOS | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE)
-#define MD_MAX_NAME      1024 /* longest text between @** and ** we look at (names: 100 characters at most) */
-#define MD_MAX_DEPTH     8    /* nested documents: ```quote inside ```quote, raw HTML blocks re-read as text */
-#define MD_BUCKETS       64
-#define MD_MAX_EMOJI     100 /* longest emoji name we look up */
-#define EMPTY_TOPIC_NAME "general chat"
+#define MD_OPTIONS   (CMARK_OPT_SOURCEPOS | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE)
+#define MD_MAX_DEPTH 8 /* nested documents: ```quote inside ```quote, raw HTML blocks re-read as text */
 
 /*
  * cmark-gfm keeps the table of "special" inline characters in a process-wide array that every parse with
@@ -39,81 +35,6 @@ static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static cmark_syntax_extension *ext_table, *ext_strikethrough, *ext_autolink;
 
-enum chat_kind {
-	CHAT_USER,
-	CHAT_STREAM_WILDCARD,
-	CHAT_TOPIC_WILDCARD,
-	CHAT_GROUP,
-	CHAT_CHANNEL,
-	CHAT_TOPIC,
-	CHAT_MESSAGE,
-	CHAT_EMOJI,
-};
-
-/* A resolved piece of chat syntax, attached to an inline node of the tree (see chat_match). */
-struct chat {
-	enum chat_kind kind;
-	bool silent;
-	int64_t id;
-	const char *name;  /* canonical name, or the wildcard as written */
-	const char *topic; /* CHAT_TOPIC, CHAT_MESSAGE */
-	size_t topic_len;
-	const char *message_id; /* CHAT_MESSAGE: the digits as written */
-	size_t message_id_len;
-	const char *emoji_code; /* CHAT_EMOJI: "1f419", or "zulip"; NULL for a custom emoji */
-	const char *emoji_url;  /* CHAT_EMOJI of a custom emoji: its image */
-};
-
-/* @**name**, @_**name**, @*group*, @_*group*, #**channel...** as written. */
-struct chat_syntax {
-	char sigil;
-	bool silent;
-	bool group;
-	const char *name;
-	size_t name_len;
-	size_t len; /* bytes from the sigil to the end of the closing stars */
-};
-
-enum cand_kind { CAND_USER, CAND_GROUP, CAND_CHANNEL, CAND_EMOJI };
-
-/* A name looked up before parsing (the reference prefetches its mention data the same way). */
-struct cand {
-	struct cand *next;
-	enum cand_kind kind;
-	const char *key;
-	size_t key_len;
-	bool found;
-	int64_t id;
-	const char *name;
-};
-
-struct md {
-	struct uow *uow;
-	const struct markdown_lookup *lookup;
-	struct markdown_result *out;
-	struct buf html;
-	bool overflow;
-	cmark_syntax_extension *chat_ext;
-	struct cand *buckets[MD_BUCKETS];
-	int depth;       /* nested documents being rendered */
-	int quote_depth; /* block quotes around the current node */
-	/* table being rendered */
-	const uint8_t *aligns;
-	int ncols, cell;
-	/* subject of the inline parser (for the chat extension) */
-	cmark_node *subject;
-	size_t subject_len;
-	/* end of the last :name: that named no emoji: the reference goes on searching after it */
-	cmark_node *emoji_miss_subject;
-	size_t emoji_miss_end;
-	struct md_rewrite *rewrite; /* of the text being parsed */
-	/* line starts of the block last asked about by is_underscore() */
-	cmark_node *lines_of;
-	const char *lines_text;
-	size_t *line_start;
-	int nlines;
-};
-
 static void init(void)
 {
 	cmark_gfm_core_extensions_ensure_registered();
@@ -124,21 +45,19 @@ static void init(void)
 
 /* Output. */
 
-static void put(struct md *md, const char *s, size_t n)
+void md_put(struct md *md, const char *s, size_t n)
 {
 	if (!md->overflow && buf_add(&md->html, s, n) < 0)
 		md->overflow = true;
 }
 
-static void put_str(struct md *md, const char *s)
+void md_put_str(struct md *md, const char *s)
 {
-	put(md, s, strlen(s));
+	md_put(md, s, strlen(s));
 }
 
-enum esc { ESC_TEXT, ESC_ATTR, ESC_CODE };
-
 /* Text escapes & < > (as the reference's serializer does); attributes add ", code blocks add " and '. */
-static void put_escaped(struct md *md, const char *s, size_t n, enum esc mode)
+void md_put_escaped(struct md *md, const char *s, size_t n, enum esc mode)
 {
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -152,30 +71,30 @@ static void put_escaped(struct md *md, const char *s, size_t n, enum esc mode)
 		}
 		if (rep == NULL)
 			continue;
-		put(md, s + run, i - run);
-		put_str(md, rep);
+		md_put(md, s + run, i - run);
+		md_put_str(md, rep);
 		run = i + 1;
 	}
-	put(md, s + run, n - run);
+	md_put(md, s + run, n - run);
 }
 
-static void put_text(struct md *md, const char *s)
+void md_put_text(struct md *md, const char *s)
 {
-	put_escaped(md, s, strlen(s), ESC_TEXT);
+	md_put_escaped(md, s, strlen(s), ESC_TEXT);
 }
 
-static void put_int(struct md *md, int64_t v)
+void md_put_int(struct md *md, int64_t v)
 {
 	char num[24];
 	int n = snprintf(num, sizeof(num), "%lld", (long long)v);
-	put(md, num, (size_t)n);
+	md_put(md, num, (size_t)n);
 }
 
 /*
  * The reference's hash_util_encode: percent-encoding with nothing safe but letters, digits and _~-, with "."
  * encoded too, and then "%" written as ".".
  */
-static void put_hash_encoded(struct md *md, const char *s, size_t n, bool space_to_dash)
+void md_put_hash_encoded(struct md *md, const char *s, size_t n, bool space_to_dash)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	for (size_t i = 0; i < n; i++) {
@@ -184,561 +103,12 @@ static void put_hash_encoded(struct md *md, const char *s, size_t n, bool space_
 			c = '-';
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
 		    c == '~' || c == '-') {
-			put(md, (const char *)&c, 1);
+			md_put(md, (const char *)&c, 1);
 		} else {
 			char enc[3] = {'.', hex[c >> 4], hex[c & 15]};
-			put(md, enc, 3);
+			md_put(md, enc, 3);
 		}
 	}
-}
-
-/* Chat syntax: recognizing it. */
-
-/* Python's str.isspace(), which is what \s means in the reference's patterns. */
-static bool is_unicode_space(uint32_t cp)
-{
-	return (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x20) || cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
-	       (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
-	       cp == 0x3000;
-}
-
-/* The code point ending just before s[pos] (pos > 0), or 0 for malformed UTF-8. */
-static uint32_t prev_code_point(const char *s, size_t pos)
-{
-	size_t start = pos - 1;
-	while (start > 0 && pos - start < 4 && ((unsigned char)s[start] & 0xc0) == 0x80)
-		start--;
-	const unsigned char *p = (const unsigned char *)s + start;
-	size_t n = pos - start;
-	if (n == 1)
-		return p[0] < 0x80 ? p[0] : 0;
-	if (n == 2 && (p[0] & 0xe0) == 0xc0)
-		return ((uint32_t)(p[0] & 0x1f) << 6) | (p[1] & 0x3f);
-	if (n == 3 && (p[0] & 0xf0) == 0xe0)
-		return ((uint32_t)(p[0] & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f);
-	if (n == 4 && (p[0] & 0xf8) == 0xf0)
-		return ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) |
-		       ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
-	return 0;
-}
-
-/* Mentions and channel links start a text or follow white space or one of '"({[/< (the reference's rule). */
-static bool chat_boundary(const char *s, size_t pos)
-{
-	if (pos == 0)
-		return true;
-	unsigned char c = (unsigned char)s[pos - 1];
-	if (c < 0x80)
-		return is_unicode_space(c) || (c != '\0' && strchr("'\"({[/<", c) != NULL);
-	return is_unicode_space(prev_code_point(s, pos));
-}
-
-/* Recognizes the syntax at s (s[0] is '@' or '#'); names never hold '*' or a line break. */
-static bool chat_scan(const char *s, struct chat_syntax *syn)
-{
-	const char *p = s + 1;
-	syn->sigil = s[0];
-	syn->silent = false;
-	syn->group = false;
-	if (s[0] == '@' && *p == '_') {
-		syn->silent = true;
-		p++;
-	}
-	if (p[0] == '*' && p[1] == '*') {
-		p += 2;
-	} else if (s[0] == '@' && p[0] == '*') {
-		syn->group = true;
-		p++;
-	} else {
-		return false;
-	}
-	const char *name = p;
-	while (*p != '\0' && *p != '*' && *p != '\n' && *p != '\r' && p - name < MD_MAX_NAME)
-		p++;
-	if (p == name || *p != '*' || (!syn->group && p[1] != '*'))
-		return false;
-	syn->name = name;
-	syn->name_len = (size_t)(p - name);
-	syn->len = (size_t)(p - s) + (syn->group ? 1 : 2);
-	return true;
-}
-
-static bool name_is(const struct chat_syntax *syn, const char *word)
-{
-	return syn->name_len == strlen(word) && memcmp(syn->name, word, syn->name_len) == 0;
-}
-
-static bool is_stream_wildcard(const struct chat_syntax *syn)
-{
-	return name_is(syn, "all") || name_is(syn, "everyone") || name_is(syn, "stream") || name_is(syn, "channel");
-}
-
-/* Chat syntax: the names, looked up once each before parsing. */
-
-static unsigned hash_key(enum cand_kind kind, const char *s, size_t n)
-{
-	uint32_t h = 2166136261u ^ (uint32_t)kind;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h % MD_BUCKETS;
-}
-
-static struct cand *cand_find(struct md *md, enum cand_kind kind, const char *s, size_t n)
-{
-	for (struct cand *c = md->buckets[hash_key(kind, s, n)]; c != NULL; c = c->next)
-		if (c->kind == kind && c->key_len == n && memcmp(c->key, s, n) == 0)
-			return c;
-	return NULL;
-}
-
-/* "Name|123" or "|123": splits at the last '|' when only digits follow; returns the id or 0. */
-static int64_t id_syntax(const char *s, size_t n, size_t *name_len)
-{
-	const char *bar = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '|')
-			bar = s + i;
-	if (bar == NULL || bar + 1 == s + n)
-		return 0;
-	int64_t id = 0;
-	for (const char *p = bar + 1; p < s + n; p++) {
-		if (*p < '0' || *p > '9' || id > (INT64_MAX - 9) / 10)
-			return -1; /* not the syntax, or an id no user can have */
-		id = id * 10 + (*p - '0');
-	}
-	*name_len = (size_t)(bar - s);
-	return id;
-}
-
-static void cand_resolve(struct md *md, struct cand *c)
-{
-	const struct markdown_lookup *l = md->lookup;
-	char *key = arena_strndup(&md->uow->arena, c->key, c->key_len);
-	const char *name = NULL;
-	if (c->kind == CAND_USER && l->user != NULL) {
-		size_t name_len = 0;
-		int64_t id = id_syntax(key, c->key_len, &name_len);
-		if (id > 0)
-			c->found = l->user(l->ctx, name_len ? arena_strndup(&md->uow->arena, key, name_len) : NULL, id,
-			                   &c->id, &name);
-		else if (id == 0)
-			c->found = l->user(l->ctx, key, 0, &c->id, &name);
-	} else if (c->kind == CAND_GROUP && l->group != NULL) {
-		c->found = l->group(l->ctx, key, &c->id, &name);
-	} else if (c->kind == CAND_CHANNEL && l->channel != NULL) {
-		c->found = l->channel(l->ctx, key, &c->id, &name);
-	} else if (c->kind == CAND_EMOJI && l->custom_emoji != NULL) {
-		c->found = l->custom_emoji(l->ctx, key, &name); /* name: the image's URL */
-	}
-	if (c->found)
-		c->name = arena_strdup(&md->uow->arena, name != NULL ? name : key);
-}
-
-static void cand_add(struct md *md, enum cand_kind kind, const char *s, size_t n)
-{
-	if (n == 0 || cand_find(md, kind, s, n) != NULL)
-		return;
-	struct cand *c = arena_alloc(&md->uow->arena, sizeof(*c));
-	c->kind = kind;
-	c->key = s;
-	c->key_len = n;
-	unsigned h = hash_key(kind, s, n);
-	c->next = md->buckets[h];
-	md->buckets[h] = c;
-	cand_resolve(md, c);
-}
-
-/*
- * Finds every name the content could mention or link (code included: it is cheaper to look up a few names
- * too many than to parse twice) and looks each up once. Matches are not skipped, so that this finds a
- * superset of what the parser can meet; a scan ends at the first "*", so scans do not overlap (linear).
- */
-static bool is_emoji_name_char(char c);
-
-/* Every ":name:" of the content that could be a custom emoji; a scan ends at the next ':', so it is linear. */
-static void prefetch_emoji(struct md *md, const char *content)
-{
-	if (md->lookup->custom_emoji == NULL)
-		return;
-	for (const char *p = strchr(content, ':'); p != NULL; p = strchr(p, ':')) {
-		size_t n = 0;
-		while (n <= MD_MAX_EMOJI && is_emoji_name_char(p[1 + n]))
-			n++;
-		if (n > 0 && p[1 + n] == ':')
-			cand_add(md, CAND_EMOJI, p + 1, n);
-		p += 1 + n;
-	}
-}
-
-static void prefetch_names(struct md *md, const char *content)
-{
-	prefetch_emoji(md, content);
-	for (size_t i = 0; content[i] != '\0'; i++) {
-		struct chat_syntax syn;
-		if ((content[i] != '@' && content[i] != '#') || !chat_boundary(content, i) ||
-		    !chat_scan(content + i, &syn))
-			continue;
-		if (syn.sigil == '#') {
-			const char *gt = memchr(syn.name, '>', syn.name_len);
-			if (gt != NULL)
-				cand_add(md, CAND_CHANNEL, syn.name, (size_t)(gt - syn.name));
-			cand_add(md, CAND_CHANNEL, syn.name, syn.name_len);
-		} else if (syn.group) {
-			cand_add(md, CAND_GROUP, syn.name, syn.name_len);
-		} else if (!is_stream_wildcard(&syn) && !name_is(&syn, "topic")) {
-			cand_add(md, CAND_USER, syn.name, syn.name_len);
-		}
-	}
-}
-
-/* Chat syntax: resolving what the parser found (under the parse lock: no lookups here). */
-
-static struct chat *chat_new(struct md *md, enum chat_kind kind, bool silent, int64_t id, const char *name)
-{
-	struct chat *chat = arena_alloc(&md->uow->arena, sizeof(*chat));
-	chat->kind = kind;
-	chat->silent = silent;
-	chat->id = id;
-	chat->name = name;
-	return chat;
-}
-
-static struct chat *resolve_mention(struct md *md, const struct chat_syntax *syn)
-{
-	if (is_stream_wildcard(syn) || name_is(syn, "topic")) {
-		enum chat_kind kind = name_is(syn, "topic") ? CHAT_TOPIC_WILDCARD : CHAT_STREAM_WILDCARD;
-		return chat_new(md, kind, syn->silent, 0, arena_strndup(&md->uow->arena, syn->name, syn->name_len));
-	}
-	struct cand *c = cand_find(md, syn->group ? CAND_GROUP : CAND_USER, syn->name, syn->name_len);
-	if (c == NULL || !c->found)
-		return NULL;
-	return chat_new(md, syn->group ? CHAT_GROUP : CHAT_USER, syn->silent, c->id, c->name);
-}
-
-/*
- * #**channel**, #**channel>topic**, #**channel>topic@123**, tried in the reference's order: message link,
- * topic link, then the whole text as a channel name (channel names may contain '>').
- */
-static struct chat *resolve_channel_link(struct md *md, const struct chat_syntax *syn)
-{
-	const char *gt = memchr(syn->name, '>', syn->name_len);
-	if (gt != NULL && gt > syn->name) {
-		struct cand *c = cand_find(md, CAND_CHANNEL, syn->name, (size_t)(gt - syn->name));
-		if (c != NULL && c->found) {
-			struct chat *chat = chat_new(md, CHAT_TOPIC, false, c->id, c->name);
-			const char *topic = gt + 1, *end = syn->name + syn->name_len, *d = end;
-			while (d > topic && d[-1] >= '0' && d[-1] <= '9')
-				d--;
-			if (d < end && d > topic && d[-1] == '@') { /* "topic@123": a message link */
-				chat->kind = CHAT_MESSAGE;
-				chat->message_id = arena_strndup(&md->uow->arena, d, (size_t)(end - d));
-				chat->message_id_len = (size_t)(end - d);
-				end = d - 1;
-			}
-			chat->topic = arena_strndup(&md->uow->arena, topic, (size_t)(end - topic));
-			chat->topic_len = (size_t)(end - topic);
-			return chat;
-		}
-	}
-	struct cand *c = cand_find(md, CAND_CHANNEL, syn->name, syn->name_len);
-	if (c == NULL || !c->found)
-		return NULL;
-	return chat_new(md, CHAT_CHANNEL, false, c->id, c->name);
-}
-
-/* The parser's view of the text it is parsing inlines of (a paragraph, heading or table cell). */
-static const char *subject_text(struct md *md, cmark_node *parent, size_t *len)
-{
-	const char *s = cmark_node_get_string_content(parent);
-	if (s == NULL)
-		return NULL;
-	if (md->subject != parent) {
-		md->subject = parent;
-		md->subject_len = strlen(s);
-	}
-	*len = md->subject_len;
-	return s;
-}
-
-static bool is_emoji_name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-	       c == '+';
-}
-
-/*
- * The emoji called name (NUL-terminated), as the reference's emoji pattern finds them: the organization's custom
- * emoji first (*url, NULL returned), then "zulip" and the Unicode names (the code); NULL and *url NULL for none.
- */
-static const char *emoji_code(struct md *md, const char *name, const char **url)
-{
-	struct cand *custom = cand_find(md, CAND_EMOJI, name, strlen(name));
-	*url = custom != NULL && custom->found ? custom->name : NULL;
-	if (*url != NULL)
-		return NULL;
-	if (strcmp(name, "zulip") == 0)
-		return "zulip";
-	return emoji_unicode_code(name);
-}
-
-/*
- * :name: (the reference's ":[\w\-\+]+:") naming an emoji, at s[pos]. A :name: naming none stays text, and the
- * search goes on after it, as the reference's does.
- */
-static cmark_node *emoji_match(struct md *md, cmark_node *parent, const char *s, size_t len, size_t pos,
-                               cmark_inline_parser *inline_parser)
-{
-	if (md->emoji_miss_subject == parent && pos < md->emoji_miss_end)
-		return NULL;
-	size_t end = pos + 1;
-	while (end < len && end - pos <= MD_MAX_EMOJI && is_emoji_name_char(s[end]))
-		end++;
-	if (end == pos + 1 || end >= len || s[end] != ':')
-		return NULL;
-	const char *name = arena_strndup(&md->uow->arena, s + pos + 1, end - pos - 1);
-	const char *url;
-	const char *code = emoji_code(md, name, &url);
-	if (code == NULL && url == NULL) {
-		md->emoji_miss_subject = parent;
-		md->emoji_miss_end = end + 1;
-		return NULL;
-	}
-	struct chat *chat = chat_new(md, CHAT_EMOJI, false, 0, name);
-	chat->emoji_code = code;
-	chat->emoji_url = url;
-	cmark_node *node = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, cmark_get_default_mem_allocator());
-	cmark_node_set_literal(node, arena_strndup(&md->uow->arena, s + pos, end + 1 - pos));
-	cmark_node_set_user_data(node, chat);
-	cmark_inline_parser_set_offset(inline_parser, (int)(end + 1));
-	return node;
-}
-
-/*
- * The inline extension: cmark calls it at each '@', '#' and ':' outside code (and at the start of each run of
- * text). A match becomes an HTML_INLINE node carrying the resolution as user data: table cells accept no
- * custom nodes, and only cmark's own raw HTML nodes have no user data.
- */
-static cmark_node *chat_match(cmark_syntax_extension *ext, cmark_parser *parser, cmark_node *parent,
-                              unsigned char character, cmark_inline_parser *inline_parser)
-{
-	struct md *md = cmark_syntax_extension_get_private(ext);
-	size_t len;
-	const char *s = subject_text(md, parent, &len);
-	int pos = cmark_inline_parser_get_offset(inline_parser);
-	if (s == NULL || pos < 0 || (size_t)pos >= len || (unsigned char)s[pos] != character)
-		return NULL;
-	if (character == ':')
-		return emoji_match(md, parent, s, len, (size_t)pos, inline_parser);
-	if ((character != '@' && character != '#') || !chat_boundary(s, (size_t)pos))
-		return NULL;
-	struct chat_syntax syn;
-	if (!chat_scan(s + pos, &syn) || (size_t)pos + syn.len > len)
-		return NULL;
-	struct chat *chat = character == '#' ? resolve_channel_link(md, &syn) : resolve_mention(md, &syn);
-	if (chat == NULL)
-		return NULL;
-	cmark_node *node = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, cmark_get_default_mem_allocator());
-	cmark_node_set_literal(node, arena_strndup(&md->uow->arena, s + pos, syn.len));
-	cmark_node_set_user_data(node, chat);
-	cmark_inline_parser_set_offset(inline_parser, pos + (int)syn.len);
-	return node;
-}
-
-/*
- * cmark-gfm 0.29.0.gfm.6's email autolinker reads the byte before a ":" that starts its buffer
- * (GHSA-c944-cv5f-hpvr, fixed upstream in gfm.7), and such buffers are fresh allocations (merged texts, or
- * the rest of a text after a link it made). Our postprocessing runs first (the extension is attached first) and
- * moves every ":" of a text holding an "@" to a node of its own, of a kind the autolinker neither reads nor
- * merges back (an HTML_INLINE without user data, written as text). So "mailto:a@b.c" links "a@b.c" only, as
- * the reference does.
- */
-static void split_colons(struct md *md, cmark_node *n, const char *text)
-{
-	cmark_mem *mem = cmark_get_default_mem_allocator();
-	char *copy = arena_strdup(&md->uow->arena, text);
-	char *p = copy;
-	for (;;) {
-		size_t len = strcspn(p, ":");
-		if (p[len] == '\0') {
-			cmark_node_set_literal(n, p);
-			return;
-		}
-		size_t colons = strspn(p + len, ":");
-		if (len > 0) {
-			cmark_node *t = cmark_node_new_with_mem(CMARK_NODE_TEXT, mem);
-			cmark_node_set_literal(t, arena_strndup(&md->uow->arena, p, len));
-			cmark_node_insert_before(n, t);
-		}
-		cmark_node *c = cmark_node_new_with_mem(CMARK_NODE_HTML_INLINE, mem);
-		cmark_node_set_literal(c, arena_strndup(&md->uow->arena, p + len, colons));
-		cmark_node_insert_before(n, c);
-		p += len + colons;
-	}
-}
-
-static cmark_node *isolate_colons(cmark_syntax_extension *ext, cmark_parser *parser, cmark_node *root)
-{
-	struct md *md = cmark_syntax_extension_get_private(ext);
-	cmark_iter *iter = cmark_iter_new(root);
-	cmark_event_type ev;
-	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
-		cmark_node *n = cmark_iter_get_node(iter);
-		const char *text = cmark_node_get_literal(n);
-		if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(n) == CMARK_NODE_TEXT && text != NULL &&
-		    strchr(text, ':') != NULL && strchr(text, '@') != NULL)
-			split_colons(md, n, text);
-	}
-	cmark_iter_free(iter);
-	return NULL;
-}
-
-static cmark_syntax_extension *chat_extension_new(struct md *md)
-{
-	cmark_mem *mem = cmark_get_default_mem_allocator();
-	cmark_syntax_extension *ext = cmark_syntax_extension_new("confab-chat");
-	cmark_llist *chars = cmark_llist_append(mem, NULL, (void *)(uintptr_t)'@');
-	chars = cmark_llist_append(mem, chars, (void *)(uintptr_t)'#');
-	chars = cmark_llist_append(mem, chars, (void *)(uintptr_t)':');
-	cmark_syntax_extension_set_special_inline_chars(ext, chars);
-	cmark_syntax_extension_set_match_inline_func(ext, chat_match);
-	cmark_syntax_extension_set_postprocess_func(ext, isolate_colons);
-	cmark_syntax_extension_set_private(ext, md, NULL);
-	return ext;
-}
-
-/* Chat syntax: HTML. */
-
-static void add_id(int64_t *ids, int *n, int64_t id)
-{
-	for (int i = 0; i < *n; i++)
-		if (ids[i] == id)
-			return;
-	if (*n < MD_MAX_MENTIONS)
-		ids[(*n)++] = id;
-}
-
-static void put_channel_href(struct md *md, const struct chat *chat)
-{
-	put_str(md, "/#narrow/channel/");
-	put_int(md, chat->id);
-	put_str(md, "-");
-	put_hash_encoded(md, chat->name, strlen(chat->name), true);
-	if (chat->kind == CHAT_CHANNEL)
-		return;
-	put_str(md, "/topic/");
-	put_hash_encoded(md, chat->topic, chat->topic_len, false);
-	if (chat->kind == CHAT_MESSAGE) {
-		put_str(md, "/near/");
-		put(md, chat->message_id, chat->message_id_len);
-	}
-}
-
-static void render_channel_link(struct md *md, const struct chat *chat)
-{
-	static const char *const classes[] = {
-	    [CHAT_CHANNEL] = "stream", [CHAT_TOPIC] = "stream-topic", [CHAT_MESSAGE] = "message-link"};
-	put_str(md, "<a class=\"");
-	put_str(md, classes[chat->kind]);
-	put_str(md, "\"");
-	if (chat->kind != CHAT_MESSAGE) {
-		put_str(md, " data-stream-id=\"");
-		put_int(md, chat->id);
-		put_str(md, "\"");
-	}
-	put_str(md, " href=\"");
-	put_channel_href(md, chat);
-	put_str(md, "\">#");
-	put_text(md, chat->name);
-	if (chat->kind != CHAT_CHANNEL) {
-		put_str(md, " &gt; ");
-		if (chat->topic_len == 0)
-			put_str(md, "<em>" EMPTY_TOPIC_NAME "</em>");
-		else
-			put_escaped(md, chat->topic, chat->topic_len, ESC_TEXT);
-	}
-	if (chat->kind == CHAT_MESSAGE)
-		put_str(md, " @ \xf0\x9f\x92\xac");
-	put_str(md, "</a>");
-	md->out->has_link = true;
-}
-
-/* The reference's emoji span: the name with spaces for "_" as title and label, the name as typed as text. */
-static void render_emoji(struct md *md, const struct chat *chat)
-{
-	char *title = arena_strdup(&md->uow->arena, chat->name);
-	for (char *p = title; *p; p++)
-		if (*p == '_')
-			*p = ' ';
-	if (chat->emoji_url != NULL) { /* a custom emoji: the reference's <img> */
-		put_str(md, "<img alt=\":");
-		put_escaped(md, chat->name, strlen(chat->name), ESC_ATTR);
-		put_str(md, ":\" class=\"emoji\" src=\"");
-		put_escaped(md, chat->emoji_url, strlen(chat->emoji_url), ESC_ATTR);
-		put_str(md, "\" title=\"");
-		put_escaped(md, title, strlen(title), ESC_ATTR);
-		put_str(md, "\">");
-		return;
-	}
-	if (strcmp(chat->emoji_code, "zulip") == 0) {
-		put_str(md, "<img alt=\":zulip:\" class=\"emoji\" src=\"/static/generated/emoji/images/emoji/unicode/"
-		            "zulip.png\" title=\"zulip\">");
-		return;
-	}
-	put_str(md, "<span aria-label=\"");
-	put_escaped(md, title, strlen(title), ESC_ATTR);
-	put_str(md, "\" class=\"emoji emoji-");
-	put_escaped(md, chat->emoji_code, strlen(chat->emoji_code), ESC_ATTR);
-	put_str(md, "\" role=\"img\" title=\"");
-	put_escaped(md, title, strlen(title), ESC_ATTR);
-	put_str(md, "\">:");
-	put_text(md, chat->name);
-	put_str(md, ":</span>");
-}
-
-/* Mentions inside block quotes are silent, as in the reference (quoting does not notify again). */
-static void render_chat(struct md *md, const struct chat *chat)
-{
-	if (chat->kind == CHAT_EMOJI) {
-		render_emoji(md, chat);
-		return;
-	}
-	if (chat->kind >= CHAT_CHANNEL) {
-		render_channel_link(md, chat);
-		return;
-	}
-	bool silent = chat->silent || md->quote_depth > 0;
-	struct markdown_result *out = md->out;
-	switch (chat->kind) {
-	case CHAT_USER:
-		put_str(md, silent ? "<span class=\"user-mention silent\" data-user-id=\""
-		                   : "<span class=\"user-mention\" data-user-id=\"");
-		put_int(md, chat->id);
-		put_str(md, "\">");
-		if (!silent)
-			add_id(out->mentioned_user_ids, &out->n_mentioned_users, chat->id);
-		break;
-	case CHAT_STREAM_WILDCARD:
-		put_str(md, silent ? "<span class=\"user-mention channel-wildcard-mention silent\" data-user-id=\"*\">"
-		                   : "<span class=\"user-mention channel-wildcard-mention\" data-user-id=\"*\">");
-		out->stream_wildcard |= !silent;
-		break;
-	case CHAT_TOPIC_WILDCARD:
-		put_str(md, silent ? "<span class=\"topic-mention silent\">" : "<span class=\"topic-mention\">");
-		out->topic_wildcard |= !silent;
-		break;
-	default: /* CHAT_GROUP */
-		put_str(md, silent ? "<span class=\"user-group-mention silent\" data-user-group-id=\""
-		                   : "<span class=\"user-group-mention\" data-user-group-id=\"");
-		put_int(md, chat->id);
-		put_str(md, "\">");
-		if (!silent)
-			add_id(out->mentioned_group_ids, &out->n_mentioned_groups, chat->id);
-		break;
-	}
-	if (!silent)
-		put_str(md, "@");
-	put_text(md, chat->name);
-	put_str(md, "</span>");
 }
 
 /* Links. */
@@ -872,31 +242,31 @@ static bool enter_link(struct md *md, cmark_node *n, bool image)
 {
 	const char *url = sanitize_url(md, cmark_node_get_url(n), false);
 	if (image)
-		put_str(md, "!");
+		md_put_str(md, "!");
 	if (url == NULL && !image && is_autolink(n)) {
 		cmark_node_set_user_data(n, &autolink_text_mark);
 		return false;
 	}
 	if (url == NULL) {
 		cmark_node_set_user_data(n, &unsafe_link_mark);
-		put_str(md, "[");
+		md_put_str(md, "[");
 		return false;
 	}
 	md->out->has_link = true;
 	if (md->quote_depth == 0 && (image || is_image_url(url)))
 		md->out->has_image = true;
-	put_str(md, "<a href=\"");
-	put_escaped(md, url, strlen(url), ESC_ATTR);
+	md_put_str(md, "<a href=\"");
+	md_put_escaped(md, url, strlen(url), ESC_ATTR);
 	const char *title = cmark_node_get_title(n);
 	if (title != NULL && *title != '\0') {
-		put_str(md, "\" title=\"");
-		put_escaped(md, title, strlen(title), ESC_ATTR);
+		md_put_str(md, "\" title=\"");
+		md_put_escaped(md, title, strlen(title), ESC_ATTR);
 	}
-	put_str(md, "\">");
+	md_put_str(md, "\">");
 	if (has_visible_text(n))
 		return false;
-	put_text(md, url);
-	put_str(md, "</a>");
+	md_put_text(md, url);
+	md_put_str(md, "</a>");
 	return true;
 }
 
@@ -905,18 +275,18 @@ static void exit_link(struct md *md, cmark_node *n)
 	if (cmark_node_get_user_data(n) == &autolink_text_mark)
 		return;
 	if (cmark_node_get_user_data(n) != &unsafe_link_mark) {
-		put_str(md, "</a>");
+		md_put_str(md, "</a>");
 		return;
 	}
-	put_str(md, "](");
-	put_text(md, cmark_node_get_url(n));
+	md_put_str(md, "](");
+	md_put_text(md, cmark_node_get_url(n));
 	const char *title = cmark_node_get_title(n);
 	if (title != NULL && *title != '\0') {
-		put_str(md, " \"");
-		put_text(md, title);
-		put_str(md, "\"");
+		md_put_str(md, " \"");
+		md_put_text(md, title);
+		md_put_str(md, "\"");
 	}
-	put_str(md, ")");
+	md_put_str(md, ")");
 }
 
 /* Emphasis: the reference has no "_" emphasis, so _x_ and __x__ stay as typed. */
@@ -1017,9 +387,9 @@ static void put_code_span(struct md *md, cmark_node *n)
 {
 	const char *code = cmark_node_get_literal(n);
 	bool padded = is_padded_code(md, n, code);
-	put_str(md, padded ? "<code> " : "<code>");
-	put_text(md, code);
-	put_str(md, padded ? " </code>" : "</code>");
+	md_put_str(md, padded ? "<code> " : "<code>");
+	md_put_text(md, code);
+	md_put_str(md, padded ? " </code>" : "</code>");
 }
 
 /* cmark makes ***x*** <em><strong>x</strong></em>; the reference writes <strong><em>x</em></strong>. */
@@ -1046,17 +416,17 @@ static void emphasis(struct md *md, cmark_node *n, bool entering)
 	if (strong && is_strong_em(md, cmark_node_parent(n)))
 		return;
 	if (!strong && is_strong_em(md, n))
-		put_str(md, spans_lines(cmark_node_first_child(n)) ? "***"
-		            : entering                             ? "<strong><em>"
-		                                                   : "</em></strong>");
+		md_put_str(md, spans_lines(cmark_node_first_child(n)) ? "***"
+		               : entering                             ? "<strong><em>"
+		                                                      : "</em></strong>");
 	else if (is_underscore(md, n))
-		put_str(md, strong ? "__" : "_");
+		md_put_str(md, strong ? "__" : "_");
 	else if (spans_lines(n))
-		put_str(md, strong ? "**" : "*");
+		md_put_str(md, strong ? "**" : "*");
 	else if (strong)
-		put_str(md, entering ? "<strong>" : "</strong>");
+		md_put_str(md, entering ? "<strong>" : "</strong>");
 	else
-		put_str(md, entering ? "<em>" : "</em>");
+		md_put_str(md, entering ? "<em>" : "</em>");
 }
 
 /* Code blocks, quotes and spoilers. */
@@ -1154,34 +524,34 @@ static void put_code_lines(struct md *md, const char *code, size_t len)
 	while (end > code && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
 		end--;
 	if (code == end)
-		put_str(md, "\n");
+		md_put_str(md, "\n");
 	while (code < end) {
 		const char *nl = memchr(code, '\n', (size_t)(end - code));
 		const char *line_end = nl ? nl : end;
 		const char *t = line_end;
 		while (t > code && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
 			t--;
-		put_escaped(md, code, (size_t)(t - code), ESC_CODE);
-		put_str(md, "\n");
+		md_put_escaped(md, code, (size_t)(t - code), ESC_CODE);
+		md_put_str(md, "\n");
 		code = nl ? nl + 1 : end;
 	}
 }
 
 static void put_code_block(struct md *md, const char *lang, size_t lang_len, const char *code, size_t len)
 {
-	put_str(md, "<div class=\"codehilite\"");
+	md_put_str(md, "<div class=\"codehilite\"");
 	if (lang_len > 0) {
 		const char *name = language_name(lang, lang_len);
-		put_str(md, " data-code-language=\"");
+		md_put_str(md, " data-code-language=\"");
 		if (name != NULL)
-			put_str(md, name);
+			md_put_str(md, name);
 		else
-			put_escaped(md, lang, lang_len, ESC_ATTR);
-		put_str(md, "\"");
+			md_put_escaped(md, lang, lang_len, ESC_ATTR);
+		md_put_str(md, "\"");
 	}
-	put_str(md, "><pre><span></span><code>");
+	md_put_str(md, "><pre><span></span><code>");
 	put_code_lines(md, code, len);
-	put_str(md, "</code></pre></div>\n");
+	md_put_str(md, "</code></pre></div>\n");
 }
 
 static void render_document(struct md *md, const char *text, size_t len);
@@ -1193,17 +563,17 @@ static void render_fence(struct md *md, const struct md_fence *f)
 	if (!f->has_lines)
 		return;
 	if (nested_ok && f->kind == MD_FENCE_QUOTE) {
-		put_str(md, "<blockquote>\n");
+		md_put_str(md, "<blockquote>\n");
 		md->quote_depth++;
 		render_document(md, f->body, f->body_len);
 		md->quote_depth--;
-		put_str(md, "</blockquote>\n");
+		md_put_str(md, "</blockquote>\n");
 	} else if (nested_ok && f->kind == MD_FENCE_SPOILER) {
-		put_str(md, "<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n");
+		md_put_str(md, "<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n");
 		render_document(md, f->header, f->header_len);
-		put_str(md, "</div><div class=\"spoiler-content\" aria-hidden=\"true\">\n");
+		md_put_str(md, "</div><div class=\"spoiler-content\" aria-hidden=\"true\">\n");
 		render_document(md, f->body, f->body_len);
-		put_str(md, "</div></div>\n");
+		md_put_str(md, "</div></div>\n");
 	} else if (f->kind == MD_FENCE_MATH) {
 		put_code_block(md, NULL, 0, f->body, f->body_len); /* no TeX renderer: shown as code */
 	} else {                                                   /* the reference lowercases the language */
@@ -1226,15 +596,15 @@ static void render_html_block(struct md *md, const char *html)
 		size_t n = strlen(html);
 		while (n > 0 && html[n - 1] == '\n')
 			n--;
-		put_str(md, "<p>");
+		md_put_str(md, "<p>");
 		for (const char *p = html, *end = html + n; p < end;) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			put_escaped(md, p, (size_t)((nl ? nl : end) - p), ESC_TEXT);
+			md_put_escaped(md, p, (size_t)((nl ? nl : end) - p), ESC_TEXT);
 			if (nl != NULL)
-				put_str(md, "<br>\n");
+				md_put_str(md, "<br>\n");
 			p = nl ? nl + 1 : end;
 		}
-		put_str(md, "</p>\n");
+		md_put_str(md, "</p>\n");
 		return;
 	}
 	struct buf text;
@@ -1286,26 +656,26 @@ static void render_list(struct md *md, cmark_node *n, bool entering)
 {
 	bool ordered = cmark_node_get_list_type(n) == CMARK_ORDERED_LIST;
 	if (!entering) {
-		put_str(md, ordered ? "</ol>\n" : "</ul>\n");
+		md_put_str(md, ordered ? "</ol>\n" : "</ul>\n");
 	} else if (!ordered) {
-		put_str(md, "<ul>\n");
+		md_put_str(md, "<ul>\n");
 	} else if (list_start(md, n) != 1) {
-		put_str(md, "<ol start=\"");
-		put_int(md, list_start(md, n));
-		put_str(md, "\">\n");
+		md_put_str(md, "<ol start=\"");
+		md_put_int(md, list_start(md, n));
+		md_put_str(md, "\">\n");
 	} else {
-		put_str(md, "<ol>\n");
+		md_put_str(md, "<ol>\n");
 	}
 }
 
 static void render_item(struct md *md, cmark_node *n, bool entering)
 {
 	if (!entering) {
-		put_str(md, "</li>\n");
+		md_put_str(md, "</li>\n");
 		return;
 	}
 	cmark_node *first = cmark_node_first_child(n);
-	put_str(md, first != NULL && !is_tight_paragraph(first) ? "<li>\n" : "<li>");
+	md_put_str(md, first != NULL && !is_tight_paragraph(first) ? "<li>\n" : "<li>");
 }
 
 /* Tables (GFM), as the reference's table extension writes them. */
@@ -1315,40 +685,40 @@ static void render_table_part(struct md *md, cmark_node *n, const char *type, bo
 		if (entering) {
 			md->aligns = cmark_gfm_extensions_get_table_alignments(n);
 			md->ncols = cmark_gfm_extensions_get_table_columns(n);
-			put_str(md, "<table>\n");
+			md_put_str(md, "<table>\n");
 			return;
 		}
 		cmark_node *last = cmark_node_last_child(n);
 		if (last != NULL && !cmark_gfm_extensions_get_table_row_is_header(last))
-			put_str(md, "</tbody>\n");
-		put_str(md, "</table>\n");
+			md_put_str(md, "</tbody>\n");
+		md_put_str(md, "</table>\n");
 	} else if (strcmp(type, "table_cell") != 0) { /* a row: "table_header" or "table_row" */
 		bool header = cmark_gfm_extensions_get_table_row_is_header(n);
 		cmark_node *prev = cmark_node_previous(n);
 		md->cell = 0;
 		if (entering && header)
-			put_str(md, "<thead>\n<tr>\n");
+			md_put_str(md, "<thead>\n<tr>\n");
 		else if (entering)
-			put_str(md, prev == NULL || cmark_gfm_extensions_get_table_row_is_header(prev)
-			                ? "<tbody>\n<tr>\n"
-			                : "<tr>\n");
+			md_put_str(md, prev == NULL || cmark_gfm_extensions_get_table_row_is_header(prev)
+			                   ? "<tbody>\n<tr>\n"
+			                   : "<tr>\n");
 		else
-			put_str(md, header ? "</tr>\n</thead>\n" : "</tr>\n");
+			md_put_str(md, header ? "</tr>\n</thead>\n" : "</tr>\n");
 	} else {
 		bool header = cmark_gfm_extensions_get_table_row_is_header(cmark_node_parent(n));
 		if (!entering) {
-			put_str(md, header ? "</th>\n" : "</td>\n");
+			md_put_str(md, header ? "</th>\n" : "</td>\n");
 			md->cell++;
 			return;
 		}
-		put_str(md, header ? "<th" : "<td");
+		md_put_str(md, header ? "<th" : "<td");
 		uint8_t align = md->aligns != NULL && md->cell < md->ncols ? md->aligns[md->cell] : 0;
 		if (align == 'l' || align == 'c' || align == 'r') {
-			put_str(md, " style=\"text-align: ");
-			put_str(md, align == 'l' ? "left" : align == 'c' ? "center" : "right");
-			put_str(md, ";\"");
+			md_put_str(md, " style=\"text-align: ");
+			md_put_str(md, align == 'l' ? "left" : align == 'c' ? "center" : "right");
+			md_put_str(md, ";\"");
 		}
-		put_str(md, ">");
+		md_put_str(md, ">");
 	}
 }
 
@@ -1356,7 +726,7 @@ static void render_extension_node(struct md *md, cmark_node *n, bool entering)
 {
 	const char *type = cmark_node_get_type_string(n);
 	if (strcmp(type, "strikethrough") == 0)
-		put_str(md, entering ? "<del>" : "</del>");
+		md_put_str(md, entering ? "<del>" : "</del>");
 	else if (strncmp(type, "table", 5) == 0)
 		render_table_part(md, n, type, entering);
 }
@@ -1390,7 +760,7 @@ static bool in_link(cmark_node *n)
 static void render_text(struct md *md, cmark_node *n)
 {
 	if (md->lookup->linkify == NULL || in_link(n)) {
-		put_text(md, cmark_node_get_literal(n));
+		md_put_text(md, cmark_node_get_literal(n));
 		return;
 	}
 	if (cmark_node_previous(n) != NULL && cmark_node_get_type(cmark_node_previous(n)) == CMARK_NODE_TEXT)
@@ -1409,16 +779,16 @@ static void render_text(struct md *md, cmark_node *n)
 	                                 run_context(cmark_node_next(last), cmark_node_parent(n)), &links);
 	size_t at = 0;
 	for (int i = 0; i < nlinks; i++) {
-		put_escaped(md, text + at, links[i].start - at, ESC_TEXT);
-		put_str(md, "<a href=\"");
-		put_escaped(md, links[i].url, strlen(links[i].url), ESC_ATTR);
-		put_str(md, "\">");
-		put_escaped(md, text + links[i].start, links[i].end - links[i].start, ESC_TEXT);
-		put_str(md, "</a>");
+		md_put_escaped(md, text + at, links[i].start - at, ESC_TEXT);
+		md_put_str(md, "<a href=\"");
+		md_put_escaped(md, links[i].url, strlen(links[i].url), ESC_ATTR);
+		md_put_str(md, "\">");
+		md_put_escaped(md, text + links[i].start, links[i].end - links[i].start, ESC_TEXT);
+		md_put_str(md, "</a>");
 		at = links[i].end;
 		md->out->has_link = true;
 	}
-	put_escaped(md, text + at, run.len - at, ESC_TEXT);
+	md_put_escaped(md, text + at, run.len - at, ESC_TEXT);
 	buf_release(&run);
 }
 
@@ -1433,11 +803,11 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 	case CMARK_NODE_DOCUMENT: break;
 	case CMARK_NODE_BLOCK_QUOTE:
 		if (entering && cmark_node_first_child(n) == NULL) {
-			put_str(md, "<p>&gt;</p>\n"); /* the reference keeps a lone ">" as text */
+			md_put_str(md, "<p>&gt;</p>\n"); /* the reference keeps a lone ">" as text */
 			return true;
 		}
 		md->quote_depth += entering ? 1 : -1;
-		put_str(md, entering ? "<blockquote>\n" : "</blockquote>\n");
+		md_put_str(md, entering ? "<blockquote>\n" : "</blockquote>\n");
 		break;
 	case CMARK_NODE_LIST: render_list(md, n, entering); break;
 	case CMARK_NODE_ITEM: render_item(md, n, entering); break;
@@ -1447,26 +817,26 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 	case CMARK_NODE_HTML_BLOCK: render_html_block(md, cmark_node_get_literal(n)); break;
 	case CMARK_NODE_PARAGRAPH:
 		if (!is_tight_paragraph(n))
-			put_str(md, entering ? "<p>" : "</p>\n");
+			md_put_str(md, entering ? "<p>" : "</p>\n");
 		break;
 	case CMARK_NODE_HEADING: {
 		char tag[8];
 		snprintf(tag, sizeof(tag), entering ? "<h%d>" : "</h%d>", cmark_node_get_heading_level(n));
-		put_str(md, tag);
+		md_put_str(md, tag);
 		if (!entering)
-			put_str(md, "\n");
+			md_put_str(md, "\n");
 		break;
 	}
-	case CMARK_NODE_THEMATIC_BREAK: put_str(md, "<hr>\n"); break;
+	case CMARK_NODE_THEMATIC_BREAK: md_put_str(md, "<hr>\n"); break;
 	case CMARK_NODE_TEXT: render_text(md, n); break;
 	case CMARK_NODE_HTML_INLINE:
 		if (cmark_node_get_user_data(n) != NULL)
-			render_chat(md, cmark_node_get_user_data(n));
+			md_render_chat(md, cmark_node_get_user_data(n));
 		else
-			put_text(md, cmark_node_get_literal(n)); /* raw HTML is shown, never passed through */
+			md_put_text(md, cmark_node_get_literal(n)); /* raw HTML is shown, never passed through */
 		break;
 	case CMARK_NODE_SOFTBREAK:
-	case CMARK_NODE_LINEBREAK: put_str(md, "<br>\n"); break;
+	case CMARK_NODE_LINEBREAK: md_put_str(md, "<br>\n"); break;
 	case CMARK_NODE_CODE: put_code_span(md, n); break;
 	case CMARK_NODE_EMPH:
 	case CMARK_NODE_STRONG: emphasis(md, n, entering); break;
@@ -1553,8 +923,8 @@ void markdown_render(struct uow *uow, const char *content, const struct markdown
 	struct md md = {.uow = uow, .lookup = lookup != NULL ? lookup : &no_lookup, .out = out};
 	/* Output is bounded: a few hundred bytes per input byte at worst (a short mention of a long name). */
 	buf_init(&md.html, 65536 + 256 * len);
-	prefetch_names(&md, content);
-	md.chat_ext = chat_extension_new(&md);
+	md_chat_prefetch(&md, content);
+	md.chat_ext = md_chat_extension_new(&md);
 	render_document(&md, text, len);
 	cmark_syntax_extension_free(cmark_get_default_mem_allocator(), md.chat_ext);
 

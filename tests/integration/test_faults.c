@@ -7,7 +7,6 @@
  * Needs CONFAB_RUN_DIR (the stack's run/ directory, where api.pid, events.pid and reaper.pid name each group's
  * multiwatch; its children are found in /proc) and CONFAB_REDIS_CLI (redis-cli on the stack's socket).
  */
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "procs.h"
 
 #define MAX_KIDS    64
 #define NPOSTERS    3 /* clients sending messages and reading /users/me (the api group) */
@@ -26,99 +26,13 @@
 
 /* ---- processes ---------------------------------------------------------------------------------------------- */
 
-static const char *run_dir(void)
-{
-	const char *d = getenv("CONFAB_RUN_DIR");
-	REQUIRE(d != NULL && *d != '\0', "CONFAB_RUN_DIR is not set");
-	return d;
-}
-
-/*
- * The program name (argv[0]) of pid in buf; false if the process is gone. Not the whole command line: a child of
- * multiwatch that has not exec'd yet has multiwatch's, which names the program too.
- */
-static bool argv0(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	size_t n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return n > 0;
-}
-
-/* The parent of pid, or 0 if pid is gone or a zombie. */
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	char state;
-	int ppid;
-	if (p == NULL || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || state == 'Z' || state == 'X')
-		return 0;
-	return (pid_t)ppid;
-}
-
-/* Fills out with the live children of parent whose program name contains prog; returns how many. */
-static int children(pid_t parent, const char *prog, pid_t *out, int max)
-{
-	DIR *d = opendir("/proc");
-	REQUIRE(d != NULL, "cannot read /proc");
-	int n = 0;
-	struct dirent *e;
-	char cmd[1024];
-	while ((e = readdir(d)) != NULL && n < max) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (*end == '\0' && pid > 0 && parent_of((pid_t)pid) == parent && argv0((pid_t)pid, cmd, sizeof(cmd)) &&
-		    strstr(cmd, prog) != NULL)
-			out[n++] = (pid_t)pid;
-	}
-	closedir(d);
-	return n;
-}
-
-/* The multiwatch of a group, named by RUN_DIR/<group>.pid (a fatal assertion if it is something else). */
-static pid_t supervisor(const char *group)
-{
-	const char *path = fmt("%s/%s.pid", run_dir(), group);
-	FILE *f = fopen(path, "r");
-	long pid = 0;
-	if (f != NULL) {
-		if (fscanf(f, "%ld", &pid) != 1)
-			pid = 0;
-		fclose(f);
-	}
-	char cmd[1024] = "(gone)";
-	REQUIRE(pid > 0 && argv0((pid_t)pid, cmd, sizeof(cmd)) && strstr(cmd, "multiwatch") != NULL,
-	        "%s names pid %ld, which is not a multiwatch: %s", path, pid, cmd);
-	return (pid_t)pid;
-}
-
 /* The one process prog run by the supervisor of group. */
 static pid_t only_child(const char *group, const char *prog)
 {
 	pid_t kids[MAX_KIDS];
-	int n = children(supervisor(group), prog, kids, MAX_KIDS);
+	int n = proc_children(group_supervisor(group), prog, kids, MAX_KIDS);
 	REQUIRE(n == 1, "%d %s processes under the %s multiwatch, expected 1", n, prog, group);
 	return kids[0];
-}
-
-static double now_secs(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /*
@@ -127,10 +41,10 @@ static double now_secs(void)
  */
 static pid_t wait_replaced(pid_t sup, const char *prog, int want, pid_t killed, const pid_t *before, double *secs)
 {
-	double start = now_secs();
+	double start = mono_secs();
 	for (;;) {
 		pid_t kids[MAX_KIDS], fresh = 0;
-		int n = children(sup, prog, kids, MAX_KIDS);
+		int n = proc_children(sup, prog, kids, MAX_KIDS);
 		bool has_killed = false;
 		for (int i = 0; i < n; i++) {
 			bool old = false;
@@ -140,7 +54,7 @@ static pid_t wait_replaced(pid_t sup, const char *prog, int want, pid_t killed, 
 			if (!old)
 				fresh = kids[i];
 		}
-		*secs = now_secs() - start;
+		*secs = mono_secs() - start;
 		if (n == want && !has_killed && fresh != 0)
 			return fresh;
 		if (*secs > 15)
@@ -163,17 +77,9 @@ struct traffic {
 	struct queue *queues[NPOLLERS];
 	const char *channel, *topic;
 	int stop_posters[2], stop_pollers[2];
-	pid_t pid[NPOSTERS + NPOLLERS];
-	int report_fd[NPOSTERS + NPOLLERS];
+	struct client clients[NPOSTERS + NPOLLERS];
 	struct client_report report[NPOSTERS + NPOLLERS];
 };
-
-/* True once the parent closed the write end of the stop pipe. */
-static bool stop_requested(int fd)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	return poll(&p, 1, 0) > 0;
-}
 
 static void note_failure(struct client_report *rep, const struct resp *r)
 {
@@ -184,10 +90,11 @@ static void note_failure(struct client_report *rep, const struct resp *r)
 static void poster(struct traffic *t, int k, struct client_report *rep)
 {
 	for (int i = 0; !stop_requested(t->stop_posters[0]); i++) {
-		struct resp *r = i % 2 ? api_get(t->posters[k], "/users/me")
-		                       : api_post(t->posters[k], "/messages",
-		                                  fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(t->channel),
-		                                      url_encode(t->topic), url_encode(fmt("poster %d message %d", k, i))));
+		struct resp *r =
+		    i % 2 ? api_get(t->posters[k], "/users/me")
+		          : api_post(t->posters[k], "/messages",
+		                     fmt("type=stream&to=%s&topic=%s&content=%s", url_encode(t->channel),
+		                         url_encode(t->topic), url_encode(fmt("poster %d message %d", k, i))));
 		if (r->status != 200 || r->json == NULL) {
 			note_failure(rep, r);
 		} else {
@@ -199,65 +106,30 @@ static void poster(struct traffic *t, int k, struct client_report *rep)
 	}
 }
 
-/* Records the message events of a GET /events answer; returns false if it was a failure. */
-static bool receive(struct queue *q, const struct resp *r, struct client_report *rep)
+/* Records the message ids of a GET /events answer; false if it was not a 200 with events. */
+static bool receive(void *report, struct queue *q, const struct resp *r)
 {
-	json_object *events = jget(r->json, "events");
-	if (r->status != 200 || events == NULL || !json_object_is_type(events, json_type_array)) {
+	struct client_report *rep = report;
+	if (!receive_message_ids(q, r, rep->ids, &rep->n, MAX_RECEIVE)) {
 		note_failure(rep, r);
 		return false;
 	}
 	rep->ok++;
-	for (size_t i = 0; i < json_object_array_length(events); i++) {
-		json_object *e = json_object_array_get_idx(events, i);
-		q->last = jint(e, "id") > q->last ? jint(e, "id") : q->last;
-		const char *type = jstr(e, "type");
-		if (type != NULL && strcmp(type, "message") == 0 && rep->n < MAX_RECEIVE)
-			rep->ids[rep->n++] = jint(jget(e, "message"), "id");
-	}
 	return true;
 }
 
-/* Long-polls (a failed poll is repeated with the same last_event_id); after the stop, drains without blocking. */
 static void poller(struct traffic *t, int k, struct client_report *rep)
 {
-	struct queue *q = t->queues[k];
-	for (int after_stop = 0; after_stop < 50;) {
-		bool stop = stop_requested(t->stop_pollers[0]);
-		struct resp *r = http(&(struct request){
-		    .path = fmt("/api/v1/events?queue_id=%s&last_event_id=%lld%s", q->id, (long long)q->last,
-		                stop ? "&dont_block=true" : ""),
-		    .user = t->pollers[k],
-		    .timeout = 90,
-		});
-		bool ok = receive(q, r, rep);
-		if (stop && ok)
-			break;
-		after_stop += stop;
-		if (!ok)
-			usleep(100000);
-	}
+	poll_until_stopped(t->queues[k], NULL, t->stop_pollers[0], receive, rep);
 }
 
-static void client_main(struct traffic *t, int i, int report_fd)
+static void client_run(void *arg, int i, void *report)
 {
-	close(t->stop_posters[1]);
-	close(t->stop_pollers[1]);
-	itest_http_after_fork();
-	struct client_report *rep = calloc(1, sizeof(*rep));
-	if (rep != NULL) {
-		if (i < NPOSTERS)
-			poster(t, i, rep);
-		else
-			poller(t, i - NPOSTERS, rep);
-		for (size_t off = 0; off < sizeof(*rep);) {
-			ssize_t w = write(report_fd, (char *)rep + off, sizeof(*rep) - off);
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-	}
-	_exit(rep != NULL ? 0 : 1);
+	struct traffic *t = arg;
+	if (i < NPOSTERS)
+		poster(t, i, report);
+	else
+		poller(t, i - NPOSTERS, report);
 }
 
 /* Users, a channel they are all subscribed to, a queue per poller; then the clients. */
@@ -274,26 +146,17 @@ static void traffic_start(struct traffic *t)
 	}
 	t->channel = fmt("faults %ld-%d", (long)time(NULL), (int)getpid());
 	t->topic = "under traffic";
-	struct resp *r = api_post(t->posters[0], "/users/me/subscriptions",
-	                          fmt("subscriptions=%s&principals=%s",
-	                              url_encode(fmt("[{\"name\":\"%s\"}]", t->channel)), url_encode(fmt("[%s]", ids + 1))));
+	struct resp *r =
+	    api_post(t->posters[0], "/users/me/subscriptions",
+	             fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", t->channel)),
+	                 url_encode(fmt("[%s]", ids + 1))));
 	REQUIRE(r->status == 200, "creating channel %s: %s", t->channel, r->body);
 	for (int i = 0; i < NPOLLERS; i++)
 		t->queues[i] = queue_register(t->pollers[i], "event_types=%5B%22message%22%5D");
 	REQUIRE(pipe(t->stop_posters) == 0 && pipe(t->stop_pollers) == 0, "pipe failed");
-	for (int i = 0; i < NPOSTERS + NPOLLERS; i++) {
-		int fds[2];
-		REQUIRE(pipe(fds) == 0, "pipe failed");
-		fflush(NULL);
-		t->pid[i] = fork();
-		REQUIRE(t->pid[i] >= 0, "fork failed");
-		if (t->pid[i] == 0) {
-			close(fds[0]);
-			client_main(t, i, fds[1]);
-		}
-		close(fds[1]);
-		t->report_fd[i] = fds[0];
-	}
+	int write_ends[2] = {t->stop_posters[1], t->stop_pollers[1]};
+	for (int i = 0; i < NPOSTERS + NPOLLERS; i++)
+		client_spawn(&t->clients[i], client_run, t, i, sizeof(t->report[i]), write_ends, 2);
 	close(t->stop_posters[0]);
 	close(t->stop_pollers[0]);
 }
@@ -301,20 +164,9 @@ static void traffic_start(struct traffic *t)
 /* Reads the reports of clients first..last-1 (killing a client that hangs for 120 s) and reaps them. */
 static void collect(struct traffic *t, int first, int last)
 {
-	for (int i = first; i < last; i++) {
-		size_t off = 0;
-		struct pollfd p = {.fd = t->report_fd[i], .events = POLLIN};
-		while (off < sizeof(t->report[i]) && poll(&p, 1, 120000) > 0) {
-			ssize_t n = read(t->report_fd[i], (char *)&t->report[i] + off, sizeof(t->report[i]) - off);
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		close(t->report_fd[i]);
-		kill(t->pid[i], SIGKILL); /* no-op when it ended */
-		waitpid(t->pid[i], NULL, 0);
-		CHECK(off == sizeof(t->report[i]), "traffic client %d sent no report", i);
-	}
+	for (int i = first; i < last; i++)
+		CHECK(client_collect(&t->clients[i], &t->report[i], sizeof(t->report[i])),
+		      "traffic client %d sent no report", i);
 }
 
 /* Stops the posters, then the pollers: a last message wakes the polls that wait, then each drains its queue. */
@@ -358,16 +210,16 @@ static void traffic_check(const struct traffic *t, int posters_may_fail, int pol
 	for (int p = NPOSTERS; p < NPOSTERS + NPOLLERS; p++) {
 		for (int i = 0; i < NPOSTERS; i++)
 			for (int j = 0; j < t->report[i].n; j++)
-				CHECK(has_id(&t->report[p], t->report[i].ids[j]), "poller %d never got message %lld", p - NPOSTERS,
-				      (long long)t->report[i].ids[j]);
+				CHECK(has_id(&t->report[p], t->report[i].ids[j]), "poller %d never got message %lld",
+				      p - NPOSTERS, (long long)t->report[i].ids[j]);
 	}
 }
 
 /* SIGKILL to one process prog of group while clients run; it must be replaced, and the clients served. */
 static void kill_under_traffic(const char *group, const char *prog, int posters_may_fail, int pollers_may_fail)
 {
-	pid_t sup = supervisor(group), before[MAX_KIDS];
-	int n = children(sup, prog, before, MAX_KIDS);
+	pid_t sup = group_supervisor(group), before[MAX_KIDS];
+	int n = proc_children(sup, prog, before, MAX_KIDS);
 	REQUIRE(n >= 1, "no %s under the %s multiwatch (pid %d)", prog, group, (int)sup);
 	struct traffic *t = keep(calloc(1, sizeof(*t)));
 	traffic_start(t);
@@ -391,7 +243,7 @@ static void test_kill_api_worker(void)
 static void test_kill_events_worker(void)
 {
 	pid_t kids[MAX_KIDS];
-	int n = children(supervisor("events"), "confab-worker", kids, MAX_KIDS);
+	int n = proc_children(group_supervisor("events"), "confab-worker", kids, MAX_KIDS);
 	CHECK(n >= 2, "%d events worker(s): killing one would fail every long-poll", n);
 	kill_under_traffic("events", "confab-worker", 0, NPOLLERS);
 }
@@ -422,8 +274,8 @@ static void expect_idle_expiry(void)
 	struct user *u = new_user("member");
 	struct queue *q = queue_register(u, "event_types=%5B%22message%22%5D&idle_queue_timeout=2");
 	CHECK(wait_reaped(q->id), "queue %s (idle_queue_timeout=2) still exists after 30 s", q->id);
-	struct resp *r = api_get(u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id,
-	                                (long long)q->last));
+	struct resp *r =
+	    api_get(u, fmt("/events?queue_id=%s&last_event_id=%lld&dont_block=true", q->id, (long long)q->last));
 	EXPECT_ERROR(r, 400, "BAD_EVENT_QUEUE_ID", fmt("Bad event queue ID: %s", q->id));
 }
 
@@ -535,8 +387,8 @@ static void test_nobody_cannot_open_postgresql(void)
 	CHECK(rc == 0 && strcmp(out, "1\n") == 0, "the workers' user www-data cannot query PostgreSQL as confab: %s",
 	      out);
 	static const char *const as[] = {
-	    "-c 'SELECT 1'",                                    /* the role confab on the socket */
-	    "-U postgres -d postgres -c 'SELECT 1'",            /* the superuser on the socket */
+	    "-c 'SELECT 1'",                                      /* the role confab on the socket */
+	    "-U postgres -d postgres -c 'SELECT 1'",              /* the superuser on the socket */
 	    "-h 127.0.0.1 -U postgres -d postgres -c 'SELECT 1'", /* the superuser over TCP */
 	};
 	for (size_t i = 0; i < sizeof(as) / sizeof(*as); i++) {

@@ -10,7 +10,6 @@
  * Needs CONFAB_RUN_DIR (api.pid, events.pid and reaper.pid name each group's multiwatch; the log file of a
  * process is its CONFAB_LOG_FILE), CONFAB_CTL, CONFAB_STOP_REDIS and CONFAB_START_REDIS.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,73 +21,19 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "procs.h"
 
 #define MAX_KIDS   16
 #define MAX_FIELDS 32
 
-/* ---- processes (as in test_faults.c) ------------------------------------------------------------------------ */
-
-static bool read_proc(pid_t pid, const char *what, char *buf, size_t size, size_t *len)
-{
-	FILE *f = fopen(fmt("/proc/%d/%s", (int)pid, what), "r");
-	if (f == NULL)
-		return false;
-	size_t n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (len != NULL)
-		*len = n;
-	return n > 0;
-}
-
-/* The live children of parent whose argv[0] contains prog; returns how many. */
-static int children(pid_t parent, const char *prog, pid_t *out, int max)
-{
-	DIR *d = opendir("/proc");
-	REQUIRE(d != NULL, "cannot read /proc");
-	int n = 0;
-	struct dirent *e;
-	char buf[1024];
-	while ((e = readdir(d)) != NULL && n < max) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		int ppid = 0;
-		char state = 0, *p;
-		if (*end != '\0' || pid <= 0 || !read_proc((pid_t)pid, "stat", buf, sizeof(buf), NULL) ||
-		    (p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || state == 'Z' ||
-		    ppid != parent)
-			continue;
-		if (read_proc((pid_t)pid, "cmdline", buf, sizeof(buf), NULL) && strstr(buf, prog) != NULL)
-			out[n++] = (pid_t)pid;
-	}
-	closedir(d);
-	return n;
-}
-
-/* The multiwatch of a group, named by CONFAB_RUN_DIR/<group>.pid. */
-static pid_t supervisor(const char *group)
-{
-	const char *dir = getenv("CONFAB_RUN_DIR");
-	REQUIRE(dir != NULL && *dir != '\0', "CONFAB_RUN_DIR is not set");
-	FILE *f = fopen(fmt("%s/%s.pid", dir, group), "r");
-	long pid = 0;
-	if (f != NULL) {
-		if (fscanf(f, "%ld", &pid) != 1)
-			pid = 0;
-		fclose(f);
-	}
-	char cmd[1024] = "(gone)";
-	REQUIRE(pid > 0 && read_proc((pid_t)pid, "cmdline", cmd, sizeof(cmd), NULL) && strstr(cmd, "multiwatch"),
-	        "%s/%s.pid names %ld, which is not a multiwatch: %s", dir, group, pid, cmd);
-	return (pid_t)pid;
-}
+/* ---- processes ---------------------------------------------------------------------------------------------- */
 
 /* The value of CONFAB_LOG_FILE in the environment of pid. */
 static const char *log_file_of(pid_t pid)
 {
 	static char buf[65536];
 	size_t n = 0;
-	REQUIRE(read_proc(pid, "environ", buf, sizeof(buf), &n), "cannot read the environment of %d", (int)pid);
+	REQUIRE(proc_read(pid, "environ", buf, sizeof(buf), &n), "cannot read the environment of %d", (int)pid);
 	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
 		if (strncmp(buf + i, "CONFAB_LOG_FILE=", 16) == 0)
 			return fmt("%s", buf + i + 16);
@@ -297,7 +242,7 @@ static int check_log(const char *path, const char *want_path, struct field **fou
 static void test_logfmt_hostile(void)
 {
 	pid_t kids[MAX_KIDS];
-	REQUIRE(children(supervisor("api"), "confab-worker", kids, MAX_KIDS) > 0, "no api worker");
+	REQUIRE(proc_children(group_supervisor("api"), "confab-worker", kids, MAX_KIDS) > 0, "no api worker");
 	const char *log = log_file_of(kids[0]);
 	char *tag = unique_email("log");
 	*strchr(tag, '@') = '\0';
@@ -353,9 +298,9 @@ static void test_logfmt_hostile(void)
 	          field(f, n, "user_agent") != NULL,
 	      "the fields after the long path are missing");
 	/* The other logs of the stack too: the events group and the reaper. */
-	REQUIRE(children(supervisor("events"), "confab-worker", kids, MAX_KIDS) > 0, "no events worker");
+	REQUIRE(proc_children(group_supervisor("events"), "confab-worker", kids, MAX_KIDS) > 0, "no events worker");
 	check_log(log_file_of(kids[0]), NULL, NULL, NULL);
-	REQUIRE(children(supervisor("reaper"), "confab-reaper", kids, MAX_KIDS) > 0, "no reaper");
+	REQUIRE(proc_children(group_supervisor("reaper"), "confab-reaper", kids, MAX_KIDS) > 0, "no reaper");
 	check_log(log_file_of(kids[0]), NULL, NULL, NULL);
 }
 
@@ -363,8 +308,8 @@ static void test_logfmt_hostile(void)
  * file; then a request (api only) lands in the new file and not in the renamed one. */
 static void reopen_case(const char *group, const char *prog, bool via_supervisor, int sig)
 {
-	pid_t sup = supervisor(group), kids[MAX_KIDS];
-	int n = children(sup, prog, kids, MAX_KIDS);
+	pid_t sup = group_supervisor(group), kids[MAX_KIDS];
+	int n = proc_children(sup, prog, kids, MAX_KIDS);
 	REQUIRE(n > 0, "no %s under the %s multiwatch", prog, group);
 	const char *log = log_file_of(kids[0]);
 	const char *old = fmt("%s.itest-%ld", log, (long)time(NULL));
@@ -384,8 +329,8 @@ static void reopen_case(const char *group, const char *prog, bool via_supervisor
 		      "%s %d did not reopen %s after signal %d%s", prog, (int)kids[i], log, sig,
 		      via_supervisor ? " to its multiwatch" : "");
 	pid_t now[MAX_KIDS];
-	CHECK(supervisor(group) == sup && children(sup, prog, now, MAX_KIDS) == n, "the %s group changed on signal %d",
-	      group, sig);
+	CHECK(group_supervisor(group) == sup && proc_children(sup, prog, now, MAX_KIDS) == n,
+	      "the %s group changed on signal %d", group, sig);
 	if (strcmp(group, "api") != 0)
 		return;
 	char *tag = unique_email("reopen");
@@ -532,7 +477,7 @@ static void test_probe_redis_down(void)
 static void test_probe_no_answer(void)
 {
 	pid_t kids[MAX_KIDS];
-	int n = children(supervisor("api"), "confab-worker", kids, MAX_KIDS);
+	int n = proc_children(group_supervisor("api"), "confab-worker", kids, MAX_KIDS);
 	REQUIRE(n > 0, "no api worker");
 	for (int i = 0; i < n; i++)
 		kill(kids[i], SIGSTOP);

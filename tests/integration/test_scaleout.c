@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "procs.h"
 
 #define NPOLLERS  6 /* queues polled during the traffic */
 #define NBUSY     4 /* of which the first NBUSY get the channel's messages; the others wait, idle, for nothing */
@@ -41,39 +42,12 @@ static void scaleout_ctl(const char *args)
 	REQUIRE(rc == 0, "%s %s failed (status %d)", env("CONFAB_SCALEOUT_CTL"), args, rc);
 }
 
-/* The multiwatch pid of run/<group>.pid, or 0. */
-static long supervisor_pid(const char *group)
-{
-	FILE *f = fopen(fmt("%s/%s.pid", env("CONFAB_RUN_DIR"), group), "r");
-	long pid = 0;
-	if (f != NULL) {
-		if (fscanf(f, "%ld", &pid) != 1)
-			pid = 0;
-		fclose(f);
-	}
-	return pid;
-}
-
-static long parent_of(long pid)
-{
-	FILE *f = fopen(fmt("/proc/%ld/stat", pid), "r");
-	char buf[512];
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f != NULL)
-		fclose(f);
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	char state;
-	long ppid;
-	return p != NULL && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : 0;
-}
-
 /* The worker that answered r (X-Request-Id: <pid>-<n>) belongs to group (e.g. "b-events"). */
 static bool served_by(const struct resp *r, const char *group)
 {
 	const char *id = resp_header(r, "X-Request-Id");
 	long pid = id ? strtol(id, NULL, 10) : 0;
-	return pid > 0 && parent_of(pid) == supervisor_pid(group);
+	return pid > 0 && proc_parent((pid_t)pid) == group_supervisor_pid(group);
 }
 
 /* Waits up to 10 s until a poll of queue qid waits in Redis (the reaper's confab:waiting set). */
@@ -218,16 +192,9 @@ struct traffic {
 	struct queue *queues[NPOLLERS];
 	const char *send_url, *poll_url[NPOLLERS], *channel, *tag;
 	int stop_sender[2], stop_pollers[2];
-	pid_t pid[1 + NPOLLERS];
-	int report_fd[1 + NPOLLERS];
+	struct client clients[1 + NPOLLERS];
 	struct report report[1 + NPOLLERS];
 };
-
-static bool stop_requested(int fd)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	return poll(&p, 1, 0) > 0;
-}
 
 static void note_failure(struct report *rep, const struct resp *r)
 {
@@ -264,66 +231,29 @@ static void sender(struct traffic *t, struct report *rep)
 }
 
 /* Records the message ids of a GET /events answer; false if it was not a 200 with events. */
-static bool receive(struct queue *q, const struct resp *r, struct report *rep)
+static bool receive(void *report, struct queue *q, const struct resp *r)
 {
-	json_object *events = jget(r->json, "events");
-	if (r->status != 200 || events == NULL || !json_object_is_type(events, json_type_array)) {
+	struct report *rep = report;
+	if (!receive_message_ids(q, r, rep->ids, &rep->n, MAX_SENDS)) {
 		note_failure(rep, r);
 		return false;
 	}
 	rep->ok++;
-	for (size_t i = 0; i < json_object_array_length(events); i++) {
-		json_object *e = json_object_array_get_idx(events, i);
-		q->last = jint(e, "id") > q->last ? jint(e, "id") : q->last;
-		const char *type = jstr(e, "type");
-		if (type != NULL && strcmp(type, "message") == 0 && rep->n < MAX_SENDS)
-			rep->ids[rep->n++] = jint(jget(e, "message"), "id");
-	}
 	return true;
 }
 
-/* Long-polls through its URL (a failed poll is repeated with the same last_event_id); after the stop, drains
- * without blocking. */
 static void poller(struct traffic *t, int k, struct report *rep)
 {
-	struct queue *q = t->queues[k];
-	for (int after_stop = 0; after_stop < 50;) {
-		bool stop = stop_requested(t->stop_pollers[0]);
-		struct resp *r = http(&(struct request){
-		    .base_url = t->poll_url[k],
-		    .path = fmt("/api/v1/events?queue_id=%s&last_event_id=%lld%s", q->id, (long long)q->last,
-		                stop ? "&dont_block=true" : ""),
-		    .user = t->pollers[k],
-		    .timeout = 90,
-		});
-		bool ok = receive(q, r, rep);
-		if (stop && ok)
-			break;
-		after_stop += stop;
-		if (!ok)
-			usleep(100000);
-	}
+	poll_until_stopped(t->queues[k], t->poll_url[k], t->stop_pollers[0], receive, rep);
 }
 
-static void client_main(struct traffic *t, int i, int report_fd)
+static void client_run(void *arg, int i, void *report)
 {
-	close(t->stop_sender[1]);
-	close(t->stop_pollers[1]);
-	itest_http_after_fork();
-	struct report *rep = calloc(1, sizeof(*rep));
-	if (rep != NULL) {
-		if (i == 0)
-			sender(t, rep);
-		else
-			poller(t, i - 1, rep);
-		for (size_t off = 0; off < sizeof(*rep);) {
-			ssize_t w = write(report_fd, (char *)rep + off, sizeof(*rep) - off);
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-	}
-	_exit(rep != NULL ? 0 : 1);
+	struct traffic *t = arg;
+	if (i == 0)
+		sender(t, report);
+	else
+		poller(t, i - 1, report);
 }
 
 /* A channel of the sender and the pollers, a queue per poller (registered through the upstream over both hosts,
@@ -356,19 +286,9 @@ static void traffic_start(struct traffic *t, const char *register_url)
 		    (struct queue){t->pollers[i], fmt("%s", jstr(r->json, "queue_id")), jint(r->json, "last_event_id")};
 	}
 	REQUIRE(pipe(t->stop_sender) == 0 && pipe(t->stop_pollers) == 0, "pipe failed");
-	for (int i = 0; i < 1 + NPOLLERS; i++) {
-		int fds[2];
-		REQUIRE(pipe(fds) == 0, "pipe failed");
-		fflush(NULL);
-		t->pid[i] = fork();
-		REQUIRE(t->pid[i] >= 0, "fork failed");
-		if (t->pid[i] == 0) {
-			close(fds[0]);
-			client_main(t, i, fds[1]);
-		}
-		close(fds[1]);
-		t->report_fd[i] = fds[0];
-	}
+	int write_ends[2] = {t->stop_sender[1], t->stop_pollers[1]};
+	for (int i = 0; i < 1 + NPOLLERS; i++)
+		client_spawn(&t->clients[i], client_run, t, i, sizeof(t->report[i]), write_ends, 2);
 	close(t->stop_sender[0]);
 	close(t->stop_pollers[0]);
 	for (int i = 0; i < NPOLLERS; i++)
@@ -378,18 +298,8 @@ static void traffic_start(struct traffic *t, const char *register_url)
 /* Reads the report of client i (killing a client that hangs for 120 s) and reaps it. */
 static void collect(struct traffic *t, int i)
 {
-	size_t off = 0;
-	struct pollfd p = {.fd = t->report_fd[i], .events = POLLIN};
-	while (off < sizeof(t->report[i]) && poll(&p, 1, 120000) > 0) {
-		ssize_t n = read(t->report_fd[i], (char *)&t->report[i] + off, sizeof(t->report[i]) - off);
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	close(t->report_fd[i]);
-	kill(t->pid[i], SIGKILL); /* no-op when it ended */
-	waitpid(t->pid[i], NULL, 0);
-	CHECK(off == sizeof(t->report[i]), "traffic client %d sent no report", i);
+	CHECK(client_collect(&t->clients[i], &t->report[i], sizeof(t->report[i])), "traffic client %d sent no report",
+	      i);
 }
 
 /* Stops the sender, then the pollers: a last message wakes the polls that wait, then each drains its queue. */
