@@ -281,8 +281,8 @@ void cache_profile_put(struct cache *c, uint64_t ticket, int64_t realm_id, int64
 	struct entry *e = xcalloc(1, sizeof(*e));
 	snprintf(e->key, sizeof(e->key), "p%lld", (long long)user_id);
 	e->text = xstrdup(text);
-	e->realm.id = realm_id;
-	copy_realm(&e->realm, &e->realm, NULL); /* its strings as copies of "", so that free_entry can free them */
+	struct realm r = {.id = realm_id}; /* only the id: clear() drops the entry with its organization */
+	copy_realm(&e->realm, &r, NULL);
 	insert(c, ticket, e);
 }
 
