@@ -9,6 +9,7 @@
 #include "http/request.h"
 #include "model/channels.h"
 #include "model/messages.h"
+#include "model/narrow.h"
 #include "model/permissions.h"
 #include "model/user.h"
 
@@ -144,14 +145,15 @@ int messages_list(struct request *req)
 	int n_ids;
 	int64_t *ids = by_ids ? list_ids(req, "message_ids", &n_ids) : NULL;
 	struct message_page page;
-	if (message_fetch(&req->uow, narrow, anchor, include_anchor, (int)param_int(req, "num_before"),
-	                  (int)param_int(req, "num_after"), ids, by_ids ? n_ids : 0, &page) < 0)
-		return -1;
 	struct message_format f = {param_bool(req, "apply_markdown"), param_bool(req, "client_gravatar"),
-	                           param_bool(req, "allow_empty_topic_name"), page.is_search};
-	size_t len;
-	const char *messages = message_objects_text(&req->uow, page.ids, page.flags, page.n, &f, &len);
-	if (messages == NULL)
+	                           param_bool(req, "allow_empty_topic_name"), narrow->is_search};
+	if (message_fetch(&req->uow, narrow, anchor, include_anchor, (int)param_int(req, "num_before"),
+	                  (int)param_int(req, "num_after"), ids, by_ids ? n_ids : 0, &f, &page) < 0)
+		return -1;
+	size_t len = page.objects_len;
+	const char *messages = page.objects;
+	if (messages == NULL &&
+	    (messages = message_objects_text(&req->uow, page.ids, page.flags, page.n, &f, &len)) == NULL)
 		return -1;
 	json_object *out = request_result(req);
 	json_object_object_add(out, "messages", jsonx_raw((const char *[]){messages}, (size_t[]){len}, 1, NULL, NULL));

@@ -41,6 +41,11 @@ int buf_add(struct buf *b, const void *data, size_t len)
 	return 0;
 }
 
+int buf_reserve(struct buf *b, size_t n)
+{
+	return buf_grow(b, n);
+}
+
 int buf_adds(struct buf *b, const char *s)
 {
 	return buf_add(b, s, strlen(s));

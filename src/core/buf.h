@@ -20,6 +20,8 @@ void buf_init(struct buf *b, size_t max);
 int buf_add(struct buf *b, const void *data, size_t len);
 int buf_adds(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Makes room for n more bytes at once (a writer that knows about how much it will add). 0 or -1, as above. */
+int buf_reserve(struct buf *b, size_t n);
 /* Returns the contents as a C string ("" when empty); valid until the next change. */
 const char *buf_str(const struct buf *b);
 void buf_release(struct buf *b);

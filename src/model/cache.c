@@ -15,19 +15,24 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-#define NBUCKETS    1024
-#define MAX_BLOBS   32    /* then the oldest is dropped */
-#define MAX_ENTRIES 20000 /* then everything is dropped and filled again: a bound, not an eviction policy */
+#define NBUCKETS 1024
+/* Then the oldest is dropped. An organization keeps up to 11 (8 kinds of user lists, 2 group lists, the channel
+ * counts): room for about a dozen active organizations per process. */
+#define MAX_BLOBS 128
+/* Bounds on memory, not eviction policies: past one, the entries of that kind are dropped and filled again. */
+#define MAX_ENTRIES 20000 /* API keys and subdomains */
+#define MAX_VALUES  20000 /* small values (cache_value_put()) */
 #define KEY_MAX     64
 
-/* One API key hash (user and realm) or one subdomain (realm only). */
+/* One API key hash (user and realm), one subdomain (realm only) or one small value (cache_value_put()). */
 struct entry {
 	struct entry *next;
 	bool has_user;
-	char key[KEY_MAX + 2]; /* 'k' + hash, 's' + subdomain, or 'p' + user id */
-	char *text;            /* 'p': the user's profile_data as JSON text (realm.id is the organization's id) */
+	char key[KEY_MAX + 2]; /* 'k' + hash, 's' + subdomain, or 'v' + the value's key, 'p' + user id */
 	struct user user;
-	struct realm realm;
+	struct realm realm; /* a value's: only the id */
+	void *value;
+	size_t value_size;
 };
 
 struct blob_slot {
@@ -43,7 +48,7 @@ struct cache {
 	bool up;         /* the listener listens: copies may be used and kept */
 	uint64_t ticket; /* moves on at every invalidation; a put with an older ticket is dropped */
 	uint64_t heard;  /* notifications handled */
-	int count;
+	int count[2];    /* entries: [0] API keys and subdomains, [1] small values */
 	struct entry *buckets[NBUCKETS];
 };
 
@@ -64,7 +69,7 @@ static void free_entry(struct entry *e)
 		free((char *)*us[i]);
 	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++)
 		free((char *)*rs[i]);
-	free(e->text);
+	free(e->value);
 	free(e);
 }
 
@@ -100,16 +105,18 @@ static unsigned bucket_of(const char *key)
 }
 
 /* Frees the entries of realm_id (all of them for 0). Lock held. */
-static void clear(struct cache *c, int64_t realm_id)
+/* Drops the entries of realm_id (0: all) of one kind (0: API keys and subdomains, 1: small values; -1: both). */
+static void clear(struct cache *c, int64_t realm_id, int kind)
 {
 	for (int b = 0; b < NBUCKETS; b++) {
 		struct entry **p = &c->buckets[b];
 		while (*p != NULL) {
 			struct entry *e = *p;
-			if (realm_id == 0 || e->realm.id == realm_id) {
+			bool is_value = e->value != NULL;
+			if ((realm_id == 0 || e->realm.id == realm_id) && (kind < 0 || kind == is_value)) {
 				*p = e->next;
 				free_entry(e);
-				c->count--;
+				c->count[is_value]--;
 			} else {
 				p = &e->next;
 			}
@@ -132,7 +139,7 @@ static void drop_blobs(struct cache *c, int64_t realm_id)
 /* An invalidation: drops the entries of realm_id (0: all) and moves the ticket on, so fills in flight are dropped. */
 static void drop(struct cache *c, int64_t realm_id)
 {
-	clear(c, realm_id);
+	clear(c, realm_id, -1);
 	drop_blobs(c, realm_id);
 	c->ticket++;
 }
@@ -229,23 +236,7 @@ static bool get(struct cache *c, struct uow *uow, const char *key, struct user *
 	return e != NULL;
 }
 
-/* Keeps e under its key unless the ticket is stale or the key is kept already; frees it otherwise. */
-static void insert(struct cache *c, uint64_t ticket, struct entry *e)
-{
-	pthread_mutex_lock(&c->lock);
-	if (!c->up || ticket != c->ticket || find(c, e->key) != NULL) {
-		pthread_mutex_unlock(&c->lock);
-		free_entry(e);
-		return;
-	}
-	if (c->count >= MAX_ENTRIES)
-		clear(c, 0); /* a bound on memory, not an invalidation: the ticket stays */
-	unsigned b = bucket_of(e->key);
-	e->next = c->buckets[b];
-	c->buckets[b] = e;
-	c->count++;
-	pthread_mutex_unlock(&c->lock);
-}
+static void insert(struct cache *c, uint64_t ticket, struct entry *e);
 
 /* Keeps a copy under key unless the ticket is stale or the key is kept already. */
 static void put(struct cache *c, uint64_t ticket, const char *key, const struct user *user, const struct realm *realm)
@@ -261,29 +252,24 @@ static void put(struct cache *c, uint64_t ticket, const char *key, const struct 
 	insert(c, ticket, e);
 }
 
-const char *cache_profile_get(struct cache *c, struct uow *uow, int64_t user_id)
+/* Keeps e unless the ticket is stale or its key is kept already (then frees it). */
+static void insert(struct cache *c, uint64_t ticket, struct entry *e)
 {
-	char key[KEY_MAX + 2];
-	snprintf(key, sizeof(key), "p%lld", (long long)user_id);
-	if (c == NULL)
-		return NULL;
+	const char *key = e->key;
 	pthread_mutex_lock(&c->lock);
-	struct entry *e = c->up ? find(c, key) : NULL;
-	const char *text = e != NULL ? arena_strdup(&uow->arena, e->text) : NULL;
-	pthread_mutex_unlock(&c->lock);
-	return text;
-}
-
-void cache_profile_put(struct cache *c, uint64_t ticket, int64_t realm_id, int64_t user_id, const char *text)
-{
-	if (c == NULL || ticket == 0)
+	if (!c->up || ticket != c->ticket || find(c, key) != NULL) {
+		pthread_mutex_unlock(&c->lock);
+		free_entry(e);
 		return;
-	struct entry *e = xcalloc(1, sizeof(*e));
-	snprintf(e->key, sizeof(e->key), "p%lld", (long long)user_id);
-	e->text = xstrdup(text);
-	struct realm r = {.id = realm_id}; /* only the id: clear() drops the entry with its organization */
-	copy_realm(&e->realm, &r, NULL);
-	insert(c, ticket, e);
+	}
+	bool is_value = e->value != NULL;
+	if (c->count[is_value] >= (is_value ? MAX_VALUES : MAX_ENTRIES))
+		clear(c, 0, is_value); /* a bound on memory, not an invalidation: the ticket stays */
+	unsigned b = bucket_of(key);
+	e->next = c->buckets[b];
+	c->buckets[b] = e;
+	c->count[is_value]++;
+	pthread_mutex_unlock(&c->lock);
 }
 
 bool cache_auth_get(struct cache *c, struct uow *uow, const char *key_hash, struct user **user, struct realm **realm)
@@ -326,6 +312,62 @@ void cache_realm_put(struct cache *c, uint64_t ticket, const char *subdomain, co
 	key[0] = 's';
 	strcpy(key + 1, subdomain);
 	put(c, ticket, key, NULL, realm);
+}
+
+bool cache_value_get(struct cache *c, const char *key, void *out, size_t size)
+{
+	char k[KEY_MAX + 2];
+	if (c == NULL || strlen(key) > KEY_MAX)
+		return false;
+	k[0] = 'v';
+	strcpy(k + 1, key);
+	pthread_mutex_lock(&c->lock);
+	struct entry *e = c->up ? find(c, k) : NULL;
+	bool hit = e != NULL && e->value_size == size;
+	if (hit)
+		memcpy(out, e->value, size);
+	pthread_mutex_unlock(&c->lock);
+	return hit;
+}
+
+void cache_value_put(struct cache *c, uint64_t ticket, int64_t realm_id, const char *key, const void *value,
+                     size_t size)
+{
+	if (c == NULL || ticket == 0 || strlen(key) > KEY_MAX)
+		return;
+	struct entry *e = xcalloc(1, sizeof(*e));
+	e->key[0] = 'v';
+	strcpy(e->key + 1, key);
+	e->realm.id = realm_id;
+	e->value = xmalloc(size);
+	memcpy(e->value, value, size);
+	e->value_size = size;
+	insert(c, ticket, e);
+}
+
+const char *cache_profile_get(struct cache *c, struct uow *uow, int64_t user_id)
+{
+	char key[KEY_MAX + 2];
+	if (c == NULL)
+		return NULL;
+	snprintf(key, sizeof(key), "p%lld", (long long)user_id);
+	pthread_mutex_lock(&c->lock);
+	struct entry *e = c->up ? find(c, key) : NULL;
+	const char *text = e != NULL ? arena_strdup(&uow->arena, e->value) : NULL;
+	pthread_mutex_unlock(&c->lock);
+	return text;
+}
+
+void cache_profile_put(struct cache *c, uint64_t ticket, int64_t realm_id, int64_t user_id, const char *text)
+{
+	if (c == NULL || ticket == 0)
+		return;
+	struct entry *e = xcalloc(1, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "p%lld", (long long)user_id);
+	e->realm.id = realm_id;
+	e->value = xstrdup(text); /* counted with the small values */
+	e->value_size = strlen(text) + 1;
+	insert(c, ticket, e);
 }
 
 uint64_t cache_heard(struct cache *c)

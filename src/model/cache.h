@@ -18,6 +18,7 @@
 #define CONFAB_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct uow;
@@ -43,6 +44,15 @@ void cache_auth_put(struct cache *c, uint64_t ticket, const char *key_hash, cons
 /* The organization with that subdomain, copied into uow's arena; NULL on a miss. Same rules for the put. */
 struct realm *cache_realm_get(struct cache *c, struct uow *uow, const char *subdomain);
 void cache_realm_put(struct cache *c, uint64_t ticket, const char *subdomain, const struct realm *realm);
+
+/*
+ * Small values of fixed size (channel_cache.h) under a key (at most 64 bytes) for one organization, dropped with
+ * its rows: cache_value_get() copies the value kept under key into out (size bytes) and returns true, or false on
+ * a miss; cache_value_put() keeps a copy (same rules as cache_auth_put()).
+ */
+bool cache_value_get(struct cache *c, const char *key, void *out, size_t size);
+void cache_value_put(struct cache *c, uint64_t ticket, int64_t realm_id, const char *key, const void *value,
+                     size_t size);
 
 /*
  * The profile_data object of a user as JSON text (GET /users/me), copied into uow's arena; NULL on a miss. Kept

@@ -480,7 +480,15 @@ int linkifiers_load(struct uow *uow)
 	struct db_res *res = DB_EXEC(uow, &st_version, db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
 		return -1;
-	int64_t version = db_int(res, 0, 0);
+	return linkifiers_load_version(uow, db_int(res, 0, 0));
+}
+
+int linkifiers_load_version(struct uow *uow, int64_t version)
+{
+	if (uow->realm == NULL)
+		return 0;
+	if (uow->linkifiers != NULL && uow->linkifiers->realm_id == uow->realm->id)
+		return 0;
 	size_t slot = (size_t)uow->realm->id % CACHE_SLOTS;
 	pthread_mutex_lock(&cache_lock);
 	struct linkifier_set *s = cache[slot];

@@ -9,8 +9,10 @@
 
 #include "core/uow.h"
 #include "db/db.h"
+#include "model/message_json.h"
 #include "model/messages.h"
 #include "model/narrow.h"
+#include "model/realm.h"
 #include "model/user_topics.h"
 
 /* in:home and is:muted (the reference's exclude_muting_conditions without a channel): whether a channel message is
@@ -120,7 +122,9 @@ static struct db_stmt st_fetch_public = DB_STMT_GENERIC(HISTORY_FETCH("m.realm_i
 
 /*
  * The same for a narrow of nothing but its channel (and one topic), the common case: no filter left to evaluate,
- * so a small plan ($1 user, $2 channel, $3..$7 the halves as $30..$34 above, $8 the topic).
+ * so a small plan ($1 user, $2 channel, $3..$7 the halves as $30..$34 above). The halves read only the ids (an
+ * index-only scan of messages_channel): read with the messages' columns, the generic plan walks messages_pkey
+ * backwards through the other channels' messages instead.
  */
 #define PLAIN_SIDE(where, cmp, order, limit)                                                                           \
 	"(SELECT m.id, (SELECT um.flags FROM user_messages um WHERE um.user_id = $1 AND um.message_id = m.id)"         \
@@ -129,8 +133,22 @@ static struct db_stmt st_fetch_public = DB_STMT_GENERIC(HISTORY_FETCH("m.realm_i
 	"SELECT id, COALESCE(flags, 129), flags IS NOT NULL FROM (" PLAIN_SIDE(                                        \
 	    where, "m.id <= $3", "DESC", "$4") " UNION ALL " PLAIN_SIDE(where, "m.id >= $5 AND m.id <= $6", "ASC",     \
 	                                                                "$7") ") hits ORDER BY id"
-static struct db_stmt st_fetch_channel_plain = DB_STMT(PLAIN_FETCH("m.channel_id = $2"));
-static struct db_stmt st_fetch_topic_plain = DB_STMT(PLAIN_FETCH("m.channel_id = $2 AND lower(m.topic) = lower($8)"));
+/*
+ * With the Message objects of the rows found, in the same round trip (message_json.h): $8 the placeholder e-mail
+ * domain, $9 markdown, $10 search, $11 the organization, $12 the topic. Rows: the objects' columns, then the flags
+ * (PLAIN_FLAGS) and whether received.
+ */
+/* clang-format off */
+#define PLAIN_OBJECTS(where) \
+	"WITH hits (id, flags, received) AS MATERIALIZED (" PLAIN_FETCH(where) ")," \
+	MESSAGE_DICT_CTES("ARRAY(SELECT id FROM hits)", "$8", "$9", "$10") \
+	" SELECT" MESSAGE_DICT_COLUMNS("$8", "$11") ", hits.flags, hits.received" \
+	MESSAGE_DICT_FROM " JOIN hits ON hits.id = m.id ORDER BY m.id"
+/* clang-format on */
+#define PLAIN_FLAGS MD_COUNT
+static struct db_stmt st_objects_channel_plain = DB_STMT_GENERIC(PLAIN_OBJECTS("m.channel_id = $2"));
+static struct db_stmt st_objects_topic_plain =
+    DB_STMT_GENERIC(PLAIN_OBJECTS("m.channel_id = $2 AND lower(m.topic) = lower($12)"));
 
 /* Whether nw is one channel's history and nothing else (but one topic): every NARROW_FILTER condition is idle. */
 static bool plain_history(const struct narrow *nw)
@@ -166,8 +184,10 @@ static struct db_stmt st_first_unread = DB_STMT(
         FIRST_UNREAD_POLICY) ") OFFSET 0) hit"
                              " WHERE um.user_id = $1 AND (um.flags & 1) = 0 ORDER BY um.message_id LIMIT 1");
 
-/* The rows around the anchor (the reference's post_process_limited_query). */
-static void limit_rows(const struct db_res *res, int64_t anchor, int before, int after, struct message_page *out)
+/* The rows around the anchor (the reference's post_process_limited_query): ids and flags (column flag_col) of
+ * rows[out->n]. */
+static void limit_rows(const struct db_res *res, int flag_col, int64_t anchor, int before, int after, int *rows,
+                       struct message_page *out)
 {
 	bool left = anchor == 0, right = anchor >= MESSAGE_ANCHOR_NEWEST;
 	int n = db_rows(res), first_anchor = n, first_after = n;
@@ -184,8 +204,9 @@ static void limit_rows(const struct db_res *res, int64_t anchor, int before, int
 	int keep_after = after && n_after > after ? after : n_after;
 	out->n = 0;
 	for (int i = skip; i < first_after + keep_after; i++) {
+		rows[out->n] = i;
 		out->ids[out->n] = db_int(res, i, 0);
-		out->flags[out->n++] = (int)db_int(res, i, 1);
+		out->flags[out->n++] = (int)db_int(res, i, flag_col);
 	}
 	out->found_anchor = n_anchor == 1;
 	out->found_oldest = left || n_before - skip < before;
@@ -203,8 +224,38 @@ static struct db_stmt *fetch_statement(const struct narrow *nw, int *nparams)
 	return nw->public_history ? &st_fetch_public : &st_fetch_received;
 }
 
+/* A plain history fetch (plain_history()) with its objects, in one statement. 0 or -1. */
+static int fetch_plain_objects(struct uow *uow, const struct narrow *nw, const struct narrow_sql *sql, int64_t anchor,
+                               int before, int after, const struct message_format *f, struct message_page *out)
+{
+	const char *p[] = {sql->user_id,
+	                   sql->history_channel,
+	                   sql->before_anchor,
+	                   sql->before_limit,
+	                   sql->after_anchor,
+	                   sql->after_max,
+	                   sql->after_limit,
+	                   realm_fake_email_domain(uow, uow->realm),
+	                   f->apply_markdown ? "true" : "false",
+	                   f->search_fields ? "true" : "false",
+	                   sql->realm_id,
+	                   sql->history_topic};
+	bool topic = nw->topic_pos.n > 0;
+	struct db_res *res =
+	    db_exec(uow, topic ? &st_objects_topic_plain : &st_objects_channel_plain, p, topic ? 12 : 11);
+	if (res == NULL)
+		return -1;
+	int *rows = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*rows));
+	out->ids = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->ids));
+	out->flags = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->flags));
+	limit_rows(res, PLAIN_FLAGS, anchor, before, after, rows, out);
+	out->objects = message_objects_write(uow, res, rows, out->flags, out->n, f, &out->objects_len);
+	return 0;
+}
+
 int message_fetch(struct uow *uow, struct narrow *nw, int64_t anchor, bool include_anchor, int num_before,
-                  int num_after, const int64_t *ids, int n_ids, struct message_page *out)
+                  int num_after, const int64_t *ids, int n_ids, const struct message_format *f,
+                  struct message_page *out)
 {
 	struct narrow_sql sql;
 	const char *p[NARROW_SQL_PARAMS];
@@ -220,26 +271,22 @@ int message_fetch(struct uow *uow, struct narrow *nw, int64_t anchor, bool inclu
 		narrow_sql_range(uow, 0, false, 0, n_ids, &sql);
 	else
 		narrow_sql_range(uow, anchor, include_anchor, num_before, num_after, &sql);
+	memset(out, 0, sizeof(*out));
+	out->anchor = anchor;
+	out->is_search = nw->is_search;
+	if (ids == NULL && f != NULL && plain_history(nw))
+		return fetch_plain_objects(uow, nw, &sql, anchor, num_before, num_after, f, out);
 	int nparams;
 	struct db_stmt *st = fetch_statement(nw, &nparams);
 	narrow_sql_positional(&sql, p);
-	if (ids == NULL && plain_history(nw)) {
-		const char *plain[] = {sql.user_id,      sql.history_channel, sql.before_anchor, sql.before_limit,
-		                       sql.after_anchor, sql.after_max,       sql.after_limit,   sql.history_topic};
-		st = nw->topic_pos.n ? &st_fetch_topic_plain : &st_fetch_channel_plain;
-		memcpy(p, plain, sizeof(plain));
-		nparams = nw->topic_pos.n ? 8 : 7;
-	}
 	struct db_res *res = db_exec(uow, st, p, nparams);
 	if (res == NULL)
 		return -1;
-	memset(out, 0, sizeof(*out));
 	out->ids = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->ids));
 	out->flags = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*out->flags));
-	out->anchor = anchor;
-	out->is_search = nw->is_search;
 	if (ids == NULL) {
-		limit_rows(res, anchor, num_before, num_after, out);
+		int *rows = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*rows));
+		limit_rows(res, 1, anchor, num_before, num_after, rows, out);
 		return 0;
 	}
 	for (int i = 0; i < db_rows(res); i++) {

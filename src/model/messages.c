@@ -23,6 +23,7 @@
 #include "events/events.h"
 #include "core/uow.h"
 #include "model/attachments.h"
+#include "model/channel_cache.h"
 #include "model/channels.h"
 #include "model/linkifiers.h"
 #include "model/markdown.h"
@@ -1116,8 +1117,9 @@ static struct db_stmt st_with_target =
 
 static const struct channel *narrow_channel(struct uow *uow, json_object *operand)
 {
-	return json_object_is_type(operand, json_type_int) ? channel_by_id(uow, json_object_get_int64(operand))
-	                                                   : channel_by_name(uow, json_object_get_string(operand));
+	return json_object_is_type(operand, json_type_int)
+	           ? channel_cache_lookup(uow, json_object_get_int64(operand), NULL)
+	           : channel_cache_lookup(uow, 0, json_object_get_string(operand));
 }
 
 /* A user of the realm by API e-mail address or id; 0 if there is none (check uow->error). */

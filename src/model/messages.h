@@ -253,16 +253,21 @@ struct message_page {
 	int64_t anchor;
 	bool found_anchor, found_oldest, found_newest, history_limited;
 	bool is_search;
+	const char *objects; /* their Message objects as a JSON array when message_fetch() wrote them, else NULL */
+	size_t objects_len;
 };
 
 /*
  * Fetches the messages of narrow around anchor (a message id, 0 for the oldest, MESSAGE_ANCHOR_NEWEST, or
  * MESSAGE_ANCHOR_FIRST_UNREAD) as the reference's fetch_messages does: num_before messages before, num_after
  * after, the anchor itself when include_anchor. Or, when ids is not NULL, exactly those of ids (n_ids) that match.
- * Every query is driven by an index (see the plans in message_fetch.c). Returns 0 or -1.
+ * Every query is driven by an index (see the plans in message_fetch.c). With f, the Message objects may come in the
+ * same round trip (out->objects; message_objects_text() otherwise). Returns 0 or -1.
  */
+struct message_format;
 int message_fetch(struct uow *uow, struct narrow *narrow, int64_t anchor, bool include_anchor, int num_before,
-                  int num_after, const int64_t *ids, int n_ids, struct message_page *out);
+                  int num_after, const int64_t *ids, int n_ids, const struct message_format *f,
+                  struct message_page *out);
 
 /* Options of the Message object. */
 struct message_format {

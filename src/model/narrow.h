@@ -53,7 +53,8 @@ struct narrow_conversation {
  * "failed" (the error recorded) as its comment says; every result lives in the unit of work's arena.
  */
 struct narrow_lookup {
-	/* The channel an operand names (an id or a name) as the user sees it; NULL: none, or failed (recorded). */
+	/* The channel an operand names (an id or a name) as the user sees it; NULL: none, or failed (recorded). Of it
+	 * only id, invite_only, history_public_to_subscribers and content_access are read (channel_cache.h). */
 	const struct channel *(*channel)(struct uow *uow, json_object *operand);
 	/* The id of the realm's user an operand names (API e-mail address or id); 0: none, or failed (recorded). */
 	int64_t (*user)(struct uow *uow, json_object *operand);

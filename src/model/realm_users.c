@@ -43,8 +43,17 @@ static struct db_stmt st_current =
             "    WHERE pg_visible_in_snapshot(x, $2::pg_snapshot))"
             "  AND NOT EXISTS (SELECT 1 FROM realm_changes WHERE realm_id IN ($1, 0)"
             "    AND xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $2::pg_snapshot))");
+/*
+ * Records the oldest running transaction, then deletes the changes older than the horizon recorded at least
+ * 2 x MAX_AGE_SECS ago, and the horizons before that one (migrations/0032_realm_changes_horizon.sql). One statement:
+ * its parts share one snapshot, so the horizon recorded now is not among those it reads.
+ */
 static struct db_stmt st_prune =
-    DB_STMT("DELETE FROM realm_changes WHERE changed_at < now() - interval '" /* 2 x MAX_AGE_SECS */ "600 seconds'");
+    DB_STMT("WITH h AS (INSERT INTO realm_changes_horizons DEFAULT VALUES),"
+            " old AS (SELECT taken_at, horizon FROM realm_changes_horizons"
+            "   WHERE taken_at < now() - interval '600 seconds' ORDER BY taken_at DESC LIMIT 1),"
+            " c AS (DELETE FROM realm_changes WHERE xid < (SELECT horizon FROM old))"
+            " DELETE FROM realm_changes_horizons WHERE taken_at < (SELECT taken_at FROM old)");
 
 static time_t now_secs(void)
 {
@@ -138,13 +147,23 @@ static struct users_text *build(struct uow *uow, const struct user *viewer, bool
 	return t;
 }
 
+long realm_kept_made(void)
+{
+	return (long)now_secs();
+}
+
+int realm_kept_is_current(struct uow *uow, const char *pg_snapshot, long made)
+{
+	if ((long)now_secs() - made > MAX_AGE_SECS)
+		return 0;
+	struct db_res *res = DB_EXEC(uow, &st_current, db_arg_int(uow, uow->realm->id), pg_snapshot);
+	return res == NULL ? -1 : db_bool(res, 0, 0);
+}
+
 /* 1 if t may stand for what the calling transaction reads, 0 if not, -1 on error. */
 static int is_current(struct uow *uow, const struct users_text *t)
 {
-	if (now_secs() - t->made > MAX_AGE_SECS)
-		return 0;
-	struct db_res *res = DB_EXEC(uow, &st_current, db_arg_int(uow, uow->realm->id), t->pg_snapshot);
-	return res == NULL ? -1 : db_bool(res, 0, 0);
+	return realm_kept_is_current(uow, t->pg_snapshot, (long)t->made);
 }
 
 /* The position of user id among t's active users, or -1. */

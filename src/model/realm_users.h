@@ -23,6 +23,14 @@ struct uow;
  */
 int realm_users_state(struct uow *uow, bool client_gravatar, const char *snapshot, json_object *out);
 
+/*
+ * For other values kept the same way (model/realm_groups.h): 1 if a value of uow's organization read under
+ * pg_snapshot at realm_kept_made() time made may stand for what the calling transaction reads (no change recorded in
+ * realm_changes since, not too old for the rows still kept there), 0 if not, -1 on error.
+ */
+long realm_kept_made(void);
+int realm_kept_is_current(struct uow *uow, const char *pg_snapshot, long made);
+
 /* Deletes realm_changes rows older than any kept list can be (the reaper, every round). 0, or -1. */
 int realm_users_prune(struct uow *uow);
 

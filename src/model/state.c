@@ -15,6 +15,7 @@
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "core/uow.h"
+#include "model/channel_counts.h"
 #include "model/channels.h"
 #include "model/groups.h"
 #include "model/linkifiers.h"
@@ -24,7 +25,9 @@
 #include "model/presence.h"
 #include "model/profile_fields.h"
 #include "model/realm.h"
+#include "model/realm_groups.h"
 #include "model/realm_users.h"
+#include "model/unread.h"
 #include "model/realm_domains.h"
 #include "model/realm_emoji.h"
 #include "model/scheduled_messages.h"
@@ -376,7 +379,10 @@ static int add_realm_user(struct uow *uow, const struct state_options *o, json_o
 
 /* ---- channels: subscription and stream ------------------------------------------------------------------------ */
 
-static struct db_stmt st_channels = DB_STMT(CHANNEL_SELECT "ORDER BY c.name COLLATE \"C\"");
+/* The subscriber counts and the unnamed groups' setting values come from channel_counts_get()
+ * (model/channel_counts.h), not from this statement. */
+static struct db_stmt st_channels = DB_STMT(CHANNEL_SELECT_WITH(
+    "0::bigint", CHANNEL_COUNT_TRAFFIC, CHANNEL_SETTING_NO_VALUE, "") "ORDER BY c.name COLLATE \"C\"");
 static struct db_stmt st_web_public_channels =
     DB_STMT(CHANNEL_SELECT "AND c.is_web_public AND NOT c.is_archived ORDER BY c.id");
 /* The settings a user kept from subscriptions they left (clients show them again on resubscribing). */
@@ -481,12 +487,26 @@ static json_object *left_map(struct uow *uow, const struct db_res *left)
 	return map;
 }
 
+/* The channel of row i of st_channels, with its subscriber count and its unnamed groups' values from counts. */
+static struct channel *row_channel(struct uow *uow, const struct db_res *rows, int i,
+                                   const struct channel_counts *counts)
+{
+	struct channel *c = channel_from_row(uow, rows, i, 0);
+	c->subscriber_count = channel_counts_of(counts, c->id);
+	for (int s = 0; s < CS_COUNT; s++) {
+		const char *value = channel_counts_group_value(counts, c->settings[s]);
+		if (value != NULL)
+			c->setting_json[s] = value;
+	}
+	return c;
+}
+
 /*
  * subscriptions, unsubscribed (left channels the user can still see) and never_subscribed (channels the user can
  * see and never joined), each sorted by name; archived channels only for clients with archived_channels.
  */
 static int add_subscriptions(struct uow *uow, const struct state_options *o, const struct db_res *rows,
-                             json_object *out)
+                             const struct channel_counts *counts, json_object *out)
 {
 	const struct user *me = uow->user;
 	struct db_res *left = DB_EXEC(uow, &st_left, db_arg_int(uow, me->id));
@@ -503,7 +523,7 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 	json_object_object_add(out, "unsubscribed", unsubs);
 	json_object_object_add(out, "never_subscribed", never);
 	for (int i = 0; i < db_rows(rows); i++) {
-		struct channel *c = channel_from_row(uow, rows, i, 0);
+		struct channel *c = row_channel(uow, rows, i, counts);
 		if (c->is_archived && !o->archived_channels)
 			continue;
 		json_object *obj;
@@ -532,12 +552,13 @@ static int add_subscriptions(struct uow *uow, const struct state_options *o, con
 }
 
 /* streams: every channel the user can see, as GET /streams?include_all=true lists them. */
-static void add_streams(struct uow *uow, const struct state_options *o, const struct db_res *rows, json_object *out)
+static void add_streams(struct uow *uow, const struct state_options *o, const struct db_res *rows,
+                        const struct channel_counts *counts, json_object *out)
 {
 	json_object *streams = json_object_new_array();
 	json_object_object_add(out, "streams", streams);
 	for (int i = 0; i < db_rows(rows); i++) {
-		struct channel *c = channel_from_row(uow, rows, i, 0);
+		struct channel *c = row_channel(uow, rows, i, counts);
 		if ((c->is_archived && !o->archived_channels) || !(c->metadata_access || c->is_web_public))
 			continue;
 		json_object_array_add(streams, channel_to_json(uow, c));
@@ -551,12 +572,14 @@ static int add_channels(struct uow *uow, const struct state_options *o, json_obj
 		return -1;
 	if (uow->user == NULL || !(subscription || stream))
 		return 0;
-	struct db_res *rows =
-	    DB_EXEC(uow, &st_channels, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id));
-	if (rows == NULL || (subscription && add_subscriptions(uow, o, rows, out) < 0))
+	const struct channel_counts *counts = channel_counts_get(uow, o->snapshot);
+	struct db_res *rows = counts == NULL ? NULL
+	                                     : DB_EXEC(uow, &st_channels, db_arg_int(uow, uow->realm->id),
+	                                               db_arg_int(uow, uow->user->id));
+	if (rows == NULL || (subscription && add_subscriptions(uow, o, rows, counts, out) < 0))
 		return -1;
 	if (stream)
-		add_streams(uow, o, rows, out);
+		add_streams(uow, o, rows, counts, out);
 	return 0;
 }
 
@@ -614,191 +637,6 @@ static int add_recent_private_conversations(struct uow *uow, json_object *out)
 
 /* ---- message and update_message_flags ------------------------------------------------------------------------- */
 
-#define MAX_UNREAD_MESSAGES 50000
-#define STR_(x)             #x
-#define STR(x)              STR_(x)
-
-/*
- * The user's latest unread messages, newest first: id, flags, channel id (0 for direct messages), topic, the
- * topic lowercased, the conversation's sorted participants ("1,2,3"), their number, and whether the message is
- * muted (its channel, unless the topic is unmuted or followed, or its topic). Messages of channels the user left
- * do not count.
- */
-static struct db_stmt st_unread = DB_STMT(
-    "SELECT m.id, um.flags, COALESCE(m.channel_id, 0), m.topic, lower(m.topic),"
-    "       COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), 0),"
-    "       " USER_TOPICS_MUTED_SQL(
-        "s.is_muted",
-        "ut.visibility_policy") "  FROM user_messages um JOIN messages m ON m.id = um.message_id"
-                                "  LEFT JOIN direct_conversations dc ON dc.id = m.direct_conversation_id"
-                                "  LEFT JOIN subscriptions s ON s.channel_id = m.channel_id AND s.user_id = um.user_id"
-                                "  LEFT JOIN user_topics ut ON ut.user_id = um.user_id AND ut.channel_id = m.channel_id"
-                                "   AND lower(ut.topic_name) = lower(m.topic)"
-                                " WHERE um.user_id = $1 AND um.flags & 1 = 0 AND s.active IS DISTINCT FROM false"
-                                " ORDER BY um.message_id DESC LIMIT " STR(MAX_UNREAD_MESSAGES));
-
-struct unread {
-	json_object *pms, *streams, *huddles; /* key -> {..., unread_message_ids} */
-	json_object *mentions;                /* array */
-	int count;
-};
-
-/* The bucket of key in map, created by make when missing. */
-static json_object *bucket(json_object *map, const char *key, json_object *(*make)(void *), void *arg)
-{
-	json_object *b;
-	if (!json_object_object_get_ex(map, key, &b)) {
-		b = make(arg);
-		json_object_object_add(map, key, b);
-	}
-	return b;
-}
-
-struct stream_key {
-	int64_t stream_id;
-	const char *topic, *lower;
-};
-
-static json_object *make_stream_bucket(void *arg)
-{
-	const struct stream_key *k = arg;
-	json_object *b = json_object_new_object();
-	json_object_object_add(b, "stream_id", json_object_new_int64(k->stream_id));
-	json_object_object_add(b, "topic", json_object_new_string(k->topic));
-	json_object_object_add(b, "unread_message_ids", json_object_new_array());
-	json_object_object_add(b, "_key", json_object_new_string(k->lower));
-	return b;
-}
-
-static json_object *make_pm_bucket(void *arg)
-{
-	int64_t other = *(const int64_t *)arg;
-	json_object *b = json_object_new_object();
-	json_object_object_add(b, "other_user_id", json_object_new_int64(other));
-	json_object_object_add(b, "sender_id", json_object_new_int64(other));
-	json_object_object_add(b, "unread_message_ids", json_object_new_array());
-	return b;
-}
-
-static json_object *make_huddle_bucket(void *arg)
-{
-	json_object *b = json_object_new_object();
-	json_object_object_add(b, "user_ids_string", json_object_new_string(arg));
-	json_object_object_add(b, "unread_message_ids", json_object_new_array());
-	return b;
-}
-
-/* Files unread message row i (see st_unread) into u. */
-static void file_unread(struct uow *uow, const struct state_options *o, const struct db_res *res, int i,
-                        struct unread *u)
-{
-	int64_t id = db_int(res, i, 0), channel_id = db_int(res, i, 2);
-	int flags = (int)db_int(res, i, 1);
-	json_object *b;
-	bool muted = false;
-	if (channel_id != 0) {
-		const char *topic = db_val(res, i, 3);
-		bool fallback = *topic == '\0' && !o->empty_topic_name;
-		struct stream_key k = {channel_id, fallback ? REALM_EMPTY_TOPIC_DISPLAY_NAME : topic,
-		                       fallback ? REALM_EMPTY_TOPIC_DISPLAY_NAME : db_val(res, i, 4)};
-		b = bucket(u->streams, arena_printf(&uow->arena, "%lld\x1f%s", (long long)channel_id, k.lower),
-		           make_stream_bucket, &k);
-		muted = db_bool(res, i, 7);
-		u->count += !muted;
-	} else if (db_int(res, i, 6) <= 2) {
-		/* One-on-one (or with oneself): keyed by the other participant. */
-		int64_t other = uow->user->id;
-		long long a, c;
-		if (db_int(res, i, 6) == 2 && sscanf(db_val(res, i, 5), "%lld,%lld", &a, &c) == 2)
-			other = a == uow->user->id ? c : a;
-		b = bucket(u->pms, db_arg_int(uow, other), make_pm_bucket, &other);
-		u->count++;
-	} else {
-		b = bucket(u->huddles, db_val(res, i, 5), make_huddle_bucket, (void *)db_val(res, i, 5));
-		u->count++;
-	}
-	json_object_array_add(json_object_object_get(b, "unread_message_ids"), json_object_new_int64(id));
-	if ((flags & MF_MENTIONED) ||
-	    ((flags & (MF_STREAM_WILDCARD_MENTIONED | MF_TOPIC_WILDCARD_MENTIONED)) && !muted))
-		json_object_array_add(u->mentions, json_object_new_int64(id));
-}
-
-static int cmp_stream_buckets(const void *a, const void *b)
-{
-	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b;
-	int64_t sx = json_object_get_int64(json_object_object_get(x, "stream_id"));
-	int64_t sy = json_object_get_int64(json_object_object_get(y, "stream_id"));
-	if (sx != sy)
-		return sx < sy ? -1 : 1;
-	return strcmp(json_object_get_string(json_object_object_get(x, "_key")),
-	              json_object_get_string(json_object_object_get(y, "_key")));
-}
-
-static int cmp_pm_buckets(const void *a, const void *b)
-{
-	int64_t x = json_object_get_int64(json_object_object_get(*(json_object *const *)a, "other_user_id"));
-	int64_t y = json_object_get_int64(json_object_object_get(*(json_object *const *)b, "other_user_id"));
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_huddle_buckets(const void *a, const void *b)
-{
-	return strcmp(json_object_get_string(json_object_object_get(*(json_object *const *)a, "user_ids_string")),
-	              json_object_get_string(json_object_object_get(*(json_object *const *)b, "user_ids_string")));
-}
-
-static int cmp_ints(const void *a, const void *b)
-{
-	int64_t x = json_object_get_int64(*(json_object *const *)a),
-	        y = json_object_get_int64(*(json_object *const *)b);
-	return x < y ? -1 : x > y;
-}
-
-/* The buckets of map as an array sorted by cmp (without the internal _key). */
-static json_object *sorted_buckets(json_object *map, int (*cmp)(const void *, const void *))
-{
-	json_object *list = json_object_new_array();
-	json_object_object_foreach (map, key, val) {
-		(void)key;
-		json_object_array_add(list, json_object_get(val));
-	}
-	json_object_array_sort(list, cmp);
-	for (size_t i = 0; i < json_object_array_length(list); i++)
-		json_object_object_del(json_object_array_get_idx(list, i), "_key");
-	return list;
-}
-
-static int add_unread_msgs(struct uow *uow, const struct state_options *o, json_object *out)
-{
-	struct unread u = {
-	    .pms = uow_own_json(uow, json_object_new_object()),
-	    .streams = uow_own_json(uow, json_object_new_object()),
-	    .huddles = uow_own_json(uow, json_object_new_object()),
-	    .mentions = json_object_new_array(),
-	};
-	int n = 0;
-	if (uow->user != NULL) {
-		struct db_res *res = DB_EXEC(uow, &st_unread, db_arg_int(uow, uow->user->id));
-		if (res == NULL) {
-			json_object_put(u.mentions);
-			return -1;
-		}
-		n = db_rows(res);
-		for (int i = n - 1; i >= 0; i--) /* oldest first, as the reference files them */
-			file_unread(uow, o, res, i, &u);
-	}
-	json_object_array_sort(u.mentions, cmp_ints);
-	json_object *unread = json_object_new_object();
-	json_object_object_add(unread, "pms", sorted_buckets(u.pms, cmp_pm_buckets));
-	json_object_object_add(unread, "streams", sorted_buckets(u.streams, cmp_stream_buckets));
-	json_object_object_add(unread, "huddles", sorted_buckets(u.huddles, cmp_huddle_buckets));
-	json_object_object_add(unread, "mentions", u.mentions);
-	json_object_object_add(unread, "count", json_object_new_int(u.count));
-	json_object_object_add(unread, "old_unreads_missing", json_object_new_boolean(n == MAX_UNREAD_MESSAGES));
-	json_object_object_add(out, "unread_msgs", unread);
-	return 0;
-}
-
 static struct db_stmt st_starred =
     DB_STMT("SELECT COALESCE(json_agg(t.message_id ORDER BY t.message_id), '[]')::text"
             "  FROM (SELECT message_id FROM user_messages WHERE user_id = $1 AND flags & 2 <> 0"
@@ -830,7 +668,7 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 			return -1;
 		json_object_object_add(out, "max_message_id", json_object_new_int64(max_id));
 	}
-	if (want(o, "message") && want(o, "update_message_flags") && add_unread_msgs(uow, o, out) < 0)
+	if (want(o, "message") && want(o, "update_message_flags") && unread_state(uow, o->empty_topic_name, out) < 0)
 		return -1;
 	if (want(o, "starred_messages") &&
 	    add_list(uow, &st_starred, db_arg_int(uow, user_id_or_zero(uow)), false, "starred_messages", out) < 0)
@@ -933,12 +771,9 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 		return -1;
 	if (want(o, "realm_user") && add_realm_user(uow, o, out) < 0)
 		return -1;
-	if (want(o, "realm_user_groups")) {
-		json_object *groups = group_list_json(uow, o->include_deactivated_groups);
-		if (groups == NULL)
-			return -1;
-		json_object_object_add(out, "realm_user_groups", groups);
-	}
+	if (want(o, "realm_user_groups") &&
+	    realm_groups_state(uow, o->include_deactivated_groups, o->snapshot, out) < 0)
+		return -1;
 	if (add_channels(uow, o, out) < 0)
 		return -1;
 	if (want(o, "realm_linkifiers") && add_linkifiers(uow, o, out) < 0)

@@ -1,5 +1,6 @@
 /*
- * The workers' caches (src/model/cache.h, src/model/realm_users.h). Authentication: whatever changes a user, an API key or an organization
+ * The workers' caches (src/model/cache.h, src/model/realm_users.h, src/model/realm_groups.h,
+ * src/model/channel_counts.h). Authentication: whatever changes a user, an API key or an organization
  * (the API, confabctl, psql), every worker process stops answering from its copy within the same second, also
  * after a PostgreSQL restart and after its LISTEN connection was cut. Each test first sends enough requests that
  * every api process has the credentials cached, and after the change checks a run of requests, so that every
@@ -20,11 +21,13 @@
  * of its own, so that the refusals it provokes never reach that limit, nor another suite's.
  */
 static int address_no = 60;
-static const char *address;
+static char address_buf[32];
+static const char *address; /* NULL until a test takes one; kept across tests (not freed with a test's strings) */
 
 static void next_address(void)
 {
-	address = fmt("127.0.0.%d", address_no++);
+	snprintf(address_buf, sizeof(address_buf), "127.0.0.%d", address_no++);
+	address = address_buf;
 }
 
 static struct resp *get(const struct user *u, const char *path)
@@ -369,6 +372,345 @@ static void test_register_races_user_creation(void)
 	CHECK(now == before + 30, "%d users expected, got %d", before + 30, now);
 }
 
+/* ---- realm_user_groups (src/model/realm_groups.h) ---- */
+
+#define GROUPS_FORM "event_types=%5B%22user_group%22%5D&fetch_event_types=%5B%22realm_user_groups%22%5D"
+#define MEMBERS_GROUP_SQL                                                                                              \
+	"(SELECT g.id FROM user_groups g JOIN realms r ON r.id = g.realm_id WHERE r.subdomain = '%s'"                   \
+	" AND g.name = 'role:members')"
+
+/* The group called name in the realm_user_groups of u's register answer (fatal if absent). */
+static json_object *registered_group(const struct user *u, const char *name)
+{
+	struct resp *r = api_post(u, "/register", GROUPS_FORM);
+	EXPECT_SUCCESS(r);
+	json_object *groups = jget(r->json, "realm_user_groups");
+	for (size_t i = 0; groups != NULL && i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+		if (jstr(g, "name") != NULL && strcmp(jstr(g, "name"), name) == 0)
+			return g;
+	}
+	REQUIRE(false, "group %s missing from realm_user_groups: %.300s", name, r->body);
+	return NULL;
+}
+
+static bool has_id(json_object *ids, int64_t id)
+{
+	for (size_t i = 0; ids != NULL && i < json_object_array_length(ids); i++)
+		if (json_object_get_int64(json_object_array_get_idx(ids, i)) == id)
+			return true;
+	return false;
+}
+
+/* Changes made with psql to a group and to its members are in the very next answers of every process. */
+static void test_register_groups_see_psql_change(void)
+{
+	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
+	for (int i = 0; i < 6; i++) {
+		CHECK(has_id(jget(registered_group(i % 2 ? o : a, "role:members"), "members"), a->id),
+		      "user %lld not among role:members", (long long)a->id);
+	}
+	psql_ok("UPDATE user_groups SET description = 'Changed By Psql' WHERE id = " MEMBERS_GROUP_SQL, o->realm);
+	for (int i = 0; i < 6; i++)
+		EXPECT_STR(registered_group(i % 2 ? o : a, "role:members"), "description", "Changed By Psql");
+	psql_ok("DELETE FROM user_group_members WHERE user_id = %lld AND group_id = " MEMBERS_GROUP_SQL,
+	        (long long)a->id, o->realm);
+	for (int i = 0; i < 6; i++) {
+		CHECK(!has_id(jget(registered_group(i % 2 ? o : a, "role:members"), "members"), a->id),
+		      "user %lld still among role:members", (long long)a->id);
+	}
+	psql_ok("INSERT INTO user_group_members (group_id, user_id) VALUES (" MEMBERS_GROUP_SQL ", %lld)", o->realm,
+	        (long long)a->id);
+	for (int i = 0; i < 6; i++) {
+		CHECK(has_id(jget(registered_group(i % 2 ? o : a, "role:members"), "members"), a->id),
+		      "user %lld not among role:members again", (long long)a->id);
+	}
+}
+
+/* The members of group id in the realm_user_groups of r (fatal if absent). */
+static json_object *group_members(const struct resp *r, int64_t id)
+{
+	json_object *groups = jget(r->json, "realm_user_groups");
+	for (size_t i = 0; groups != NULL && i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+		if (jint(g, "id") == id)
+			return jget(g, "members");
+	}
+	REQUIRE(false, "group %lld missing from realm_user_groups: %.300s", (long long)id, r->body);
+	return NULL;
+}
+
+/*
+ * Race-free register with kept groups: while members are added to a group one by one, the owner registers (the
+ * groups kept by every process beforehand). Its members plus the add_members events that follow equal a fresh
+ * register's, with nobody both in the state and in an event.
+ */
+static void test_register_races_group_members(void)
+{
+	struct user *o = new_realm();
+	char *loops = fmt("%s", "");
+	struct resp *r = api_post(o, "/user_groups/create", "name=racers&description=Racing&members=%5B%5D");
+	EXPECT_SUCCESS(r);
+	int64_t group = jint(r->json, "group_id");
+	for (int w = 0; w < 2; w++) {
+		char *adds = fmt("%s", "");
+		for (int i = 0; i < 10; i++)
+			adds = fmt("%s %lld", adds, (long long)new_user_in(o->realm, "member", NULL)->id);
+		loops = fmt("%s(for id in %s; do curl -s -o /dev/null -u '%s:%s' -H 'Host: %s' --data-urlencode \"add=[$id]\" "
+		            "'%s/api/v1/user_groups/%lld/members'; done) & ",
+		            loops, adds, o->email, o->key, realm_host(o->realm), itest_url, (long long)group);
+	}
+	for (int i = 0; i < 6; i++)
+		EXPECT_SUCCESS(api_post(o, "/register", GROUPS_FORM));
+	FILE *bg = popen(fmt("%s wait", loops), "r");
+	REQUIRE(bg != NULL, "could not start the writers");
+	for (int i = 0; i < 200; i++) {
+		char *n = psql_ok("SELECT count(*) FROM user_group_members WHERE group_id = %lld", (long long)group);
+		if (atoi(n) >= 5)
+			break;
+		usleep(20000);
+	}
+	r = api_post(o, "/register", GROUPS_FORM);
+	EXPECT_SUCCESS(r);
+	pclose(bg);
+	json_object *state = group_members(r, group);
+	int initial = (int)json_object_array_length(state), added = 0;
+	struct resp *ev = api_get(o, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", jstr(r->json, "queue_id")));
+	EXPECT_SUCCESS(ev);
+	json_object *events = jget(ev->json, "events");
+	for (size_t i = 0; events && i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i), *ids = jget(e, "user_ids");
+		if (strcmp(jstr(e, "op") ? jstr(e, "op") : "", "add_members") != 0 || jint(e, "group_id") != group)
+			continue;
+		for (size_t k = 0; k < json_object_array_length(ids); k++) {
+			int64_t id = json_object_get_int64(json_object_array_get_idx(ids, k));
+			CHECK(!has_id(state, id), "user %lld both in the initial state and in an event", (long long)id);
+			added++;
+		}
+	}
+	fprintf(stderr, " [initial state %d members, events %d] ", initial, added);
+	r = api_post(o, "/register", GROUPS_FORM);
+	EXPECT_SUCCESS(r);
+	int now = (int)json_object_array_length(group_members(r, group));
+	CHECK(initial + added == now, "fresh register has %d members; initial %d + events %d", now, initial, added);
+	CHECK(now == 20, "20 members expected, got %d", now);
+}
+
+/* ---- subscriber counts (src/model/channel_counts.h) ---- */
+
+#define CHANNELS_FORM "event_types=%5B%22subscription%22%5D&fetch_event_types=%5B%22subscription%22%5D"
+
+/* The subscriber_count of channel id in u's register answer (its subscriptions or never_subscribed). */
+static int64_t registered_count(const struct user *u, int64_t id)
+{
+	struct resp *r = api_post(u, "/register", CHANNELS_FORM);
+	EXPECT_SUCCESS(r);
+	static const char *const lists[] = {"subscriptions", "never_subscribed", "unsubscribed"};
+	for (int l = 0; l < 3; l++) {
+		json_object *list = jget(r->json, lists[l]);
+		for (size_t i = 0; list != NULL && i < json_object_array_length(list); i++) {
+			json_object *c = json_object_array_get_idx(list, i);
+			if (jint(c, "stream_id") == id)
+				return jint(c, "subscriber_count");
+		}
+	}
+	REQUIRE(false, "channel %lld missing from the register answer: %.300s", (long long)id, r->body);
+	return -1;
+}
+
+static void expect_count(const struct user *u, int64_t id, int64_t want)
+{
+	int64_t got = registered_count(u, id);
+	CHECK(got == want, "subscriber_count of channel %lld: %lld, expected %lld", (long long)id, (long long)got,
+	      (long long)want);
+}
+
+/* Subscriptions changed with psql, and a subscriber's deactivation, count in the very next answers everywhere. */
+static void test_register_counts_see_psql_change(void)
+{
+	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
+	int64_t id = create_channel_with(o, unique_channel_name("counted"), NULL);
+	for (int i = 0; i < 6; i++)
+		expect_count(i % 2 ? o : a, id, 1);
+	psql_ok("INSERT INTO subscriptions (user_id, channel_id) VALUES (%lld, %lld)", (long long)a->id, (long long)id);
+	for (int i = 0; i < 6; i++)
+		expect_count(i % 2 ? o : a, id, 2);
+	psql_ok("UPDATE subscriptions SET active = false WHERE user_id = %lld AND channel_id = %lld", (long long)o->id,
+	        (long long)id);
+	for (int i = 0; i < 6; i++)
+		expect_count(i % 2 ? o : a, id, 1);
+	psql_ok("UPDATE users SET is_active = false WHERE id = %lld", (long long)a->id);
+	for (int i = 0; i < 6; i++)
+		expect_count(o, id, 0);
+	psql_ok("UPDATE users SET is_active = true WHERE id = %lld", (long long)a->id);
+}
+
+/* The can_remove_subscribers_group of channel id in u's register answer, as JSON text. */
+static const char *registered_setting(const struct user *u, int64_t id)
+{
+	struct resp *r = api_post(u, "/register", CHANNELS_FORM);
+	EXPECT_SUCCESS(r);
+	json_object *list = jget(r->json, "subscriptions");
+	for (size_t i = 0; list != NULL && i < json_object_array_length(list); i++) {
+		json_object *c = json_object_array_get_idx(list, i);
+		if (jint(c, "stream_id") == id)
+			return jtext(jget(c, "can_remove_subscribers_group"));
+	}
+	REQUIRE(false, "channel %lld missing from the subscriptions: %.300s", (long long)id, r->body);
+	return NULL;
+}
+
+/* A channel setting's unnamed group changed with psql is in the very next answers everywhere. */
+static void test_register_setting_sees_psql_change(void)
+{
+	struct user *o = new_realm(), *a = new_user_in(o->realm, "member", NULL);
+	const char *value = fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[]}", (long long)a->id);
+	int64_t id = create_channel_with(o, unique_channel_name("setting"),
+	                                 fmt("can_remove_subscribers_group=%s", url_encode(value)));
+	for (int i = 0; i < 6; i++)
+		CHECK(strcmp(registered_setting(o, id), value) == 0, "before: %s", registered_setting(o, id));
+	psql_ok("DELETE FROM user_group_members WHERE user_id = %lld AND group_id ="
+	        " (SELECT can_remove_subscribers_group_id FROM channels WHERE id = %lld)",
+	        (long long)a->id, (long long)id);
+	const char *empty = "{\"direct_members\":[],\"direct_subgroups\":[]}";
+	for (int i = 0; i < 6; i++)
+		CHECK(strcmp(registered_setting(o, id), empty) == 0, "after: %s", registered_setting(o, id));
+}
+
+/* ---- the narrow's channel lookups (src/model/channel_cache.h) ------------------------------------------------ */
+
+/* How many messages GET /messages of channel (by id, or by name when name is set) answers u; -1 for an error. */
+static int channel_messages(const struct user *u, int64_t channel, const char *name)
+{
+	const char *operand = name ? fmt("\"%s\"", name) : fmt("%lld", (long long)channel);
+	const char *narrow = fmt("[{\"operator\":\"channel\",\"operand\":%s}]", operand);
+	struct resp *r = get(u, fmt("/messages?anchor=newest&num_before=10&num_after=0&narrow=%s", url_encode(narrow)));
+	json_object *list = jget(r->json, "messages");
+	return r->status == 200 && list != NULL ? (int)json_object_array_length(list) : -1;
+}
+
+/* Enough fetches that every api process holds u's lookup of channel, each answering want messages. */
+static void warm_channel(const struct user *u, int64_t channel, const char *name, int want)
+{
+	next_address();
+	for (int i = 0; i < WARM_REQUESTS; i++)
+		CHECK(channel_messages(u, channel, name) == want, "warming: not %d messages", want);
+}
+
+/* Within one second, and then CHECK_REQUESTS times in a row, u's fetch of channel answers want messages. */
+static void expect_channel_messages_everywhere(const struct user *u, int64_t channel, const char *name, int want)
+{
+	double deadline = now_secs() + 1.0;
+	int n = channel_messages(u, channel, name);
+	while (n != want && now_secs() < deadline) {
+		usleep(20000);
+		n = channel_messages(u, channel, name);
+	}
+	CHECK(n == want, "GET /messages still answered %d messages one second after the change, not %d", n, want);
+	for (int i = 0; i < CHECK_REQUESTS; i++)
+		CHECK(channel_messages(u, channel, name) == want, "request %d after the change: not %d messages", i,
+		      want);
+}
+
+/* A private channel with shared history whose can_subscribe_group holds member: the member reads its history. */
+static int64_t group_readable_channel(const struct user *owner, const struct user *member)
+{
+	int64_t id = create_channel_with(owner, unique_channel_name("cached"),
+	                                 "invite_only=true&history_public_to_subscribers=true");
+	const char *group = fmt("{\"new\":{\"direct_members\":[%lld],\"direct_subgroups\":[]}}", (long long)member->id);
+	EXPECT_SUCCESS(http(&(struct request){.method = "PATCH",
+	                                      .path = fmt("/api/v1/streams/%lld", (long long)id),
+	                                      .user = owner,
+	                                      .form = fmt("can_subscribe_group=%s", url_encode(group))}));
+	send_channel_message(owner, psql_ok("SELECT name FROM channels WHERE id = %lld", (long long)id), "t", "one");
+	return id;
+}
+
+/* psql removes the member from the group that lets them read the channel: its history is gone everywhere. */
+static void test_channel_psql_group_member(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	int64_t id = group_readable_channel(owner, member);
+	warm_channel(member, id, NULL, 1);
+	psql_ok("DELETE FROM user_group_members WHERE user_id = %lld"
+	        " AND group_id = (SELECT can_subscribe_group_id FROM channels WHERE id = %lld)",
+	        (long long)member->id, (long long)id);
+	expect_channel_messages_everywhere(member, id, NULL, 0);
+}
+
+/* psql makes a public channel private: who is not subscribed no longer reads its history, by id or by name. */
+static void test_channel_psql_private(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("cached");
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	warm_channel(member, id, NULL, 1);
+	warm_channel(member, 0, name, 1);
+	psql_ok("UPDATE channels SET invite_only = true WHERE id = %lld", (long long)id);
+	expect_channel_messages_everywhere(member, id, NULL, 0);
+	expect_channel_messages_everywhere(member, 0, name, 0);
+}
+
+/* psql makes a member a guest: the history of a public channel the guest is not subscribed to is gone at once. */
+static void test_channel_psql_guest(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("cached");
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	warm_channel(member, id, NULL, 1);
+	psql_ok("UPDATE users SET role = 600 WHERE id = %lld", (long long)member->id);
+	expect_channel_messages_everywhere(member, id, NULL, 0);
+}
+
+/* A channel that does not exist is looked up again: created with psql, it is found at once. */
+static void test_channel_psql_created(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("later");
+	next_address();
+	expect_channel_messages_everywhere(owner, 0, name, -1);
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	CHECK(id > 0 && channel_messages(owner, 0, name) == 1, "the channel created after an unknown-channel answer");
+}
+
+/* psql renames a channel: the old name is unknown everywhere, the new one found. */
+static void test_channel_psql_rename(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("cached"), *renamed = unique_channel_name("renamed");
+	int64_t id = create_channel_with(owner, name, NULL);
+	send_channel_message(owner, name, "t", "one");
+	warm_channel(owner, 0, name, 1);
+	psql_ok("UPDATE channels SET name = '%s' WHERE id = %lld", renamed, (long long)id);
+	expect_channel_messages_everywhere(owner, 0, name, -1);
+	EXPECT_ERROR(get(owner, fmt("/messages?anchor=newest&num_before=1&num_after=0&narrow=%s",
+	                            url_encode(fmt("[[\"channel\",\"%s\"]]", name)))),
+	             400, "BAD_NARROW", fmt("Invalid narrow operator: unknown channel %s", name));
+	CHECK(channel_messages(owner, 0, renamed) == 1, "the new name");
+}
+
+/* Leaving a private channel through the API: its history is gone at the next request, whichever process answers. */
+static void test_channel_unsubscribe_api(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("cached");
+	int64_t id = create_channel_with(owner, name, "invite_only=true&history_public_to_subscribers=true");
+	send_channel_message(owner, name, "t", "one"); /* before the member joins: read as history, not received */
+	EXPECT_SUCCESS(api_post(owner, "/users/me/subscriptions",
+	                        fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", name)),
+	                            url_encode(fmt("[%lld]", (long long)member->id)))));
+	warm_channel(member, id, NULL, 1);
+	EXPECT_SUCCESS(http(&(struct request){.method = "DELETE",
+	                                      .path = "/api/v1/users/me/subscriptions",
+	                                      .user = member,
+	                                      .form = fmt("subscriptions=%s", url_encode(fmt("[\"%s\"]", name)))}));
+	for (int i = 0; i < CHECK_REQUESTS; i++)
+		CHECK(channel_messages(member, id, NULL) == 0, "request %d after leaving: history still read", i);
+}
+
 void register_caches_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -384,6 +726,16 @@ void register_caches_tests(void)
 	    {"users_me_profile_value", test_users_me_profile_value},
 	    {"register_sees_profile_value", test_register_sees_profile_value},
 	    {"register_races_user_creation", test_register_races_user_creation},
+	    {"register_groups_see_psql_change", test_register_groups_see_psql_change},
+	    {"register_races_group_members", test_register_races_group_members},
+	    {"register_counts_see_psql_change", test_register_counts_see_psql_change},
+	    {"register_setting_sees_psql_change", test_register_setting_sees_psql_change},
+	    {"channel_psql_group_member", test_channel_psql_group_member},
+	    {"channel_psql_private", test_channel_psql_private},
+	    {"channel_psql_rename", test_channel_psql_rename},
+	    {"channel_psql_guest", test_channel_psql_guest},
+	    {"channel_psql_created", test_channel_psql_created},
+	    {"channel_unsubscribe_api", test_channel_unsubscribe_api},
 	    {NULL, NULL},
 	};
 	itest_add_suite("caches", cases);

@@ -1,0 +1,27 @@
+/*
+ * The unread_msgs of POST /register: the user's latest unread messages in buckets (channel and topic, one-on-one
+ * conversation, group conversation), the mentions among them and the count of those not muted.
+ *
+ * PostgreSQL groups the messages into conversations (one statement: the unread rows joined with their messages
+ * once, the subscription, topic policy and conversation read once per group, not per message), and the message
+ * ids of each bucket come as text that is spliced into the answer without json-c objects for each id.
+ * Reference: Zulip zerver/lib/message.py (get_raw_unread_data, aggregate_unread_data).
+ */
+#ifndef CONFAB_UNREAD_H
+#define CONFAB_UNREAD_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+struct uow;
+
+/* The most unread messages read (newest first); old_unreads_missing when there are as many. */
+#define UNREAD_MAX_MESSAGES 50000
+
+/*
+ * Adds unread_msgs to out for uow->user (empty for a spectator); empty_topic_name: the client's capability (else
+ * the empty topic shows as "general chat", in that topic's bucket). 0, or -1 with the error recorded.
+ */
+int unread_state(struct uow *uow, bool empty_topic_name, json_object *out);
+
+#endif
