@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/ratelimit_watch.h"
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/log.h"
@@ -107,6 +108,8 @@ int main(int argc, char **argv)
 	    .metrics = metrics_open(cfg.metrics_dir, cfg.metrics_group, (int)nroutes, routes_layout()),
 	};
 	cache_listen(w.cache, config_listen_conninfo(&cfg));
+	if (cfg.api_key_fail_limit_address > 0)
+		ratelimit_watch_start(config_listen_conninfo(&cfg));
 	struct thread_arg ta = {&w, fd};
 	if (start_threads(&ta) < 0)
 		return 1;

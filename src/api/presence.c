@@ -18,14 +18,9 @@
 #include "model/user.h"
 
 /* The realm-wide answer's keys: presences, server_timestamp and (unless without_id) presence_last_update_id. */
-static int reply_presences(struct request *req, const struct presence_query *q, bool without_id)
+static int reply(struct request *req, const struct timespec now, json_object *presences, int64_t last_update_id,
+                 bool without_id)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	int64_t last_update_id;
-	json_object *presences = presence_realm(&req->uow, q, &last_update_id);
-	if (presences == NULL)
-		return -1;
 	json_object *out = request_result(req);
 	json_object_object_add(out, "presences", json_object_get(presences));
 	json_object_object_add(out, "server_timestamp",
@@ -50,9 +45,15 @@ int presence_update(struct request *req)
 	const char *status = param_str(req, "status");
 	if (strcmp(status, "active") != 0 && strcmp(status, "idle") != 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid status: %s", status);
-	if (presence_ping(&req->uow, req->user, strcmp(status, "active") == 0, (int64_t)time(NULL)) < 0)
+	bool ping_only = param_bool(req, "ping_only");
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_object *presences;
+	int64_t last_update_id;
+	if (presence_ping(&req->uow, req->user, strcmp(status, "active") == 0, (int64_t)time(NULL),
+	                  ping_only ? NULL : &q, &presences, &last_update_id) < 0)
 		return -1;
-	return param_bool(req, "ping_only") ? 0 : reply_presences(req, &q, false);
+	return ping_only ? 0 : reply(req, now, presences, last_update_id, false);
 }
 
 /* GET /api/v1/realm/presence */
@@ -60,7 +61,11 @@ int presence_realm_get(struct request *req)
 {
 	/* The legacy form, without the id of incremental fetches (the reference's get_statuses_for_realm). */
 	struct presence_query q = {.slim = false};
-	return reply_presences(req, &q, true);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t last_update_id;
+	json_object *presences = presence_realm(&req->uow, &q, &last_update_id);
+	return presences == NULL ? -1 : reply(req, now, presences, last_update_id, true);
 }
 
 /* The reference's lookup: an integer is a user id, anything else the API e-mail address; active users only. */

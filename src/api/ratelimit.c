@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "api/ratelimit_watch.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "http/request.h"
@@ -169,12 +170,15 @@ int ratelimit_key_failed(struct request *req)
 	const struct config *cfg = req->worker->cfg;
 	if (!has_address(req, cfg->api_key_fail_limit_address))
 		return 0;
-	const char *const *cmds[1] = {count_cmd(req, address_key(req, "key"), cfg->api_key_fail_window)};
-	const int argcs[1] = {5};
-	struct rreply *reply;
-	if (try_pipeline(req, 1, argcs, cmds, &reply) < 0)
+	/* The count, and the address in the set of watched ones (ratelimit_watch.h), in one round trip. */
+	const char *const *cmds[3] = {count_cmd(req, address_key(req, "key"), cfg->api_key_fail_window)};
+	ratelimit_watch_cmds(req, req->remote_addr, cfg->api_key_fail_window, cmds + 1);
+	const int argcs[3] = {5, 4, 4};
+	struct rreply *replies[3];
+	if (try_pipeline(req, 3, argcs, cmds, replies) < 0)
 		return 0;
-	long long retry = over_limit(reply, cfg->api_key_fail_limit_address);
+	ratelimit_watch_announce(req, req->remote_addr, cfg->api_key_fail_window);
+	long long retry = over_limit(replies[0], cfg->api_key_fail_limit_address);
 	return retry == 0 ? 0 : limited(req, (double)retry);
 }
 
@@ -206,7 +210,9 @@ int ratelimit_check(struct request *req)
 {
 	const struct config *cfg = req->worker->cfg;
 	bool per_user = cfg->rate_limit_per_minute > 0 && req->user != NULL;
-	bool per_address = has_address(req, cfg->api_key_fail_limit_address);
+	/* Only addresses that failed a key in their window (as every process hears of it) cost a round trip. */
+	bool per_address =
+	    has_address(req, cfg->api_key_fail_limit_address) && ratelimit_watched(req, req->remote_addr);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	long long window = now.tv_sec / WINDOW_SECONDS;

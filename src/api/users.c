@@ -43,7 +43,7 @@ int users_me_get(struct request *req)
 {
 	/* max_message_id: the highest message id the user has a copy of, -1 if none. */
 	int64_t max_id;
-	json_object *profile = user_profile_data(&req->uow, req->user->id, &max_id);
+	json_object *profile = user_own_profile_data(&req->uow, req->user, &max_id);
 	if (profile == NULL)
 		return -1;
 	json_object *me = user_to_json(&req->uow, req->user, req->user, false, profile);

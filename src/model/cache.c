@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,7 +28,7 @@
 struct entry {
 	struct entry *next;
 	bool has_user;
-	char key[KEY_MAX + 2]; /* 'k' + hash, 's' + subdomain, or 'v' + the value's key */
+	char key[KEY_MAX + 2]; /* 'k' + hash, 's' + subdomain, or 'v' + the value's key, 'p' + user id */
 	struct user user;
 	struct realm realm; /* a value's: only the id */
 	void *value;
@@ -341,6 +342,31 @@ void cache_value_put(struct cache *c, uint64_t ticket, int64_t realm_id, const c
 	e->value = xmalloc(size);
 	memcpy(e->value, value, size);
 	e->value_size = size;
+	insert(c, ticket, e);
+}
+
+const char *cache_profile_get(struct cache *c, struct uow *uow, int64_t user_id)
+{
+	char key[KEY_MAX + 2];
+	if (c == NULL)
+		return NULL;
+	snprintf(key, sizeof(key), "p%lld", (long long)user_id);
+	pthread_mutex_lock(&c->lock);
+	struct entry *e = c->up ? find(c, key) : NULL;
+	const char *text = e != NULL ? arena_strdup(&uow->arena, e->value) : NULL;
+	pthread_mutex_unlock(&c->lock);
+	return text;
+}
+
+void cache_profile_put(struct cache *c, uint64_t ticket, int64_t realm_id, int64_t user_id, const char *text)
+{
+	if (c == NULL || ticket == 0)
+		return;
+	struct entry *e = xcalloc(1, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "p%lld", (long long)user_id);
+	e->realm.id = realm_id;
+	e->value = xstrdup(text); /* counted with the small values */
+	e->value_size = strlen(text) + 1;
 	insert(c, ticket, e);
 }
 

@@ -55,6 +55,14 @@ void cache_value_put(struct cache *c, uint64_t ticket, int64_t realm_id, const c
                      size_t size);
 
 /*
+ * The profile_data object of a user as JSON text (GET /users/me), copied into uow's arena; NULL on a miss. Kept
+ * under the user's organization and dropped with it (custom_profile_field_values has the triggers). Same rules
+ * for the put.
+ */
+const char *cache_profile_get(struct cache *c, struct uow *uow, int64_t user_id);
+void cache_profile_put(struct cache *c, uint64_t ticket, int64_t realm_id, int64_t user_id, const char *text);
+
+/*
  * Larger shared values (POST /register's realm users, model/realm_users.h): immutable once kept, reference counted
  * so that a request can go on using one that an invalidation dropped. A value is kept under a key (at most 64
  * bytes) for one organization and dropped with it; the owner embeds struct cache_blob first and sets free_fn.

@@ -28,12 +28,14 @@ struct presence_row {
 
 #define EPOCH(expr) "floor(extract(epoch FROM " expr "))::bigint"
 
-static struct db_stmt st_read =
-    DB_STMT("SELECT u.presence_enabled, p.user_id IS NOT NULL, p.last_active_time IS NOT NULL, " EPOCH(
-        "p.last_active_time") ", " EPOCH("p.last_connected_time") ", " EPOCH("u.date_joined") " FROM users u LEFT JOIN "
-                                                                                              "user_presences p ON "
-                                                                                              "p.user_id = u.id WHERE "
-                                                                                              "u.id = $1");
+/* clang-format off */
+/* The stored presence of the user $N (struct presence_row, 6 columns). */
+#define READ_ROW(N)                                                                                                    \
+	"SELECT u.presence_enabled, p.user_id IS NOT NULL, p.last_active_time IS NOT NULL, "                          \
+	EPOCH("p.last_active_time") ", " EPOCH("p.last_connected_time") ", " EPOCH("u.date_joined")                   \
+	" FROM users u LEFT JOIN user_presences p ON p.user_id = u.id WHERE u.id = " N
+/* clang-format on */
+static struct db_stmt st_read = DB_STMT(READ_ROW("$1"));
 
 /* The next value of the organization's counter; its row lock orders the writes of one organization. */
 #define NEXT_UPDATE_ID                                                                                                 \
@@ -54,11 +56,9 @@ static struct db_stmt st_audience =
     DB_STMT("SELECT id FROM users WHERE realm_id = $1 AND is_active AND NOT is_system_bot"
             " AND ($2::boolean OR role <> 600 OR id = $3) ORDER BY id");
 
-static int read_row(struct uow *uow, int64_t user_id, struct presence_row *r)
+/* The row of READ_ROW in the first 6 columns of res's first row. */
+static int row_of(struct uow *uow, const struct db_res *res, struct presence_row *r)
 {
-	struct db_res *res = DB_EXEC(uow, &st_read, db_arg_int(uow, user_id));
-	if (res == NULL)
-		return -1;
 	if (db_rows(res) == 0)
 		return uow_error(uow, ERR_INTERNAL, NULL);
 	*r = (struct presence_row){.enabled = db_bool(res, 0, 0),
@@ -68,6 +68,12 @@ static int read_row(struct uow *uow, int64_t user_id, struct presence_row *r)
 	                           .connected = db_int(res, 0, 4),
 	                           .joined = db_int(res, 0, 5)};
 	return 0;
+}
+
+static int read_row(struct uow *uow, int64_t user_id, struct presence_row *r)
+{
+	struct db_res *res = DB_EXEC(uow, &st_read, db_arg_int(uow, user_id));
+	return res == NULL ? -1 : row_of(uow, res, r);
 }
 
 static const char *api_email(struct uow *uow, const struct user *u)
@@ -151,7 +157,7 @@ static int write_row(struct uow *uow, const struct user *u, const struct presenc
 
 /* The reference's do_update_user_presence, from the stored row old: log_time t, active or idle. */
 static int update(struct uow *uow, const struct user *u, const struct presence_row *old, bool active, int64_t t,
-                  bool force)
+                  bool force, bool *wrote)
 {
 	struct presence_row r = *old;
 	bool creating = !old->exists, changed = false;
@@ -179,32 +185,26 @@ static int update(struct uow *uow, const struct user *u, const struct presence_r
 	int written = write_row(uow, u, &r, creating);
 	if (written <= 0)
 		return written;
+	*wrote = true;
 	if (force || (!uow->realm->presence_disabled && (creating || became_online)))
 		return send_changed(uow, u, &r, force);
 	return 0;
-}
-
-int presence_ping(struct uow *uow, const struct user *u, bool active, int64_t now)
-{
-	struct presence_row r;
-	if (read_row(uow, u->id, &r) < 0)
-		return -1;
-	return r.enabled ? update(uow, u, &r, active, now, false) : 0;
 }
 
 int presence_setting_changed(struct uow *uow, const struct user *u, bool enabled)
 {
 	struct presence_row r;
 	int64_t now = (int64_t)time(NULL);
+	bool wrote = false;
 	if (read_row(uow, u->id, &r) < 0)
 		return -1;
 	if (enabled)
-		return update(uow, u, &r, true, now, true);
+		return update(uow, u, &r, true, now, true, &wrote);
 	/* Invisible: the user looks last online a while before the change, past the offline threshold. */
 	if (DB_EXEC(uow, &st_delete, db_arg_int(uow, u->id)) == NULL)
 		return -1;
 	r.exists = false;
-	return update(uow, u, &r, false, now - (PRESENCE_OFFLINE_THRESHOLD_SECS + 120), true);
+	return update(uow, u, &r, false, now - (PRESENCE_OFFLINE_THRESHOLD_SECS + 120), true, &wrote);
 }
 
 /* ---- answers ------------------------------------------------------------------------------------------------ */
@@ -213,13 +213,20 @@ int presence_setting_changed(struct uow *uow, const struct user *u, bool enabled
 #define ACTIVE_SECS    EPOCH("COALESCE(p.last_active_time, u.date_joined)")
 #define CONNECTED_SECS EPOCH("p.last_connected_time")
 /* Rows updated after $2 and connected since $3 (UNIX seconds); $4 = 0, or the only user a guest may see. */
-static struct db_stmt st_realm = DB_STMT(
-    "SELECT p.user_id, CASE WHEN u.email_address_visibility = 1 OR u.is_bot THEN u.delivery_email"
-    "  ELSE 'user' || u.id || '@' || $5 END, " ACTIVE_SECS ", " CONNECTED_SECS ", p.last_update_id"
-    " FROM user_presences p JOIN users u ON u.id = p.user_id"
-    " WHERE p.realm_id = $1 AND p.last_update_id > $2 AND p.last_connected_time >= to_timestamp($3::bigint)"
+#define REALM_ROWS                                                                                                     \
+    "SELECT p.user_id, CASE WHEN u.email_address_visibility = 1 OR u.is_bot THEN u.delivery_email"                    \
+    "  ELSE 'user' || u.id || '@' || $5 END, " ACTIVE_SECS ", " CONNECTED_SECS ", p.last_update_id"                  \
+    " FROM user_presences p JOIN users u ON u.id = p.user_id"                                                        \
+    " WHERE p.realm_id = $1 AND p.last_update_id > $2 AND p.last_connected_time >= to_timestamp($3::bigint)"         \
     " AND ($4 = 0 OR p.user_id = $4) AND u.is_active AND NOT u.is_bot"
-    " ORDER BY p.user_id");
+static struct db_stmt st_realm = DB_STMT(REALM_ROWS " ORDER BY p.user_id");
+/*
+ * A ping's read and, when $7, the realm-wide answer in the same statement: the row of user $6 (columns 0-5) beside
+ * each row of st_realm (columns 6-10; NULL when there is none).
+ */
+static struct db_stmt st_ping = DB_STMT(
+    "SELECT me.*, r.* FROM (" READ_ROW("$6") ") me LEFT JOIN LATERAL (" REALM_ROWS " AND $7) r ON true"
+    " ORDER BY r.user_id");
 static struct db_stmt st_one = DB_STMT(
     "SELECT " ACTIVE_SECS ", " CONNECTED_SECS
     " FROM user_presences p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1");
@@ -237,28 +244,39 @@ static int64_t history_cutoff(const struct presence_query *q, int64_t now)
 	return now - (days < -max_days ? -max_days : days) * 86400;
 }
 
-json_object *presence_realm(struct uow *uow, const struct presence_query *q, int64_t *last_update_id)
+/* Whether q asks for rows at all (history_limit_days 0: the client wants no data). */
+static bool wants_rows(const struct uow *uow, const struct presence_query *q)
 {
-	json_object *out = uow_own_json(uow, json_object_new_object());
-	*last_update_id = -1;
-	if (uow->realm->presence_disabled)
-		return out;
+	return !uow->realm->presence_disabled && !(q->has_history_days && q->history_days == 0);
+}
+
+/* The 5 parameters of REALM_ROWS for q and the acting user. */
+static void realm_args(struct uow *uow, const struct presence_query *q, const char *args[5])
+{
 	const struct user *me = uow->user;
 	bool limited = !uow->realm->everyone_can_access_all_users && user_is_guest(me);
-	int64_t after = q->has_last_update_id ? q->last_update_id : -1;
-	struct db_res *res = NULL;
-	/* history_limit_days 0: the client wants no data. */
-	if (!(q->has_history_days && q->history_days == 0) &&
-	    (res = DB_EXEC(uow, &st_realm, db_arg_int(uow, uow->realm->id), db_arg_int(uow, after),
-	                   db_arg_int(uow, history_cutoff(q, (int64_t)time(NULL))),
-	                   db_arg_int(uow, limited ? me->id : 0), realm_fake_email_domain(uow, uow->realm))) == NULL)
-		return NULL;
+	args[0] = db_arg_int(uow, uow->realm->id);
+	args[1] = db_arg_int(uow, q->has_last_update_id ? q->last_update_id : -1);
+	args[2] = db_arg_int(uow, history_cutoff(q, (int64_t)time(NULL)));
+	args[3] = db_arg_int(uow, limited ? me->id : 0);
+	args[4] = realm_fake_email_domain(uow, uow->realm);
+}
+
+/*
+ * Adds to out the presences of res's rows in REALM_ROWS's columns from col (rows NULL there skipped); returns the
+ * answer's presence_last_update_id.
+ */
+static int64_t add_rows(const struct db_res *res, int col, const struct presence_query *q, json_object *out)
+{
 	int64_t max = -1;
 	for (int i = 0; res != NULL && i < db_rows(res); i++) {
-		int64_t active = db_int(res, i, 2), connected = db_int(res, i, 3), id = db_int(res, i, 4);
+		if (db_null(res, i, col))
+			continue;
+		int64_t active = db_int(res, i, col + 2), connected = db_int(res, i, col + 3),
+		        id = db_int(res, i, col + 4);
 		max = id > max ? id : max;
 		if (q->slim) {
-			json_object_object_add(out, db_val(res, i, 0), modern_info(active, connected));
+			json_object_object_add(out, db_val(res, i, col), modern_info(active, connected));
 			continue;
 		}
 		json_object *o = json_object_new_object();
@@ -266,10 +284,50 @@ json_object *presence_realm(struct uow *uow, const struct presence_query *q, int
 		json_object_object_add(json_object_object_get(o, "aggregated"), "client",
 		                       json_object_new_string("website"));
 		json_object_object_add(o, "website", legacy_info(active, connected, true));
-		json_object_object_add(out, db_val(res, i, 1), o);
+		json_object_object_add(out, db_val(res, i, col + 1), o);
 	}
-	*last_update_id = max >= 0 ? max : q->has_last_update_id ? q->last_update_id : -1;
+	return max >= 0 ? max : q->has_last_update_id ? q->last_update_id : -1;
+}
+
+json_object *presence_realm(struct uow *uow, const struct presence_query *q, int64_t *last_update_id)
+{
+	json_object *out = uow_own_json(uow, json_object_new_object());
+	*last_update_id = -1;
+	if (uow->realm->presence_disabled)
+		return out;
+	struct db_res *res = NULL;
+	const char *args[5];
+	realm_args(uow, q, args);
+	if (wants_rows(uow, q) && (res = db_exec(uow, &st_realm, args, 5)) == NULL)
+		return NULL;
+	*last_update_id = add_rows(res, 0, q, out);
 	return out;
+}
+
+int presence_ping(struct uow *uow, const struct user *u, bool active, int64_t now, const struct presence_query *q,
+                  json_object **answer, int64_t *last_update_id)
+{
+	const char *args[7];
+	if (q != NULL)
+		realm_args(uow, q, args);
+	else
+		args[0] = args[1] = args[2] = args[3] = "0", args[4] = "";
+	args[5] = db_arg_int(uow, u->id);
+	args[6] = q != NULL && wants_rows(uow, q) ? "true" : "false";
+	struct db_res *res = db_exec(uow, &st_ping, args, 7);
+	struct presence_row r;
+	bool wrote = false;
+	if (res == NULL || row_of(uow, res, &r) < 0 ||
+	    (r.enabled && update(uow, u, &r, active, now, false, &wrote) < 0))
+		return -1;
+	if (q == NULL)
+		return 0;
+	/* A write moved the user's own update id: the answer is read again, after it. */
+	if (wrote)
+		return (*answer = presence_realm(uow, q, last_update_id)) != NULL ? 0 : -1;
+	*answer = uow_own_json(uow, json_object_new_object());
+	*last_update_id = uow->realm->presence_disabled ? -1 : add_rows(res, 6, q, *answer);
+	return 0;
 }
 
 json_object *presence_of_user(struct uow *uow, const struct user *target, bool slim, int64_t now)

@@ -31,13 +31,6 @@ struct user;
 #define PRESENCE_DEFAULT_HISTORY_DAYS   14
 
 /*
- * A ping of user u (the acting user) at now (UNIX seconds), active or idle: the reference's update_user_presence.
- * Nothing happens while u's presence_enabled setting is off. Writes only when a time moves (see above); sends a
- * presence event when the user appears for the first time or comes back online, unless the organization disabled
- * presence. Returns 0, or -1 with the error recorded.
- */
-int presence_ping(struct uow *uow, const struct user *u, bool active, int64_t now);
-/*
  * After u's presence_enabled setting changed (in the caller's transaction): on, u is active now; off, u's
  * presence is replaced by one offline for a while (the reference's invisible mode). Either way every user who may
  * see u gets a presence event. 0 or -1.
@@ -60,6 +53,15 @@ struct presence_query {
  * the unit of work; NULL with the error recorded on failure.
  */
 json_object *presence_realm(struct uow *uow, const struct presence_query *q, int64_t *last_update_id);
+/*
+ * A ping of user u (the acting user) at now (UNIX seconds), active or idle: the reference's update_user_presence.
+ * Nothing happens while u's presence_enabled setting is off. Writes only when a time moves (see above); sends a
+ * presence event when the user appears for the first time or comes back online, unless the organization disabled
+ * presence. With q, *answer and *last_update_id get presence_realm()'s answer after the ping (read in the same
+ * statement as the ping's own row when the ping writes nothing). Returns 0, or -1 with the error recorded.
+ */
+int presence_ping(struct uow *uow, const struct user *u, bool active, int64_t now, const struct presence_query *q,
+                  json_object **answer, int64_t *last_update_id);
 /*
  * GET /users/{id}/presence for target: the modern object when slim, else the legacy one without client and
  * pushable and with "offline" as aggregated status past the threshold. NULL with nothing recorded when target

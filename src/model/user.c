@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core/crypto.h"
+#include "core/jsonx.h"
 #include "db/db.h"
 #include "core/utf8.h"
 #include "events/events.h"
@@ -443,6 +444,28 @@ json_object *user_profile_data(struct uow *uow, int64_t user_id, int64_t *max_me
 	json_object *out = uow_own_json(uow, json_object_new_object());
 	add_profile_rows(res, NULL, out);
 	return out;
+}
+
+static struct db_stmt st_max_message =
+    DB_STMT("SELECT COALESCE(max(message_id), -1) FROM user_messages WHERE user_id = $1");
+
+json_object *user_own_profile_data(struct uow *uow, const struct user *u, int64_t *max_message_id)
+{
+	struct cache *cache = uow->worker->cache;
+	const char *text = cache_profile_get(cache, uow, u->id);
+	if (text == NULL) {
+		uint64_t ticket = cache_ticket(cache);
+		json_object *profile = user_profile_data(uow, u->id, max_message_id);
+		if (profile != NULL)
+			cache_profile_put(cache, ticket, u->realm_id, u->id, jsonx_string(profile));
+		return profile;
+	}
+	struct db_res *res = DB_EXEC(uow, &st_max_message, db_arg_int(uow, u->id));
+	if (res == NULL)
+		return NULL;
+	*max_message_id = db_int(res, 0, 0);
+	size_t len = strlen(text);
+	return uow_own_json(uow, jsonx_raw(&text, &len, 1, NULL, NULL));
 }
 
 json_object *user_profile_data_all(struct uow *uow, int64_t realm_id)

@@ -154,6 +154,11 @@ json_object *user_to_json(struct uow *uow, const struct user *target, const stru
  * on error. With max_message_id, the same query also gives the user's highest message id (-1 if none). */
 json_object *user_profile_data(struct uow *uow, int64_t user_id, int64_t *max_message_id);
 json_object *user_profile_data_all(struct uow *uow, int64_t realm_id);
+/*
+ * user_profile_data(u's id, max_message_id) for GET /users/me: the values kept as JSON text by the process's cache
+ * (model/cache.h; spliced as they are), so that only max_message_id is read from the database once they are kept.
+ */
+json_object *user_own_profile_data(struct uow *uow, const struct user *u, int64_t *max_message_id);
 
 /* ---- events ------------------------------------------------------------------------------------------------- */
 

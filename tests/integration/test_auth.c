@@ -172,13 +172,27 @@ static void test_email_case_and_whitespace(void)
 	EXPECT_INT(r->json, "user_id", u->id);
 }
 
+/*
+ * GET path as u until it stops answering 200, for at most a second: another worker process drops its cached copy
+ * of u when PostgreSQL's notification reaches it, within the same second (src/model/cache.h).
+ */
+static struct resp *api_get_after_change(const struct user *u, const char *path)
+{
+	struct resp *r = api_get(u, path);
+	for (int i = 0; i < 50 && r->status == 200; i++) {
+		usleep(20 * 1000);
+		r = api_get(u, path);
+	}
+	return r;
+}
+
 static void test_deactivated_user(void)
 {
 	struct user *u = new_user("member");
 	EXPECT_SUCCESS(api_get(u, "/users/me"));
 	deactivate_user(u);
-	EXPECT_UNAUTHORIZED(api_get(u, "/users/me"), "Account is deactivated");
-	EXPECT_UNAUTHORIZED(api_get(u, "/users"), "Account is deactivated");
+	EXPECT_UNAUTHORIZED(api_get_after_change(u, "/users/me"), "Account is deactivated");
+	EXPECT_UNAUTHORIZED(api_get_after_change(u, "/users"), "Account is deactivated");
 }
 
 static void test_deactivated_realm(void)
@@ -186,7 +200,7 @@ static void test_deactivated_realm(void)
 	struct user *o = new_realm();
 	EXPECT_SUCCESS(api_get(o, "/users/me"));
 	psql_ok("UPDATE realms SET deactivated = true WHERE subdomain = '%s'", o->realm);
-	EXPECT_UNAUTHORIZED(api_get(o, "/users/me"), "This organization has been deactivated");
+	EXPECT_UNAUTHORIZED(api_get_after_change(o, "/users/me"), "This organization has been deactivated");
 	/* Realm deactivation is checked before the subdomain. */
 	EXPECT_UNAUTHORIZED(http(&(struct request){.path = "/api/v1/users/me", .user = o, .host = realm_host("")}),
 	                    "This organization has been deactivated");
@@ -238,7 +252,7 @@ static void test_incoming_webhook_bot(void)
 	EXPECT_SUCCESS(r); /* a generic bot may use the API */
 	EXPECT_BOOL(r->json, "is_bot", true);
 	psql_ok("UPDATE users SET bot_type = 2 WHERE id = %lld", (long long)b->id);
-	EXPECT_UNAUTHORIZED(api_get(b, "/users/me"), "This API is not available to incoming webhook bots.");
+	EXPECT_UNAUTHORIZED(api_get_after_change(b, "/users/me"), "This API is not available to incoming webhook bots.");
 }
 
 /* ---- POST /fetch_api_key ------------------------------------------------------------------------------------ */
@@ -509,6 +523,76 @@ static void test_api_key_throttled_per_address(void)
 	EXPECT_SUCCESS(api_get(u, "/users/me"));
 }
 
+/* The LISTEN connections of the rate limit's address watch (src/api/ratelimit_watch.h): last query LISTEN or ping. */
+#define WATCH_LISTENERS                                                                                                \
+	" FROM pg_stat_activity WHERE query = 'LISTEN confab_ratelimit'"                                               \
+	" OR query LIKE 'SELECT pg_notify(''confab_ratelimit'', ''ping:%%'')'"
+
+static int watch_listeners(void)
+{
+	return atoi(psql_ok("SELECT count(*)" WATCH_LISTENERS));
+}
+
+/*
+ * Only addresses that failed a key cost the check of their budget a Redis round trip (src/api/ratelimit_watch.h).
+ * A process whose LISTEN connection was cut reads the failing addresses back from Redis once it listens again, so
+ * an address over its budget stays refused by every process, with the right key too.
+ */
+static void test_api_key_limit_after_listener_cut(void)
+{
+	int limit = KEY_LIMIT_ADDRESS;
+	REQUIRE(limit > 0 && limit <= 1000, "api_key_fail_limit_address %d is not testable", limit);
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	struct request wrong = {.path = "/api/v1/users/me",
+	                        .auth_email = u->email,
+	                        .auth_key = "abcdefghijklmnopqrstuvwxyz012345",
+	                        .source_addr = addr};
+	for (int i = 0; i < limit; i++)
+		EXPECT_UNAUTHORIZED(http(&wrong), "Invalid API key");
+	EXPECT_RATE_LIMITED(http(&wrong), KEY_WINDOW);
+	int listeners = watch_listeners();
+	REQUIRE(listeners > 0, "no LISTEN confab_ratelimit connection");
+	psql_ok("SELECT count(pg_terminate_backend(pid))" WATCH_LISTENERS);
+	for (int i = 0; i < 100 && watch_listeners() < listeners; i++)
+		usleep(50 * 1000);
+	REQUIRE(watch_listeners() >= listeners, "the rate limit listeners did not come back");
+	/* Enough requests that every process answers more than once: the first one loads the set, the others use it. */
+	for (int i = 0; i < 16; i++)
+		EXPECT_RATE_LIMITED(http(&(struct request){.path = "/api/v1/users/me", .user = u, .source_addr = addr}),
+		                    KEY_WINDOW);
+	EXPECT_SUCCESS(http(&(struct request){.path = "/api/v1/users/me", .user = u, .source_addr = fresh_address()}));
+}
+
+/*
+ * Failures counted by the workers of scale-out host A only: those of host B hear of the address (NOTIFY
+ * confab_ratelimit) and refuse it as well, with the right key too, although they had loaded their set before.
+ */
+static void test_api_key_limit_across_hosts(void)
+{
+	int limit = KEY_LIMIT_ADDRESS;
+	REQUIRE(limit > 0 && limit <= 1000, "api_key_fail_limit_address %d is not testable", limit);
+	const char *a = getenv("CONFAB_SCALEOUT_A_URL"), *b = getenv("CONFAB_SCALEOUT_B_URL");
+	REQUIRE(a && *a && b && *b, "CONFAB_SCALEOUT_A_URL and _B_URL not set (scripts/test sets up the hosts)");
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	struct request right = {.path = "/api/v1/users/me", .user = u, .source_addr = addr, .base_url = b};
+	/* Every process of host B answers (and so reads its set from Redis) before the failures. */
+	for (int i = 0; i < 8; i++)
+		EXPECT_SUCCESS(http(&right));
+	struct request wrong = {.path = "/api/v1/users/me",
+	                        .auth_email = u->email,
+	                        .auth_key = "abcdefghijklmnopqrstuvwxyz012345",
+	                        .source_addr = addr,
+	                        .base_url = a};
+	for (int i = 0; i < limit; i++)
+		EXPECT_UNAUTHORIZED(http(&wrong), "Invalid API key");
+	EXPECT_RATE_LIMITED(http(&wrong), KEY_WINDOW);
+	for (int i = 0; i < 8; i++)
+		EXPECT_RATE_LIMITED(http(&right), KEY_WINDOW);
+	EXPECT_SUCCESS(http(&(struct request){.path = "/api/v1/users/me", .user = u, .base_url = b}));
+}
+
 /*
  * Password checks are capped per worker process (as many as password_hash_slots, as many more waiting): a burst
  * of concurrent logins gets 429 with Retry-After: 1 for what is over the cap, at once, instead of holding worker
@@ -594,6 +678,8 @@ void register_auth_tests(void)
 	    {"login_throttled_unknown_user", test_login_throttled_unknown_user},
 	    {"login_throttled_per_address", test_login_throttled_per_address},
 	    {"api_key_throttled_per_address", test_api_key_throttled_per_address},
+	    {"api_key_limit_after_listener_cut", test_api_key_limit_after_listener_cut},
+	    {"api_key_limit_across_hosts", test_api_key_limit_across_hosts},
 	    {"login_hashing_capped", test_login_hashing_capped},
 	    {NULL, NULL},
 	};
