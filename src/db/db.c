@@ -131,7 +131,12 @@ void db_release(struct uow *uow)
 	struct db_conn *c = uow->db;
 	if (c == NULL)
 		return;
-	if (uow->in_txn && c->pending_begin == NULL) {
+	if (c->pg != NULL && PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF) {
+		/* A pipeline left behind by a failed send: the connection's state is unknown, so it is dropped (and
+		 * with it any transaction); the next user connects again. */
+		PQfinish(c->pg);
+		c->pg = NULL;
+	} else if (uow->in_txn && c->pending_begin == NULL) {
 		PGresult *r = PQexec(c->pg, "ROLLBACK");
 		PQclear(r);
 	}
@@ -266,9 +271,12 @@ static PGresult *begin_and_run(const struct db_pool *pool, struct db_conn *c, st
 	/* Two results, each followed by NULL, then the sync (stop early if the connection broke). */
 	for (int i = 0; sent && i < 2; i++) {
 		while ((r = PQgetResult(c->pg)) != NULL) {
-			if (i == 0 && PQresultStatus(r) == PGRES_COMMAND_OK)
+			bool begun = i == 0 && PQresultStatus(r) == PGRES_COMMAND_OK;
+			if (begun)
 				c->pending_begin = NULL;
-			if (i == 1 && out == NULL)
+			/* The statement's result; or the BEGIN's, if that failed (the statement's then says only
+			 * "aborted"). */
+			if (out == NULL && (i == 1 || (i == 0 && !begun)))
 				out = r;
 			else
 				PQclear(r);
@@ -565,8 +573,9 @@ static struct db_res *exec_commit(struct uow *uow, struct db_conn *c, struct db_
 struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
 {
 	struct db_conn *c = uow->db;
-	if (!uow->in_txn || c == NULL || c->pending_begin != NULL) {
-		/* No statement ran yet (or no transaction): the plain way. */
+	if (!uow->in_txn || c == NULL || c->pending_begin != NULL || st->generic) {
+		/* No statement ran yet (or no transaction), or a generic plan (a pipeline of its own): the plain way.
+		 */
 		struct db_res *res = db_exec(uow, st, params, n);
 		return res != NULL && db_commit(uow) == 0 ? res : NULL;
 	}

@@ -175,13 +175,15 @@ int events_outbox_commit(struct uow *uow)
  * applied": ids are drawn at INSERT, so two transactions can commit, and publish, in the opposite order of their
  * ids, and a high-water mark would drop the lower id that comes second. Only a row published again more than
  * APPLIED_SECS after its first publish (the database unreachable that long between a publish and its DELETE)
- * could land twice. A queue's wake keys are its meta key's prefix with "wake:<poll>".
+ * could land twice. The id joins the set only once the event is in the queue: a script that fails halfway (Redis does
+ * not undo a script's writes) leaves the row to be published again, not marked as taken. A queue's wake keys are its
+ * meta key's prefix with "wake:<poll>".
  */
 static const char push_script[] =
     "local function push(km, ke, ka) "
     "  local meta = redis.call('HMGET', km, 'next_id', 'waiter') "
     "  if not meta[1] then return -1 end "
-    "  if ARGV[4] ~= '' and redis.call('ZADD', ka, 'NX', ARGV[5], ARGV[4]) == 0 then return -2 end "
+    "  if ARGV[4] ~= '' and redis.call('ZSCORE', ka, ARGV[4]) then return -2 end "
     "  local id = tonumber(meta[1]) "
     "  if id % 64 == 63 and redis.call('ZCARD', ka) > " APPLIED_PRUNE_AT " then "
     "    redis.call('ZREMRANGEBYSCORE', ka, '-inf', tonumber(ARGV[5]) - " APPLIED_SECS ") "
@@ -197,7 +199,7 @@ static const char push_script[] =
     "      local old = string.sub(item, b + 1) "
     "      if string.find(old, '\"update_message_flags\"', 1, true) then "
     "        local ev = cjson.decode(old) "
-    "        if ev.op .. '/' .. ev.flag == ARGV[3] then "
+    "        if tostring(ev.op) .. '/' .. tostring(ev.flag) == ARGV[3] then "
     "          local new = cjson.decode(body) "
     "          for _, m in ipairs(new.messages) do table.insert(ev.messages, m) end "
     "          body = cjson.encode(ev) "
@@ -211,6 +213,7 @@ static const char push_script[] =
     "  end "
     "  redis.call('HSET', km, 'next_id', id + 1) "
     "  redis.call('RPUSH', ke, id .. ' ' .. ARGV[1] .. ' ' .. body) "
+    "  if ARGV[4] ~= '' then redis.call('ZADD', ka, ARGV[5], ARGV[4]) end "
     "  local w = meta[2] "
     "  if w then "
     "    local wk = string.sub(km, 1, -5) .. 'wake:' .. w "
