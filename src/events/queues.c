@@ -1,0 +1,492 @@
+/*
+ * Event queues in Redis, their side of events.h: creating a queue, serving GET /events (waiting, rendering for the
+ * client, pruning what it acknowledged), deleting queues and the reaper's heartbeats and idle expiry. Publishing
+ * into queues is events.c's.
+ */
+#include "events/queues.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/crypto.h"
+#include "core/jsonx.h"
+#include "core/metrics.h"
+#include "core/uow.h"
+#include "db/db.h"
+#include "events/events.h"
+#include "events/polls.h"
+#include "events/snapshot.h"
+#include "model/realm.h"
+#include "model/user.h"
+#include "redis/redis.h"
+
+#define HEARTBEAT_MIN_SECS    45
+#define HEARTBEAT_SPREAD_SECS 10
+#define POLL_MAX_SECS         60 /* a poll ends by itself if no heartbeat came (no reaper running) */
+
+static long long now_secs(void)
+{
+	return (long long)time(NULL);
+}
+
+const char *queue_key(struct uow *uow, const char *qid, const char *what)
+{
+	return arena_printf(&uow->arena, "confab:q:{%s}:%s", qid, what);
+}
+
+bool queue_capability(json_object *caps, const char *name)
+{
+	json_object *v;
+	return caps && json_object_object_get_ex(caps, name, &v) && json_object_get_boolean(v);
+}
+
+/* ---- queues -------------------------------------------------------------------------------------------- */
+
+const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
+{
+	char qid[37];
+	crypto_uuid4(qid);
+	const char *id = arena_strdup(&uow->arena, qid);
+	long long now = now_secs();
+	const char *meta[] = {"HSET",
+	                      queue_key(uow, id, "meta"),
+	                      "user",
+	                      db_arg_int(uow, uow->user->id),
+	                      "realm",
+	                      db_arg_int(uow, uow->realm->id),
+	                      "event_types",
+	                      spec->event_types ? jsonx_string(spec->event_types) : "",
+	                      "narrow",
+	                      spec->narrow ? jsonx_string(spec->narrow) : "",
+	                      "capabilities",
+	                      spec->capabilities ? jsonx_string(spec->capabilities) : "",
+	                      "apply_markdown",
+	                      spec->apply_markdown ? "1" : "0",
+	                      "client_gravatar",
+	                      spec->client_gravatar ? "1" : "0",
+	                      "slim_presence",
+	                      spec->slim_presence ? "1" : "0",
+	                      "timeout",
+	                      arena_printf(&uow->arena, "%d", spec->timeout_secs),
+	                      "last_access",
+	                      arena_printf(&uow->arena, "%lld", now),
+	                      "next_id",
+	                      "0",
+	                      "pruned",
+	                      "-1",
+	                      "snapshot",
+	                      ""};
+	const char *user_set[] = {"SADD", arena_printf(&uow->arena, "confab:u:{%lld}:queues", (long long)uow->user->id),
+	                          id};
+	const char *expiry[] = {"ZADD", "confab:expiry", arena_printf(&uow->arena, "%lld", now + spec->timeout_secs),
+	                        id};
+	const char *allpublic[] = {
+	    "SADD", arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)uow->realm->id), id};
+	const char *const *cmds[] = {meta, user_set, expiry, allpublic};
+	int argcs[] = {(int)(sizeof(meta) / sizeof(*meta)), 3, 4, 3};
+	struct rreply *replies[4];
+	if (redis_pipeline(uow, spec->all_public_streams ? 4 : 3, argcs, cmds, replies) < 0)
+		return NULL;
+	return id;
+}
+
+int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char *snapshot)
+{
+	return REDIS_CMD(uow, "HSET", queue_key(uow, queue_id, "meta"), "snapshot", snapshot) ? 0 : -1;
+}
+
+/* The queue's settings, or NULL with BAD_EVENT_QUEUE_ID recorded when it does not exist or is someone else's. */
+static const char *meta_fields[] = {
+    "HMGET", NULL, "user", "capabilities", "apply_markdown", "snapshot", "waiter", "client_gravatar", "slim_presence"};
+#define META_FIELDS_N ((int)(sizeof(meta_fields) / sizeof(*meta_fields)))
+
+static const char **meta_cmd(struct uow *uow, const char *qid)
+{
+	const char **argv = arena_alloc(&uow->arena, sizeof(meta_fields));
+	memcpy(argv, meta_fields, sizeof(meta_fields));
+	argv[1] = queue_key(uow, qid, "meta");
+	return argv;
+}
+
+/* The HMGET reply of meta_cmd() checked: NULL with BAD_EVENT_QUEUE_ID recorded if the queue is not the user's. */
+static struct rreply *checked_meta(struct uow *uow, const char *qid, struct rreply *r)
+{
+	if (r->n != 7 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != uow->user->id) {
+		uow_error(uow, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
+		uow_error_field(uow, "queue_id", json_object_new_string(qid));
+		return NULL;
+	}
+	return r;
+}
+
+static struct rreply *load_meta(struct uow *uow, const char *qid)
+{
+	struct rreply *r = redis_cmd(uow, META_FIELDS_N, meta_cmd(uow, qid), NULL);
+	return r ? checked_meta(uow, qid, r) : NULL;
+}
+
+/* Acknowledges through last (atomically) and returns the remaining entries: {"ok", entries...}, or
+ * {"newer", pruned} / {"notin", pruned} for the reference's two errors. */
+static const char prune_script[] =
+    "local pruned = tonumber(redis.call('HGET', KEYS[1], 'pruned')) "
+    "local last = tonumber(ARGV[1]) "
+    "if last < pruned then return {'newer', tostring(pruned)} end "
+    "local items = redis.call('LRANGE', KEYS[2], 0, -1) "
+    "local n = 0 "
+    "for i, item in ipairs(items) do "
+    "  local id = tonumber(string.match(item, '^(%d+)')) "
+    "  if id <= last then n = i pruned = id else break end "
+    "end "
+    "if n > 0 then redis.call('LTRIM', KEYS[2], n, -1) redis.call('HSET', KEYS[1], 'pruned', pruned) end "
+    "if pruned ~= last then return {'notin', tostring(pruned)} end "
+    "local out = {'ok'} "
+    "for i = n + 1, #items do out[#out + 1] = items[i] end "
+    "return out";
+
+struct client {
+	const char *queue_id;
+	json_object *caps;
+	bool apply_markdown;
+	bool client_gravatar;
+	bool slim_presence;
+};
+
+/* Shows an empty topic as the display name to clients without the empty_topic_name capability. */
+static void topic_for_client(json_object *o, const char *key_name, const struct client *c)
+{
+	json_object *v;
+	if (!queue_capability(c->caps, "empty_topic_name") && json_object_object_get_ex(o, key_name, &v) &&
+	    json_object_is_type(v, json_type_string) && *json_object_get_string(v) == '\0')
+		json_object_object_add(o, key_name, json_object_new_string(REALM_EMPTY_TOPIC_DISPLAY_NAME));
+}
+
+/*
+ * Presence events (model/presence.c) hold the legacy form and the modern one under "_presences": clients declaring
+ * simplified_presence_events get only {"presences": ...}; the others the legacy fields, without "email" for queues
+ * registered with slim_presence (the reference's process_presence_event).
+ */
+static void presence_for_client(json_object *event, const struct client *c)
+{
+	json_object *modern;
+	if (queue_capability(c->caps, "simplified_presence_events") &&
+	    json_object_object_get_ex(event, "_presences", &modern)) {
+		json_object_object_add(event, "presences", json_object_get(modern));
+		static const char *const legacy[] = {"user_id", "email", "server_timestamp", "presence"};
+		for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
+			json_object_object_del(event, legacy[i]);
+	} else if (c->slim_presence) {
+		json_object_object_del(event, "email");
+	}
+}
+
+/* Removes the private keys and applies what the client declared (apply_markdown, empty_topic_name, ...). */
+static void render(json_object *event, const struct client *c)
+{
+	json_object *caps = c->caps;
+	bool apply_markdown = c->apply_markdown;
+	const char *type = json_object_get_string(json_object_object_get(event, "type"));
+	json_object *msg, *raw, *v;
+	if (strcmp(type, "message") == 0 && json_object_object_get_ex(event, "message", &msg)) {
+		if (!apply_markdown && json_object_object_get_ex(event, "_raw_content", &raw)) {
+			json_object_object_add(msg, "content", json_object_get(raw));
+			json_object_object_add(msg, "content_type", json_object_new_string("text/x-markdown"));
+		}
+		if (json_object_object_get_ex(msg, "stream_id", &v))
+			topic_for_client(msg, "subject", c);
+		if (c->client_gravatar && json_object_object_get_ex(event, "_gravatar", &v) &&
+		    json_object_get_boolean(v))
+			json_object_object_add(msg, "avatar_url", NULL);
+		json_object *sender_queue, *local_id;
+		if (json_object_object_get_ex(event, "_sender_queue_id", &sender_queue) &&
+		    json_object_object_get_ex(event, "_local_id", &local_id) &&
+		    strcmp(json_object_get_string(sender_queue), c->queue_id) == 0)
+			json_object_object_add(event, "local_message_id", json_object_get(local_id));
+	}
+	if (strcmp(type, "delete_message") == 0 || strcmp(type, "typing") == 0)
+		topic_for_client(event, "topic", c);
+	if (strcmp(type, "user_topic") == 0)
+		topic_for_client(event, "topic_name", c);
+	if (strcmp(type, "update_message") == 0) {
+		topic_for_client(event, "orig_subject", c);
+		topic_for_client(event, "subject", c);
+		topic_for_client(event, "topic", c);
+	}
+	json_object *details;
+	if (strcmp(type, "update_message_flags") == 0 &&
+	    json_object_object_get_ex(event, "message_details", &details)) {
+		json_object_object_foreach (details, id, detail) {
+			(void)id;
+			topic_for_client(detail, "topic", c);
+		}
+	}
+	if (strcmp(type, "presence") == 0)
+		presence_for_client(event, c);
+	if (strcmp(type, "delete_message") == 0 && !queue_capability(caps, "bulk_message_deletion") &&
+	    json_object_object_get_ex(event, "message_ids", &v) && json_object_array_length(v) > 0) {
+		json_object_object_add(event, "message_id", json_object_get(json_object_array_get_idx(v, 0)));
+		json_object_object_del(event, "message_ids");
+	}
+	/* Private keys never leave the server. */
+	const char *drop[8];
+	int ndrop = 0;
+	json_object_object_foreach (event, k, val) {
+		(void)val;
+		if (k[0] == '_' && ndrop < 8)
+			drop[ndrop++] = k;
+	}
+	for (int i = 0; i < ndrop; i++)
+		json_object_object_del(event, drop[i]);
+}
+
+/* Parses "<id> <txid> <json>" entries into rendered events, leaving out those already in the snapshot. */
+static json_object *render_entries(struct uow *uow, const char *qid, struct rreply *r, size_t from,
+                                   const struct rreply *meta)
+{
+	struct client c = {.queue_id = qid};
+	const char *caps_json = meta->elem[1]->str ? meta->elem[1]->str : "";
+	if (*caps_json)
+		jsonx_parse(caps_json, strlen(caps_json), &c.caps);
+	uow_own_json(uow, c.caps);
+	c.apply_markdown = meta->elem[2]->str && meta->elem[2]->str[0] == '1';
+	c.client_gravatar = meta->elem[5]->str && meta->elem[5]->str[0] == '1';
+	c.slim_presence = meta->elem[6]->str && meta->elem[6]->str[0] == '1';
+	const char *snapshot = meta->elem[3]->str;
+	json_object *events = json_object_new_array();
+	for (size_t i = from; i < r->n; i++) {
+		char *end;
+		const char *s = r->elem[i]->str;
+		long long id = strtoll(s, &end, 10);
+		unsigned long long txid = strtoull(end + 1, &end, 10);
+		json_object *event;
+		if (snapshot_txid_visible(snapshot, txid) || jsonx_parse(end + 1, strlen(end + 1), &event) < 0 ||
+		    event == NULL)
+			continue;
+		render(event, &c);
+		json_object_object_add(event, "id", json_object_new_int64(id));
+		json_object_array_add(events, event);
+	}
+	return events;
+}
+
+/* Marks this poll as the queue's waiter (ending the previous one) and refreshes the idle clock. */
+static const char wait_script[] =
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+    "local old = redis.call('HGET', KEYS[1], 'waiter') "
+    "if old then redis.call('RPUSH', ARGV[1] .. old, 'superseded') redis.call('EXPIRE', ARGV[1] .. old, 120) end "
+    "redis.call('HSET', KEYS[1], 'waiter', ARGV[2], 'last_access', ARGV[3]) "
+    "local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
+    "redis.call('ZADD', 'confab:expiry', tonumber(ARGV[3]) + t, ARGV[4]) "
+    "redis.call('ZADD', 'confab:waiting', ARGV[5], ARGV[4]) "
+    "return 1";
+/* Clears the waiter if it is still this poll. */
+static const char unwait_script[] =
+    "if redis.call('HGET', KEYS[1], 'waiter') == ARGV[1] then redis.call('HDEL', KEYS[1], 'waiter') "
+    "redis.call('ZREM', 'confab:waiting', ARGV[2]) end "
+    "redis.call('DEL', KEYS[2]) return 1";
+
+/*
+ * Waits for an event: returns "event", "superseded", "stopping" (the worker stops), "" on timeout, or NULL on error;
+ * and, read in the same round trip as the end of the wait, the queue's entries (*entries) and settings (*meta,
+ * checked as load_meta() does).
+ */
+static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll, struct rreply **entries,
+                                  struct rreply **meta)
+{
+	long long now = now_secs();
+	long long beat = now + HEARTBEAT_MIN_SECS + crypto_random_below(HEARTBEAT_SPREAD_SECS + 1);
+	const char *wake = arena_printf(&uow->arena, "confab:q:{%s}:wake:%s", qid, poll);
+	struct rreply *r =
+	    REDIS_CMD(uow, "EVAL", wait_script, "1", queue_key(uow, qid, "meta"),
+	              arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), poll,
+	              arena_printf(&uow->arena, "%lld", now), qid, arena_printf(&uow->arena, "%lld", beat));
+	*entries = NULL;
+	if (r == NULL)
+		return NULL;
+	if (r->integer == 0) /* deleted meanwhile: load_meta() records the error */
+		return (*meta = load_meta(uow, qid)) != NULL ? "superseded" : NULL;
+	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
+	db_release(uow);
+	redis_release(uow);
+	/* A stopping worker answers its polls (polls_release()) and waits for no new one. */
+	struct held_poll held;
+	const char *woken = "stopping";
+	if (polls_hold(uow->worker->polls, &held, wake)) {
+		metrics_add(uow->worker->metrics, M_POLLS_HELD, 1);
+		woken = redis_blpop(uow, wake, POLL_MAX_SECS);
+		metrics_add(uow->worker->metrics, M_POLLS_HELD, -1);
+		polls_unhold(uow->worker->polls, &held);
+	}
+	if (woken == NULL) { /* best effort: the poll no longer waits */
+		REDIS_TRY_CMD(uow, "EVAL", unwait_script, "2", queue_key(uow, qid, "meta"), wake, poll, qid);
+		return NULL;
+	}
+	const char *unwait[] = {"EVAL", unwait_script, "2", queue_key(uow, qid, "meta"), wake, poll, qid};
+	const char *lrange[] = {"LRANGE", queue_key(uow, qid, "events"), "0", "-1"};
+	const char *const *cmds[] = {unwait, lrange, meta_cmd(uow, qid)};
+	int argcs[] = {7, 4, META_FIELDS_N};
+	struct rreply *replies[3];
+	if (redis_pipeline(uow, 3, argcs, cmds, replies) < 0 || (*meta = checked_meta(uow, qid, replies[2])) == NULL)
+		return NULL;
+	*entries = replies[1];
+	return woken;
+}
+
+json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_event_id, bool dont_block)
+{
+	struct rreply *meta = load_meta(uow, queue_id);
+	if (meta == NULL)
+		return NULL;
+	struct rreply *r = REDIS_CMD(uow, "EVAL", prune_script, "2", queue_key(uow, queue_id, "meta"),
+	                             queue_key(uow, queue_id, "events"), db_arg_int(uow, last_event_id));
+	if (r == NULL)
+		return NULL;
+	if (strcmp(r->elem[0]->str, "newer") == 0) {
+		uow_error(uow, ERR_BAD_REQUEST, "An event newer than %lld has already been pruned!",
+		          (long long)last_event_id);
+		return NULL;
+	}
+	if (strcmp(r->elem[0]->str, "notin") == 0) {
+		uow_error(uow, ERR_BAD_REQUEST, "Event %lld was not in this queue", (long long)last_event_id);
+		return NULL;
+	}
+	json_object *events = render_entries(uow, queue_id, r, 1, meta);
+	char poll[37];
+	crypto_uuid4(poll);
+	long long deadline = now_secs() + POLL_MAX_SECS;
+	while (json_object_array_length(events) == 0 && !dont_block && now_secs() < deadline) {
+		const char *woken = wait_for_event(uow, queue_id, poll, &r, &meta);
+		if (woken == NULL) {
+			json_object_put(events);
+			return NULL;
+		}
+		if (r != NULL) {
+			json_object_put(events);
+			events = render_entries(uow, queue_id, r, 0, meta);
+		}
+		if (strcmp(woken, "superseded") == 0 || strcmp(woken, "stopping") == 0)
+			break;
+	}
+	metrics_add(uow->worker->metrics, M_EVENTS_SERVED, (int64_t)json_object_array_length(events));
+	return events;
+}
+
+static const char delete_script[] =
+    "local w = redis.call('HGET', KEYS[1], 'waiter') "
+    "if w then redis.call('RPUSH', ARGV[1] .. w, 'superseded') redis.call('EXPIRE', ARGV[1] .. w, 120) end "
+    "local user = redis.call('HGET', KEYS[1], 'user') "
+    "local realm = redis.call('HGET', KEYS[1], 'realm') "
+    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
+    "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[2]) end "
+    "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[2]) end "
+    "redis.call('ZREM', 'confab:expiry', ARGV[2]) "
+    "redis.call('ZREM', 'confab:waiting', ARGV[2]) "
+    "return 1";
+
+static int delete_queue(struct uow *uow, const char *qid)
+{
+	return REDIS_CMD(uow, "EVAL", delete_script, "3", queue_key(uow, qid, "meta"), queue_key(uow, qid, "events"),
+	                 queue_key(uow, qid, "applied"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), qid)
+	           ? 0
+	           : -1;
+}
+
+/* EV_DELETE_QUEUES: deletes the queues (after COMMIT, so a failure is logged and left to the queues' expiry). */
+int queues_delete(struct uow *uow, const char **queues, int nq)
+{
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)nq * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)nq * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)nq * sizeof(*replies));
+	for (int i = 0; i < nq; i++) {
+		const char **argv = arena_alloc(&uow->arena, 9 * sizeof(*argv));
+		const char *qid = queues[i];
+		argv[0] = "EVAL";
+		argv[1] = delete_script;
+		argv[2] = "3";
+		argv[3] = queue_key(uow, qid, "meta");
+		argv[4] = queue_key(uow, qid, "events");
+		argv[5] = queue_key(uow, qid, "applied");
+		argv[6] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid);
+		argv[7] = qid;
+		cmds[i] = argv;
+		argcs[i] = 8;
+	}
+	return redis_try_pipeline(uow, nq, argcs, cmds, replies);
+}
+
+int events_queue_delete(struct uow *uow, const char *queue_id)
+{
+	if (load_meta(uow, queue_id) == NULL)
+		return -1;
+	return delete_queue(uow, queue_id);
+}
+
+/* ---- reaping ------------------------------------------------------------------------------------------- */
+
+/* Claims a poll due for a heartbeat (only one reaper wins it) and pushes the heartbeat. */
+static const char heartbeat_script[] =
+    "if redis.call('ZREM', 'confab:waiting', ARGV[1]) == 0 then return 0 end "
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+    "local id = redis.call('HINCRBY', KEYS[1], 'next_id', 1) - 1 "
+    "redis.call('RPUSH', KEYS[2], id .. ' 0 {\"type\":\"heartbeat\"}') "
+    "local w = redis.call('HGET', KEYS[1], 'waiter') "
+    "if w then redis.call('RPUSH', ARGV[2] .. w, 'event') redis.call('EXPIRE', ARGV[2] .. w, 120) end "
+    "return 1";
+/* Deletes a queue whose idle time ran out, unless a poll is waiting on it (then its clock restarts). */
+static const char expire_script[] =
+    "local score = redis.call('ZSCORE', 'confab:expiry', ARGV[1]) "
+    "if not score or tonumber(score) > tonumber(ARGV[2]) then return 0 end "
+    "if redis.call('HEXISTS', KEYS[1], 'waiter') == 1 then "
+    "  local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
+    "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
+    "local user = redis.call('HGET', KEYS[1], 'user') "
+    "local realm = redis.call('HGET', KEYS[1], 'realm') "
+    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
+    "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[1]) end "
+    "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[1]) end "
+    "redis.call('ZREM', 'confab:expiry', ARGV[1]) "
+    "return 1";
+
+int events_reap(struct uow *uow)
+{
+	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
+	int touched = 0;
+	struct rreply *due = REDIS_CMD(uow, "ZRANGEBYSCORE", "confab:waiting", "-inf", now, "LIMIT", "0", "1000");
+	if (due == NULL)
+		return -1;
+	for (size_t i = 0; i < due->n; i++) {
+		const char *qid = due->elem[i]->str;
+		struct rreply *r = REDIS_CMD(uow, "EVAL", heartbeat_script, "2", queue_key(uow, qid, "meta"),
+		                             queue_key(uow, qid, "events"), qid,
+		                             arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid));
+		if (r == NULL)
+			return -1;
+		touched += (int)r->integer;
+	}
+	struct rreply *expired = REDIS_CMD(uow, "ZRANGEBYSCORE", "confab:expiry", "-inf", now, "LIMIT", "0", "1000");
+	if (expired == NULL)
+		return -1;
+	for (size_t i = 0; i < expired->n; i++) {
+		const char *qid = expired->elem[i]->str;
+		struct rreply *r = REDIS_CMD(uow, "EVAL", expire_script, "3", queue_key(uow, qid, "meta"),
+		                             queue_key(uow, qid, "events"), queue_key(uow, qid, "applied"), qid, now);
+		if (r == NULL)
+			return -1;
+		touched += (int)r->integer;
+	}
+	return touched;
+}
+
+int events_queue_counts(struct uow *uow, long long *queues, long long *waiting)
+{
+	const char *expiry[] = {"ZCARD", "confab:expiry"}, *polls[] = {"ZCARD", "confab:waiting"};
+	const char *const *cmds[] = {expiry, polls};
+	const int argcs[] = {2, 2};
+	struct rreply *r[2];
+	if (redis_try_pipeline(uow, 2, argcs, cmds, r) < 0)
+		return -1;
+	*queues = r[0]->integer;
+	*waiting = r[1]->integer;
+	return 0;
+}
