@@ -107,6 +107,9 @@ struct message_user {
 	int role;
 };
 
+/* Looks up users by their API e-mail addresses (message_recipients.c). Unknown ones keep id 0 in out (nothing
+ * recorded); returns 0 or -1. */
+int message_users_find(struct uow *uow, const char *const *emails, int n, struct message_user *out);
 /*
  * Resolves the `to` of a direct message as the reference does: a JSON list of user ids or of e-mail addresses, a
  * JSON string, or a plain comma-separated string ("Invalid data type for recipients", "Recipient lists may contain
