@@ -168,31 +168,23 @@ static int stmt_id(struct db_stmt *st)
 }
 
 /*
- * Executes the prepared statement name (or, name NULL, st's text unnamed) between SET and RESET of plan_cache_mode,
- * pipelined in one round trip (one implicit transaction outside BEGIN: a failure undoes the SET too; one server
- * connection behind a transaction pooler). Returns the statement's result.
+ * Ends a pipeline of n queries sent with a sync (sent: whether sending all of them worked): reads every result,
+ * keeps each query's first in out[] (a made-up error where none came: the connection broke) and leaves pipeline
+ * mode.
  */
-static PGresult *run_generic(struct db_conn *c, const struct db_stmt *st, const char *name, const char *const *params,
-                             int n)
+static void pipeline_finish(struct db_conn *c, bool sent, PGresult **out, int n)
 {
-	if (!PQenterPipelineMode(c->pg))
-		return name != NULL ? PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0)
-		                    : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
-	bool sent =
-	    PQsendQueryParams(c->pg, "SET plan_cache_mode = force_generic_plan", 0, NULL, NULL, NULL, NULL, 0) &&
-	    (name != NULL ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
-	                  : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0)) &&
-	    PQsendQueryParams(c->pg, "RESET plan_cache_mode", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c->pg);
-	PGresult *out = NULL, *r;
-	/* Three results, each followed by NULL, then the sync (stop early if the connection broke). */
-	for (int i = 0; sent && i < 3; i++) {
+	PGresult *r;
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	/* Each query's results end with a NULL; then comes the sync (stop early if the connection broke). */
+	for (int i = 0; sent && i < n; i++)
 		while ((r = PQgetResult(c->pg)) != NULL) {
-			if (i == 1 && out == NULL)
-				out = r;
+			if (out[i] == NULL)
+				out[i] = r;
 			else
 				PQclear(r);
 		}
-	}
 	while (sent && (r = PQgetResult(c->pg)) != NULL) {
 		ExecStatusType s = PQresultStatus(r);
 		PQclear(r);
@@ -200,7 +192,63 @@ static PGresult *run_generic(struct db_conn *c, const struct db_stmt *st, const 
 			break;
 	}
 	PQexitPipelineMode(c->pg);
-	return out != NULL ? out : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+	for (int i = 0; i < n; i++)
+		if (out[i] == NULL)
+			out[i] = PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+}
+
+/* Sends st in a pipeline: as the prepared statement name, or (name "") its text unnamed. */
+static bool send_stmt(struct db_conn *c, const struct db_stmt *st, const char *name, const char *const *params, int n)
+{
+	return *name ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
+	             : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
+}
+
+/* Sends one statement without parameters in a pipeline. */
+static bool send_sql(struct db_conn *c, const char *sql)
+{
+	return PQsendQueryParams(c->pg, sql, 0, NULL, NULL, NULL, NULL, 0);
+}
+
+/*
+ * Executes the prepared statement name (or, name "", st's text unnamed) between SET and RESET of plan_cache_mode,
+ * pipelined in one round trip (one implicit transaction outside BEGIN: a failure undoes the SET too; one server
+ * connection behind a transaction pooler). Returns the statement's result.
+ */
+static PGresult *run_generic(struct db_conn *c, const struct db_stmt *st, const char *name, const char *const *params,
+                             int n)
+{
+	if (!PQenterPipelineMode(c->pg))
+		return *name ? PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0)
+		             : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
+	bool sent = send_sql(c, "SET plan_cache_mode = force_generic_plan") && send_stmt(c, st, name, params, n) &&
+	            send_sql(c, "RESET plan_cache_mode") && PQpipelineSync(c->pg);
+	PGresult *out[3];
+	pipeline_finish(c, sent, out, 3);
+	PQclear(out[0]);
+	PQclear(out[2]);
+	return out[1];
+}
+
+/*
+ * Prepares st on c unless it is already (or statements are not prepared: name is then ""); fills name ("s<id>").
+ * NULL, or the failed PREPARE's result.
+ */
+static PGresult *prepare(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st, char name[16])
+{
+	*name = '\0';
+	if (!pool->prepared)
+		return NULL;
+	int id = stmt_id(st);
+	snprintf(name, 16, "s%d", id);
+	if (c->prepared[id])
+		return NULL;
+	PGresult *p = PQprepare(c->pg, name, st->sql, 0, NULL);
+	if (PQresultStatus(p) != PGRES_COMMAND_OK)
+		return p;
+	PQclear(p);
+	c->prepared[id] = 1;
+	return NULL;
 }
 
 /*
@@ -211,21 +259,14 @@ static PGresult *run_generic(struct db_conn *c, const struct db_stmt *st, const 
 static PGresult *run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st, const char *const *params,
                      int n)
 {
-	if (!pool->prepared)
-		return st->generic ? run_generic(c, st, NULL, params, n)
-		                   : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
-	int id = stmt_id(st);
 	char name[16];
-	snprintf(name, sizeof(name), "s%d", id);
-	if (!c->prepared[id]) {
-		PGresult *p = PQprepare(c->pg, name, st->sql, 0, NULL);
-		if (PQresultStatus(p) != PGRES_COMMAND_OK)
-			return p;
-		PQclear(p);
-		c->prepared[id] = 1;
-	}
-	return st->generic ? run_generic(c, st, name, params, n)
-	                   : PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0);
+	PGresult *failed = prepare(pool, c, st, name);
+	if (failed != NULL)
+		return failed;
+	if (st->generic)
+		return run_generic(c, st, name, params, n);
+	return *name ? PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0)
+	             : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
 }
 
 static bool result_ok(const PGresult *r)
@@ -243,18 +284,10 @@ static bool result_ok(const PGresult *r)
 static PGresult *begin_and_run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st,
                                const char *const *params, int n)
 {
-	char name[16] = "";
-	if (pool->prepared) {
-		int id = stmt_id(st);
-		snprintf(name, sizeof(name), "s%d", id);
-		if (!c->prepared[id]) {
-			PGresult *p = PQprepare(c->pg, name, st->sql, 0, NULL);
-			if (PQresultStatus(p) != PGRES_COMMAND_OK)
-				return p;
-			PQclear(p);
-			c->prepared[id] = 1;
-		}
-	}
+	char name[16];
+	PGresult *failed = prepare(pool, c, st, name);
+	if (failed != NULL)
+		return failed;
 	if (st->generic || !PQenterPipelineMode(c->pg)) {
 		PGresult *b = PQexec(c->pg, c->pending_begin->sql);
 		if (!result_ok(b))
@@ -263,33 +296,15 @@ static PGresult *begin_and_run(const struct db_pool *pool, struct db_conn *c, st
 		c->pending_begin = NULL;
 		return run(pool, c, st, params, n);
 	}
-	bool sent = PQsendQueryParams(c->pg, c->pending_begin->sql, 0, NULL, NULL, NULL, NULL, 0) &&
-	            (*name ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
-	                   : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0)) &&
-	            PQpipelineSync(c->pg);
-	PGresult *out = NULL, *r;
-	/* Two results, each followed by NULL, then the sync (stop early if the connection broke). */
-	for (int i = 0; sent && i < 2; i++) {
-		while ((r = PQgetResult(c->pg)) != NULL) {
-			bool begun = i == 0 && PQresultStatus(r) == PGRES_COMMAND_OK;
-			if (begun)
-				c->pending_begin = NULL;
-			/* The statement's result; or the BEGIN's, if that failed (the statement's then says only
-			 * "aborted"). */
-			if (out == NULL && (i == 1 || (i == 0 && !begun)))
-				out = r;
-			else
-				PQclear(r);
-		}
-	}
-	while (sent && (r = PQgetResult(c->pg)) != NULL) {
-		ExecStatusType s = PQresultStatus(r);
-		PQclear(r);
-		if (s == PGRES_PIPELINE_SYNC)
-			break;
-	}
-	PQexitPipelineMode(c->pg);
-	return out != NULL ? out : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+	bool sent = send_sql(c, c->pending_begin->sql) && send_stmt(c, st, name, params, n) && PQpipelineSync(c->pg);
+	PGresult *out[2];
+	pipeline_finish(c, sent, out, 2);
+	bool begun = PQresultStatus(out[0]) == PGRES_COMMAND_OK;
+	if (begun)
+		c->pending_begin = NULL;
+	/* The statement's result; or the BEGIN's, if that failed (the statement's then says only "aborted"). */
+	PQclear(begun ? out[0] : out[1]);
+	return begun ? out[1] : out[0];
 }
 
 /* Logs the failure of r, frees r and returns the error it amounts to. */
@@ -519,41 +534,16 @@ int db_commit(struct uow *uow)
 static struct db_res *exec_commit(struct uow *uow, struct db_conn *c, struct db_stmt *st, const char *const *params,
                                   int n, enum err *e)
 {
-	struct db_pool *pool = uow->worker->db;
-	char name[16] = "";
-	if (pool->prepared) {
-		int id = stmt_id(st);
-		snprintf(name, sizeof(name), "s%d", id);
-		PGresult *p = c->prepared[id] ? NULL : PQprepare(c->pg, name, st->sql, 0, NULL);
-		if (p != NULL && PQresultStatus(p) != PGRES_COMMAND_OK) {
-			*e = fail(uow, c, p, st->sql);
-			return NULL;
-		}
-		PQclear(p);
-		c->prepared[id] = 1;
+	char name[16];
+	PGresult *failed = prepare(uow->worker->db, c, st, name);
+	if (failed != NULL) {
+		*e = fail(uow, c, failed, st->sql);
+		return NULL;
 	}
-	bool sent = PQenterPipelineMode(c->pg) &&
-	            (*name ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
-	                   : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0)) &&
-	            PQsendQueryParams(c->pg, st_commit.sql, 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c->pg);
-	PGresult *out[2] = {NULL, NULL}, *r;
-	for (int i = 0; sent && i < 2; i++)
-		while ((r = PQgetResult(c->pg)) != NULL) {
-			if (out[i] == NULL)
-				out[i] = r;
-			else
-				PQclear(r);
-		}
-	while (sent && (r = PQgetResult(c->pg)) != NULL) {
-		ExecStatusType s = PQresultStatus(r);
-		PQclear(r);
-		if (s == PGRES_PIPELINE_SYNC)
-			break;
-	}
-	PQexitPipelineMode(c->pg);
-	for (int i = 0; i < 2; i++)
-		if (out[i] == NULL)
-			out[i] = PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+	bool sent = PQenterPipelineMode(c->pg) && send_stmt(c, st, name, params, n) && send_sql(c, st_commit.sql) &&
+	            PQpipelineSync(c->pg);
+	PGresult *out[2];
+	pipeline_finish(c, sent, out, 2);
 	if (result_ok(out[0]))
 		uow->in_txn = false; /* the COMMIT ran: it ended the transaction, whatever it answered */
 	if (!result_ok(out[0]) || !result_ok(out[1])) {
