@@ -14,10 +14,8 @@
 #include "model/user.h"
 
 struct channel_counts {
-	struct cache_blob blob;
-	char *pg_snapshot; /* the snapshot the rows were read under */
-	long made;         /* realm_kept_made() */
-	int n;             /* channels with subscribers, ascending by id */
+	struct realm_kept kept; /* first: the blob is the counts */
+	int n;                  /* channels with subscribers, ascending by id */
 	int64_t *ids, *counts;
 	int n_groups; /* unnamed groups, ascending by id, and their setting values */
 	int64_t *group_ids;
@@ -34,7 +32,7 @@ static struct db_stmt st_values = DB_STMT("WITH " CHANNEL_UNNAMED_VALUES "SELECT
 static void free_counts(struct cache_blob *b)
 {
 	struct channel_counts *k = (struct channel_counts *)b;
-	free(k->pg_snapshot);
+	realm_kept_release(&k->kept);
 	free(k->ids);
 	free(k->counts);
 	for (int i = 0; i < k->n_groups; i++)
@@ -61,18 +59,16 @@ static void read_values(struct channel_counts *k, const struct db_res *res)
 	}
 }
 
-static struct channel_counts *build(struct uow *uow, const char *snapshot)
+/* The counts and values read in the calling transaction (realm_kept_get()'s make); NULL on error. */
+static struct realm_kept *build(struct uow *uow, const char *snapshot, void *arg)
 {
+	(void)arg;
 	struct db_res *res = DB_EXEC(uow, &st_counts, db_arg_int(uow, uow->realm->id));
 	struct db_res *values = res != NULL ? DB_EXEC(uow, &st_values, db_arg_int(uow, uow->realm->id)) : NULL;
 	if (values == NULL)
 		return NULL;
 	struct channel_counts *k = xcalloc(1, sizeof(*k));
-	k->blob.refs = 1;
-	k->blob.realm_id = uow->realm->id;
-	k->blob.free_fn = free_counts;
-	k->made = realm_kept_made();
-	k->pg_snapshot = snapshot != NULL ? xstrdup(snapshot) : NULL;
+	realm_kept_init(uow, &k->kept, snapshot, free_counts);
 	k->n = db_rows(res);
 	k->ids = xmalloc((size_t)(k->n + 1) * sizeof(*k->ids));
 	k->counts = xmalloc((size_t)(k->n + 1) * sizeof(*k->counts));
@@ -81,25 +77,18 @@ static struct channel_counts *build(struct uow *uow, const char *snapshot)
 		k->counts[i] = db_int(res, i, 1);
 	}
 	read_values(k, values);
-	return k;
+	return &k->kept;
 }
 
 const struct channel_counts *channel_counts_get(struct uow *uow, const char *snapshot)
 {
-	struct cache *cache = uow->worker->cache;
 	char key[64];
 	snprintf(key, sizeof(key), "channel_counts:%lld", (long long)uow->realm->id);
-	struct channel_counts *k = snapshot != NULL ? (struct channel_counts *)cache_blob_get(cache, key) : NULL;
-	int current = k != NULL ? realm_kept_is_current(uow, k->pg_snapshot, k->made) : 0;
-	if (current != 1) {
-		cache_blob_unref(k ? &k->blob : NULL);
-		if (current < 0 || (k = build(uow, snapshot)) == NULL)
-			return NULL;
-		if (snapshot != NULL)
-			cache_blob_put(cache, key, &k->blob);
-	}
+	struct channel_counts *k = (struct channel_counts *)realm_kept_get(uow, key, snapshot, build, NULL);
+	if (k == NULL)
+		return NULL;
 	/* The caller's reference goes with the arena. */
-	arena_defer(&uow->arena, release_counts, &k->blob);
+	arena_defer(&uow->arena, release_counts, &k->kept.blob);
 	return k;
 }
 

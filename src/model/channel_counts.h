@@ -7,7 +7,7 @@
  * Never stale: triggers on subscriptions and on groups, their members and subgroups
  * (migrations/0028_message_fetch.sql, 0030_register_cache.sql), like those on users (whose deactivation changes the
  * counts and the members too), NOTIFY confab_cache and add a realm_changes row; kept counts are used only by a register
- * whose transaction sees no change since the snapshot they were read under (realm_kept_is_current()), else they are
+ * whose transaction sees no change since the snapshot they were read under (realm_kept_get()), else they are
  * read again in that transaction (and kept).
  */
 #ifndef CONFAB_CHANNEL_COUNTS_H

@@ -16,9 +16,7 @@
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 struct groups_text {
-	struct cache_blob blob;
-	char *pg_snapshot; /* the snapshot the rows were read under */
-	long made;         /* realm_kept_made() */
+	struct realm_kept kept; /* first: the blob is the text */
 	char *text;
 	size_t len;
 };
@@ -26,7 +24,7 @@ struct groups_text {
 static void free_text(struct cache_blob *b)
 {
 	struct groups_text *t = (struct groups_text *)b;
-	free(t->pg_snapshot);
+	realm_kept_release(&t->kept);
 	free(t->text);
 	free(t);
 }
@@ -36,47 +34,27 @@ static void release_text(void *arg)
 	cache_blob_unref(arg);
 }
 
-/* The list read in the calling transaction, as text; NULL on error. */
-static struct groups_text *build(struct uow *uow, bool include_deactivated, const char *snapshot)
+/* The list read in the calling transaction, as text (realm_kept_get()'s make; arg: include_deactivated); NULL on
+ * error. */
+static struct realm_kept *build(struct uow *uow, const char *snapshot, void *arg)
 {
-	json_object *groups = group_list_json(uow, include_deactivated);
+	json_object *groups = group_list_json(uow, *(const bool *)arg);
 	if (groups == NULL)
 		return NULL;
 	struct groups_text *t = xcalloc(1, sizeof(*t));
-	t->blob.refs = 1;
-	t->blob.realm_id = uow->realm->id;
-	t->blob.free_fn = free_text;
-	t->made = realm_kept_made();
-	t->pg_snapshot = snapshot != NULL ? xstrdup(snapshot) : NULL;
+	realm_kept_init(uow, &t->kept, snapshot, free_text);
 	size_t len = 0;
 	t->text = xstrdup(json_object_to_json_string_length(groups, JSON_FLAGS, &len));
 	t->len = len;
 	json_object_put(groups);
-	return t;
-}
-
-/* The kept list of key if current, else one read in the calling transaction (kept when snapshot is known). */
-static struct groups_text *kept_or_built(struct uow *uow, const char *key, bool include_deactivated,
-                                         const char *snapshot)
-{
-	struct cache *cache = uow->worker->cache;
-	struct groups_text *t = snapshot != NULL ? (struct groups_text *)cache_blob_get(cache, key) : NULL;
-	int current = t != NULL ? realm_kept_is_current(uow, t->pg_snapshot, t->made) : 0;
-	if (current == 1)
-		return t;
-	cache_blob_unref(t ? &t->blob : NULL);
-	if (current < 0 || (t = build(uow, include_deactivated, snapshot)) == NULL)
-		return NULL;
-	if (snapshot != NULL)
-		cache_blob_put(cache, key, &t->blob);
-	return t;
+	return &t->kept;
 }
 
 int realm_groups_state(struct uow *uow, bool include_deactivated, const char *snapshot, json_object *out)
 {
 	char key[64];
 	snprintf(key, sizeof(key), "realm_groups:%lld:%d", (long long)uow->realm->id, include_deactivated);
-	struct groups_text *t = kept_or_built(uow, key, include_deactivated, snapshot);
+	struct groups_text *t = (struct groups_text *)realm_kept_get(uow, key, snapshot, build, &include_deactivated);
 	if (t == NULL)
 		return -1;
 	/* The value holds the caller's reference. */

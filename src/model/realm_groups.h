@@ -7,7 +7,7 @@
  * Never stale: triggers on user_groups, user_group_members and user_group_subgroups
  * (migrations/0030_register_cache.sql, 0028_message_fetch.sql), like those on users, NOTIFY confab_cache and add a
  * realm_changes row; the kept text is used only by a register whose transaction sees no change since the snapshot it
- * was read under (realm_kept_is_current()), else it is read again in that transaction (and kept). The race-free
+ * was read under (realm_kept_get()), else it is read again in that transaction (and kept). The race-free
  * register guarantee holds as for the users lists.
  */
 #ifndef CONFAB_REALM_GROUPS_H

@@ -21,13 +21,17 @@
 
 /* Both lists as one kind of viewer sees them. */
 struct users_text {
-	struct cache_blob blob;
-	char *pg_snapshot; /* the snapshot the rows were read under */
-	time_t made;       /* CLOCK_MONOTONIC seconds */
+	struct realm_kept kept; /* first: the blob is the text */
 	struct buf active, inactive;
 	int n; /* the active users' objects, ascending by id: where each one is in active */
 	int64_t *ids;
 	size_t *start, *end;
+};
+
+/* What the lists kept per role are built for. */
+struct users_build {
+	struct user viewer;
+	bool client_gravatar;
 };
 
 static struct db_stmt st_users =
@@ -65,7 +69,7 @@ static time_t now_secs(void)
 static void free_text(struct cache_blob *b)
 {
 	struct users_text *t = (struct users_text *)b;
-	free(t->pg_snapshot);
+	realm_kept_release(&t->kept);
 	buf_release(&t->active);
 	buf_release(&t->inactive);
 	free(t->ids);
@@ -82,13 +86,10 @@ static bool can_access_user(struct uow *uow, const struct user *target)
 	       target->id == me->id;
 }
 
-static struct users_text *new_text(struct uow *uow, int rows)
+static struct users_text *new_text(struct uow *uow, int rows, const char *snapshot)
 {
 	struct users_text *t = xcalloc(1, sizeof(*t));
-	t->blob.refs = 1;
-	t->blob.realm_id = uow->realm->id;
-	t->blob.free_fn = free_text;
-	t->made = now_secs();
+	realm_kept_init(uow, &t->kept, snapshot, free_text);
 	buf_init(&t->active, 0);
 	buf_init(&t->inactive, 0);
 	buf_adds(&t->active, "[");
@@ -120,7 +121,8 @@ static void add_person(struct users_text *t, const struct user *u, json_object *
  * Both lists as viewer sees them (NULL: a spectator, who gets no custom profile fields), leaving out the users
  * uow->user may not see when filter is set. NULL on error.
  */
-static struct users_text *build(struct uow *uow, const struct user *viewer, bool client_gravatar, bool filter)
+static struct users_text *build(struct uow *uow, const struct user *viewer, bool client_gravatar, bool filter,
+                                const char *snapshot)
 {
 	struct db_res *res = DB_EXEC(uow, &st_users, db_arg_int(uow, uow->realm->id));
 	if (res == NULL)
@@ -128,7 +130,7 @@ static struct users_text *build(struct uow *uow, const struct user *viewer, bool
 	json_object *profiles = NULL, *none = uow_own_json(uow, json_object_new_object());
 	if (uow->user != NULL && (profiles = user_profile_data_all(uow, uow->realm->id)) == NULL)
 		return NULL;
-	struct users_text *t = new_text(uow, db_rows(res));
+	struct users_text *t = new_text(uow, db_rows(res), snapshot);
 	for (int i = 0; i < db_rows(res); i++) {
 		struct user *u = user_from_row(uow, res, i, 0);
 		if (filter && !can_access_user(uow, u))
@@ -147,23 +149,44 @@ static struct users_text *build(struct uow *uow, const struct user *viewer, bool
 	return t;
 }
 
-long realm_kept_made(void)
+void realm_kept_init(struct uow *uow, struct realm_kept *k, const char *snapshot, void (*free_fn)(struct cache_blob *))
 {
-	return (long)now_secs();
+	k->blob.refs = 1;
+	k->blob.realm_id = uow->realm->id;
+	k->blob.free_fn = free_fn;
+	k->pg_snapshot = snapshot != NULL ? xstrdup(snapshot) : NULL;
+	k->made = (long)now_secs();
 }
 
-int realm_kept_is_current(struct uow *uow, const char *pg_snapshot, long made)
+void realm_kept_release(struct realm_kept *k)
 {
-	if ((long)now_secs() - made > MAX_AGE_SECS)
+	free(k->pg_snapshot);
+}
+
+/* 1 if k may stand for what the calling transaction reads, 0 if not, -1 on error. */
+static int is_current(struct uow *uow, const struct realm_kept *k)
+{
+	if ((long)now_secs() - k->made > MAX_AGE_SECS)
 		return 0;
-	struct db_res *res = DB_EXEC(uow, &st_current, db_arg_int(uow, uow->realm->id), pg_snapshot);
+	struct db_res *res = DB_EXEC(uow, &st_current, db_arg_int(uow, uow->realm->id), k->pg_snapshot);
 	return res == NULL ? -1 : db_bool(res, 0, 0);
 }
 
-/* 1 if t may stand for what the calling transaction reads, 0 if not, -1 on error. */
-static int is_current(struct uow *uow, const struct users_text *t)
+struct realm_kept *realm_kept_get(struct uow *uow, const char *key, const char *snapshot,
+                                  struct realm_kept *(*make)(struct uow *uow, const char *snapshot, void *arg),
+                                  void *arg)
 {
-	return realm_kept_is_current(uow, t->pg_snapshot, (long)t->made);
+	struct cache *cache = uow->worker->cache;
+	struct realm_kept *k = snapshot != NULL ? (struct realm_kept *)cache_blob_get(cache, key) : NULL;
+	int current = k != NULL ? is_current(uow, k) : 0;
+	if (current == 1)
+		return k;
+	cache_blob_unref(k ? &k->blob : NULL);
+	if (current < 0 || (k = make(uow, snapshot, arg)) == NULL)
+		return NULL;
+	if (snapshot != NULL)
+		cache_blob_put(cache, key, &k->blob);
+	return k;
 }
 
 /* The position of user id among t's active users, or -1. */
@@ -218,7 +241,7 @@ static void add_lists(json_object *out, struct users_text *t, int i, const char 
 		lens[1] = strlen(own);
 		lens[2] = t->active.len - t->end[i];
 	}
-	__atomic_add_fetch(&t->blob.refs, 2, __ATOMIC_ACQ_REL); /* one for each value */
+	__atomic_add_fetch(&t->kept.blob.refs, 2, __ATOMIC_ACQ_REL); /* one for each value */
 	json_object_object_add(out, "realm_users", jsonx_raw(pieces, lens, i >= 0 ? 3 : 1, release_text, t));
 	json_object_object_add(
 	    out, "realm_non_active_users",
@@ -235,24 +258,12 @@ static int viewer_role(const struct user *me)
 	return user_is_guest(me) ? ROLE_GUEST : ROLE_MEMBER;
 }
 
-/* The lists of kind key from the cache if current, else read in the calling transaction and kept. */
-static struct users_text *kept_or_built(struct uow *uow, const char *key, int role, bool client_gravatar,
-                                        const char *snapshot)
+/* Builds the lists everyone of a role sees (realm_kept_get()'s make; arg: the viewer). */
+static struct realm_kept *build_for_role(struct uow *uow, const char *snapshot, void *arg)
 {
-	struct cache *cache = uow->worker->cache;
-	struct users_text *t = (struct users_text *)cache_blob_get(cache, key);
-	int current = t != NULL ? is_current(uow, t) : 0;
-	if (current == 1)
-		return t;
-	cache_blob_unref(t ? &t->blob : NULL);
-	if (current < 0)
-		return NULL;
-	struct user viewer = {.id = 0, .role = role}; /* no user has id 0: everyone's object as others see it */
-	if ((t = build(uow, &viewer, client_gravatar, false)) == NULL)
-		return NULL;
-	t->pg_snapshot = xstrdup(snapshot);
-	cache_blob_put(cache, key, &t->blob);
-	return t;
+	const struct users_build *b = arg;
+	struct users_text *t = build(uow, &b->viewer, b->client_gravatar, false, snapshot);
+	return t != NULL ? &t->kept : NULL;
 }
 
 int realm_users_state(struct uow *uow, bool client_gravatar, const char *snapshot, json_object *out)
@@ -260,24 +271,26 @@ int realm_users_state(struct uow *uow, bool client_gravatar, const char *snapsho
 	const struct user *me = uow->user;
 	/* Spectators, and guests limited to some users, get lists of their own. */
 	if (me == NULL || snapshot == NULL || (user_is_guest(me) && !uow->realm->everyone_can_access_all_users)) {
-		struct users_text *t = build(uow, me, client_gravatar, true);
+		struct users_text *t = build(uow, me, client_gravatar, true, NULL);
 		if (t == NULL)
 			return -1;
 		add_lists(out, t, -1, NULL);
-		cache_blob_unref(&t->blob);
+		cache_blob_unref(&t->kept.blob);
 		return 0;
 	}
 	int role = viewer_role(me);
 	char key[64];
 	snprintf(key, sizeof(key), "realm_users:%lld:%d:%d", (long long)uow->realm->id, role, client_gravatar);
-	struct users_text *t = kept_or_built(uow, key, role, client_gravatar, snapshot);
+	/* No user has id 0: everyone's object as others of that role see it. */
+	struct users_build b = {{.id = 0, .role = role}, client_gravatar};
+	struct users_text *t = (struct users_text *)realm_kept_get(uow, key, snapshot, build_for_role, &b);
 	if (t == NULL)
 		return -1;
 	int i = find_user(t, me->id);
 	const char *own = i >= 0 ? own_object(uow, t, i, client_gravatar) : NULL;
 	if (i < 0 || own != NULL)
 		add_lists(out, t, i, own);
-	cache_blob_unref(&t->blob);
+	cache_blob_unref(&t->kept.blob);
 	return i >= 0 && own == NULL ? -1 : 0;
 }
 

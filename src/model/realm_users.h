@@ -14,6 +14,8 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
+#include "model/cache.h"
+
 struct uow;
 
 /*
@@ -24,12 +26,29 @@ struct uow;
 int realm_users_state(struct uow *uow, bool client_gravatar, const char *snapshot, json_object *out);
 
 /*
- * For other values kept the same way (model/realm_groups.h): 1 if a value of uow's organization read under
- * pg_snapshot at realm_kept_made() time made may stand for what the calling transaction reads (no change recorded in
- * realm_changes since, not too old for the rows still kept there), 0 if not, -1 on error.
+ * What every value kept this way starts with (these lists, model/realm_groups.h, model/channel_counts.h): its cache
+ * blob, the snapshot its rows were read under (NULL: read for one request, not kept) and when (for the age bound).
  */
-long realm_kept_made(void);
-int realm_kept_is_current(struct uow *uow, const char *pg_snapshot, long made);
+struct realm_kept {
+	struct cache_blob blob;
+	char *pg_snapshot;
+	long made;
+};
+
+/* Sets the header of a value of uow's organization read now under snapshot (NULL: not to be kept), freed by free_fn,
+ * which calls realm_kept_release(). */
+void realm_kept_init(struct uow *uow, struct realm_kept *k, const char *snapshot, void (*free_fn)(struct cache_blob *));
+/* Frees what realm_kept_init() allocated. */
+void realm_kept_release(struct realm_kept *k);
+/*
+ * The value kept under key if it may stand for what the calling transaction reads (no change of the organization
+ * recorded in realm_changes that its snapshot does not see, not too old for the rows still kept there), else the one
+ * make(uow, snapshot, arg) reads in the calling transaction, kept under key unless snapshot is NULL. The caller holds
+ * a reference (cache_blob_unref). NULL on error.
+ */
+struct realm_kept *realm_kept_get(struct uow *uow, const char *key, const char *snapshot,
+                                  struct realm_kept *(*make)(struct uow *uow, const char *snapshot, void *arg),
+                                  void *arg);
 
 /* Deletes realm_changes rows older than any kept list can be (the reaper, every round). 0, or -1. */
 int realm_users_prune(struct uow *uow);
