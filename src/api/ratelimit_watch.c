@@ -12,16 +12,22 @@
 #include "http/request.h"
 #include "redis/redis.h"
 
-#define WATCH_MAX  1024
-#define ADDR_MAX   64
-#define WATCH_KEY  "confab:rl:key:watch"
-#define CHANNEL    "confab_ratelimit"
-#define LOAD_RETRY 1 /* seconds between attempts to load the set while Redis fails */
+#define WATCH_MAX        1024
+#define WATCH_MAX_PLUS_1 1025 /* the LIMIT of a read: one more than kept tells that the set overflowed */
+#define STR_(x)          #x
+#define STR(x)           STR_(x)
+#define ADDR_MAX         64
+#define WATCH_KEY        "confab:rl:key:watch"
+#define CHANNEL          "confab_ratelimit"
+#define LOAD_RETRY       1 /* seconds between attempts to load the set while Redis fails */
+/* Seconds between two reads of the set while loaded: a failure whose NOTIFY was lost (or sent by a process of an
+ * older version) is known everywhere within this time. */
+#define RELOAD_SECS 1
 
 enum watch_state {
 	W_DOWN,     /* not listening: every address is checked */
 	W_UNLOADED, /* listening, the set not yet read from Redis: every address is checked */
-	W_LOADED,   /* listening and loaded: only the addresses in the set are checked */
+	W_LOADED, /* listening and loaded: only the addresses in the set are checked (the set read again each second) */
 };
 
 struct watched {
@@ -35,7 +41,8 @@ static struct {
 	enum watch_state state;
 	unsigned long long gen; /* moves on at every (re)connection: a load begun before it is dropped */
 	long long all_until;    /* realtime: every address is checked until then (the set overflowed) */
-	long long load_retry_at;
+	long long load_at;      /* monotonic second of the next read of the set */
+	bool loading;           /* a request reads the set: the others do not also */
 	int n;
 	struct watched addrs[WATCH_MAX];
 } w = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -45,6 +52,13 @@ static struct db_stmt st_notify = DB_STMT("SELECT pg_notify('" CHANNEL "', $1)")
 static long long now_seconds(void)
 {
 	return (long long)time(NULL);
+}
+
+static long long monotonic_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec;
 }
 
 /* Adds or extends addr until until (realtime seconds). Lock held. */
@@ -80,7 +94,7 @@ static void on_up(void *arg)
 	pthread_mutex_lock(&w.lock);
 	w.state = W_UNLOADED;
 	w.gen++;
-	w.load_retry_at = 0;
+	w.load_at = 0;
 	/* Starts again from what Redis holds, like the caches start empty (model/cache.h). */
 	w.n = 0;
 	w.all_until = 0;
@@ -119,24 +133,30 @@ int ratelimit_watch_start(const char *conninfo)
 	return 0;
 }
 
-/* Reads the set from Redis (one command) and, if no reconnection came in between, uses it from now on. */
+/*
+ * Reads the set from Redis (one command, at most WATCH_MAX + 1 addresses: add() checks every address while more are
+ * watched) and, if no reconnection came in between, uses it from now on; read again after RELOAD_SECS.
+ */
 static void load(struct request *req, unsigned long long gen)
 {
 	const char *now = arena_printf(&req->arena, "%lld", now_seconds());
-	const char *const cmd[] = {"ZRANGEBYSCORE", WATCH_KEY, now, "+inf", "WITHSCORES"};
+	const char *const cmd[] = {"ZRANGEBYSCORE", WATCH_KEY, now, "+inf",
+	                           "WITHSCORES",    "LIMIT",   "0", STR(WATCH_MAX_PLUS_1)};
 	const char *const *cmds[1] = {cmd};
-	const int argcs[1] = {5};
+	const int argcs[1] = {8};
 	struct rreply *r;
 	int rc = redis_try_pipeline(&req->uow, 1, argcs, cmds, &r);
 	redis_release(&req->uow);
 	pthread_mutex_lock(&w.lock);
+	w.loading = false;
 	if (rc < 0 || r->type != RR_ARRAY) {
-		w.load_retry_at = now_seconds() + LOAD_RETRY;
-	} else if (w.gen == gen && w.state == W_UNLOADED) {
+		w.load_at = monotonic_seconds() + LOAD_RETRY;
+	} else if (w.gen == gen && w.state != W_DOWN) {
 		for (size_t i = 0; i + 1 < r->n; i += 2)
 			if (r->elem[i]->type == RR_STR && r->elem[i + 1]->type == RR_STR)
 				add(r->elem[i]->str, strtoll(r->elem[i + 1]->str, NULL, 10));
 		w.state = W_LOADED;
+		w.load_at = monotonic_seconds() + RELOAD_SECS;
 	}
 	pthread_mutex_unlock(&w.lock);
 }
@@ -146,7 +166,8 @@ bool ratelimit_watched(struct request *req, const char *addr)
 	pthread_mutex_lock(&w.lock);
 	enum watch_state state = w.state;
 	unsigned long long gen = w.gen;
-	bool due = state == W_UNLOADED && now_seconds() >= w.load_retry_at;
+	bool due = state != W_DOWN && !w.loading && monotonic_seconds() >= w.load_at;
+	w.loading = w.loading || due;
 	bool watched = state != W_LOADED || now_seconds() <= w.all_until;
 	for (int i = 0; !watched && i < w.n; i++)
 		watched = strcmp(w.addrs[i].addr, addr) == 0 && w.addrs[i].until >= now_seconds();
@@ -162,7 +183,7 @@ void ratelimit_watch_cmds(struct request *req, const char *addr, int window, con
 	const char **zadd = arena_alloc(&req->arena, 4 * sizeof(*zadd));
 	zadd[0] = "ZADD";
 	zadd[1] = WATCH_KEY;
-	zadd[2] = arena_printf(&req->arena, "%lld", now + window);
+	zadd[2] = arena_printf(&req->arena, "%lld", now + window + 1); /* never before the counter's own expiry */
 	zadd[3] = addr;
 	const char **prune = arena_alloc(&req->arena, 4 * sizeof(*prune));
 	prune[0] = "ZREMRANGEBYSCORE";
@@ -173,12 +194,25 @@ void ratelimit_watch_cmds(struct request *req, const char *addr, int window, con
 	cmds[1] = prune;
 }
 
+/* Whether this process announced (or heard of) addr less than a second ago with the same end. Lock held. */
+static bool announced(const char *addr, long long until)
+{
+	for (int i = 0; i < w.n; i++)
+		if (strcmp(w.addrs[i].addr, addr) == 0)
+			return w.addrs[i].until >= until;
+	return false;
+}
+
 void ratelimit_watch_announce(struct request *req, const char *addr, int window)
 {
 	long long until = now_seconds() + window;
 	pthread_mutex_lock(&w.lock);
+	/* One NOTIFY per address and second at most: a flood of failures does not flood every process's listener. */
+	bool known = announced(addr, until);
 	add(addr, until);
 	pthread_mutex_unlock(&w.lock);
+	if (known)
+		return;
 	/* A failure here is logged and the refusal answered all the same; the set in Redis has the address. */
 	DB_TRY_EXEC(&req->uow, &st_notify, arena_printf(&req->arena, "%lld %s", until, addr));
 }

@@ -11,9 +11,12 @@
  *  - each process LISTENs on a connection of its own (db/listen.h); once it listens it loads the set from Redis
  *    (the first request does, in one command), so failures from before it started or while it did not listen are
  *    known too; until then, and whenever the connection is down, every address is checked in Redis as before;
+ *  - while loaded, the set is read again every second (by one request at a time), so that a failure whose NOTIFY
+ *    was lost (the statement failed, or a process of an older version counted it) is known within that second;
+ *  - one NOTIFY per address and second at most (the set in Redis records every failure);
  *  - past WATCH_MAX addresses at once, every address is checked until the newest window ends.
- * What is left is the notification's delay (well under a millisecond on one machine) for the first failure of an
- * address, whose budget needs many more failures before it is spent.
+ * What is left is the notification's delay (well under a millisecond on one machine), or at worst a second, for the
+ * first failure of an address, whose budget needs many more failures before it is spent.
  */
 #ifndef CONFAB_RATELIMIT_WATCH_H
 #define CONFAB_RATELIMIT_WATCH_H

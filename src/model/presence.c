@@ -183,9 +183,10 @@ static int update(struct uow *uow, const struct user *u, const struct presence_r
 	if (!creating && !changed)
 		return force ? send_changed(uow, u, &r, true) : 0;
 	int written = write_row(uow, u, &r, creating);
+	/* Written, or created meanwhile by a concurrent ping: the answer is read again either way. */
+	*wrote = written >= 0;
 	if (written <= 0)
 		return written;
-	*wrote = true;
 	if (force || (!uow->realm->presence_disabled && (creating || became_online)))
 		return send_changed(uow, u, &r, force);
 	return 0;

@@ -565,6 +565,39 @@ static void test_api_key_limit_after_listener_cut(void)
 }
 
 /*
+ * Failures whose NOTIFY never came (the statement failed, or a process of an older version counted them): recorded
+ * in Redis only, they are known to every process within a second or so (each reads the set again every second), and
+ * the address is refused with the right key too.
+ */
+static void test_api_key_limit_notify_lost(void)
+{
+	int limit = KEY_LIMIT_ADDRESS, window = KEY_WINDOW;
+	const char *cli = getenv("CONFAB_REDIS_CLI");
+	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	struct request right = {.path = "/api/v1/users/me", .user = u, .source_addr = addr};
+	for (int i = 0; i < 8; i++) /* every process has its set loaded */
+		EXPECT_SUCCESS(http(&right));
+	long long until = (long long)time(NULL) + window + 1;
+	const char *cmds = fmt("%s SET 'confab:rl:key:addr:%s' %d EX %d >/dev/null && %s ZADD confab:rl:key:watch %lld '%s'"
+	                       " >/dev/null",
+	                       cli, addr, limit + 1, window, cli, until, addr);
+	fflush(NULL);
+	REQUIRE(system(cmds) == 0, "redis-cli failed: %s", cmds);
+	struct resp *r = http(&right);
+	for (int i = 0; i < 60 && r->status != 429; i++) {
+		usleep(50 * 1000);
+		r = http(&right);
+	}
+	EXPECT_RATE_LIMITED(r, window);
+	/* A second later every process has read the set again and refuses it: more requests than processes. */
+	usleep(1100 * 1000);
+	for (int i = 0; i < 16; i++)
+		EXPECT_RATE_LIMITED(http(&right), window);
+}
+
+/*
  * Failures counted by the workers of scale-out host A only: those of host B hear of the address (NOTIFY
  * confab_ratelimit) and refuse it as well, with the right key too, although they had loaded their set before.
  */
@@ -680,6 +713,7 @@ void register_auth_tests(void)
 	    {"api_key_throttled_per_address", test_api_key_throttled_per_address},
 	    {"api_key_limit_after_listener_cut", test_api_key_limit_after_listener_cut},
 	    {"api_key_limit_across_hosts", test_api_key_limit_across_hosts},
+	    {"api_key_limit_notify_lost", test_api_key_limit_notify_lost},
 	    {"login_hashing_capped", test_login_hashing_capped},
 	    {NULL, NULL},
 	};
