@@ -166,9 +166,12 @@ bool ratelimit_watched(struct request *req, const char *addr)
 	pthread_mutex_lock(&w.lock);
 	enum watch_state state = w.state;
 	unsigned long long gen = w.gen;
-	bool due = state != W_DOWN && !w.loading && monotonic_seconds() >= w.load_at;
+	/* A set read more than RELOAD_SECS ago is not used: the request that finds it so reads it again, and until that
+	 * read is done every address is checked. */
+	bool stale = monotonic_seconds() >= w.load_at;
+	bool due = state != W_DOWN && !w.loading && stale;
 	w.loading = w.loading || due;
-	bool watched = state != W_LOADED || now_seconds() <= w.all_until;
+	bool watched = state != W_LOADED || stale || now_seconds() <= w.all_until;
 	for (int i = 0; !watched && i < w.n; i++)
 		watched = strcmp(w.addrs[i].addr, addr) == 0 && w.addrs[i].until >= now_seconds();
 	pthread_mutex_unlock(&w.lock);
