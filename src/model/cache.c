@@ -59,7 +59,7 @@ struct cache {
 	}
 #define REALM_STRINGS(r)                                                                                               \
 	{                                                                                                              \
-		&(r)->subdomain, &(r)->name, &(r)->description, &(r)->subdomain_md5                                    \
+		&(r)->subdomain, &(r)->name, &(r)->description, &(r)->subdomain_md5, &(r)->topics_policy               \
 	}
 
 static void free_entry(struct entry *e)

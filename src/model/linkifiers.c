@@ -447,8 +447,6 @@ static struct re2c *compile_prepared(const char *pattern)
 	return re;
 }
 
-static struct db_stmt st_version =
-    DB_STMT("SELECT COALESCE((SELECT version FROM linkifier_versions WHERE realm_id = $1), 0)");
 static struct db_stmt st_patterns =
     DB_STMT("SELECT id, pattern, url_template FROM linkifiers WHERE realm_id = $1 ORDER BY \"order\", id");
 
@@ -473,14 +471,7 @@ static struct linkifier_set *set_build(struct uow *uow, int64_t version)
 
 int linkifiers_load(struct uow *uow)
 {
-	if (uow->realm == NULL)
-		return 0;
-	if (uow->linkifiers != NULL && uow->linkifiers->realm_id == uow->realm->id)
-		return 0;
-	struct db_res *res = DB_EXEC(uow, &st_version, db_arg_int(uow, uow->realm->id));
-	if (res == NULL)
-		return -1;
-	return linkifiers_load_version(uow, db_int(res, 0, 0));
+	return uow->realm == NULL ? 0 : linkifiers_load_version(uow, uow->realm->linkifier_version);
 }
 
 int linkifiers_load_version(struct uow *uow, int64_t version)

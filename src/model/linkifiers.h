@@ -46,7 +46,8 @@ json_object *linkifiers_json(struct uow *uow);
  * Returns the number of links stored in *out (an arena array, in order, not overlapping), 0 when none.
  */
 int linkifiers_linkify(void *uow, const char *text, size_t len, char before, char after, struct markdown_link **out);
-/* Loads the acting organization's compiled linkifiers into uow (once per unit of work). 0, or -1 (recorded). */
+/* Loads the acting organization's compiled linkifiers into uow (once per unit of work), at the version its row was
+ * read with (struct realm; a change reaches the process cache like one of the realm's row). 0, or -1 (recorded). */
 int linkifiers_load(struct uow *uow);
 /* The same for a version of linkifier_versions its caller read already (LINKIFIERS_VERSION_SQL in a statement of
  * its own): no round trip of its own. 0, or -1 (recorded). */

@@ -174,7 +174,6 @@ bool message_is_blank(const char *raw, size_t len)
 
 static struct db_stmt st_topic_exists =
     DB_STMT("SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = $1 AND lower(topic) = lower($2))");
-static struct db_stmt st_realm_topics_policy = DB_STMT("SELECT topics_policy FROM realms WHERE id = $1");
 /* A bot may post wherever its owner may: in the owner's can_send_message_group, or subscribed. */
 static struct db_stmt st_owner_may = DB_STMT("SELECT confab_group_contains($1, $2), EXISTS (SELECT 1 FROM subscriptions"
                                              "  WHERE user_id = $2 AND channel_id = $3 AND active)");
@@ -204,13 +203,10 @@ static int check_channel_access(struct uow *uow, const struct channel *c)
 	return uow_error(uow, ERR_BAD_REQUEST, "Not authorized to send to channel '%s'", c->name);
 }
 
-/* The channel's topics_policy, or the organization's when the channel inherits it. */
+/* The channel's topics_policy, or the organization's (read with it, model/cache.h) when the channel inherits it. */
 static const char *topics_policy(struct uow *uow, const struct channel *c)
 {
-	if (strcmp(c->topics_policy, "inherit") != 0)
-		return c->topics_policy;
-	struct db_res *res = DB_EXEC(uow, &st_realm_topics_policy, db_arg_int(uow, uow->realm->id));
-	return res != NULL && db_rows(res) ? db_val(res, 0, 0) : "allow_empty_topic";
+	return strcmp(c->topics_policy, "inherit") != 0 ? c->topics_policy : uow->realm->topics_policy;
 }
 
 int message_check_channel_send(struct uow *uow, const struct channel *c, const char *topic)
@@ -226,8 +222,6 @@ int message_check_channel_send(struct uow *uow, const struct channel *c, const c
 			                 "You do not have permission to create new topics in this channel.");
 	}
 	const char *policy = topics_policy(uow, c);
-	if (uow->error)
-		return -1;
 	if (strcmp(policy, "disable_empty_topic") == 0 && *topic == '\0')
 		return uow_error(uow, ERR_BAD_REQUEST, "Sending messages to the %s is not allowed in this channel.",
 		                 REALM_EMPTY_TOPIC_DISPLAY_NAME);

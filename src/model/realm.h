@@ -22,6 +22,8 @@ struct realm {
 	bool everyone_can_access_all_users; /* can_access_all_users_group is role:everyone */
 	bool presence_disabled;             /* the organization shows no presence (model/presence.h) */
 	const char *subdomain_md5;          /* for the default (Gravatar) organization icon */
+	const char *topics_policy;          /* the organization's, which channels set to "inherit" follow */
+	int64_t linkifier_version;          /* linkifier_versions' counter (0: never changed; model/linkifiers.h) */
 };
 
 struct db_res;
@@ -36,7 +38,9 @@ struct db_res;
 	X(emails_restricted_to_domains, DB_BOOL, "r.emails_restricted_to_domains") \
 	X(everyone_can_access_all_users, DB_BOOL, "EXISTS (SELECT 1 FROM user_groups eg WHERE " \
 	  "eg.id = r.can_access_all_users_group_id AND eg.is_system_group AND eg.name = 'role:everyone')") \
-	X(presence_disabled, DB_BOOL, "r.presence_disabled") X(subdomain_md5, DB_STR, "md5(r.subdomain)")
+	X(presence_disabled, DB_BOOL, "r.presence_disabled") X(subdomain_md5, DB_STR, "md5(r.subdomain)") \
+	X(topics_policy, DB_STR, "r.topics_policy") \
+	X(linkifier_version, DB_I64, "COALESCE((SELECT lv.version FROM linkifier_versions lv WHERE lv.realm_id = r.id), 0)")
 /* clang-format on */
 #define REALM_COLUMNS REALM_FIELDS(DB_SQL0, DB_SQL, DB_SQL_FLAG)
 

@@ -89,6 +89,13 @@ void *keep(void *p)
 	return p;
 }
 
+double now_secs(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void json_put(void *p)
 {
 	json_object_put(p);

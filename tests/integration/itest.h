@@ -145,7 +145,8 @@ char *fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
 char *url_encode(const char *s);
 char *base64(const char *s, size_t len);
 char *repeat(char c, size_t n);
-void *keep(void *p); /* frees p after the current test */
+void *keep(void *p);   /* frees p after the current test */
+double now_secs(void); /* a monotonic clock, in seconds (for "within a second" waits) */
 
 json_object *jget(json_object *o, const char *key); /* NULL if o is not an object or key is absent/null */
 bool jhas(json_object *o, const char *key);         /* key present (possibly null) */

@@ -43,13 +43,6 @@ static void warm(const struct user *u)
 		EXPECT_SUCCESS(get(u, "/users/me"));
 }
 
-static double now_secs(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static bool same(const char *a, const char *b)
 {
 	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);

@@ -135,6 +135,8 @@ static const char *user_realm_value(int i)
 		return "f"; /* everyone_can_access_all_users */
 	case 28:
 		return "t"; /* presence_disabled */
+	case 30:
+		return "disable_empty_topic"; /* topics_policy */
 	}
 	snprintf(buf[i], sizeof(buf[0]), "%d", 1000 + i);
 	return buf[i];
@@ -144,7 +146,7 @@ static void test_rows_user_then_realm(void)
 {
 	int nu = count_columns(USER_COLUMNS), nr = count_columns(REALM_COLUMNS);
 	CU_ASSERT_EQUAL(nu, 19);
-	CU_ASSERT_EQUAL(nr, 11);
+	CU_ASSERT_EQUAL(nr, 13);
 	struct db_res *res = row_of(nu + nr, user_realm_value);
 	struct user u = {0};
 	CU_ASSERT_EQUAL_FATAL(user_read_row(res, 0, 0, &u), nu);
@@ -163,6 +165,8 @@ static void test_rows_user_then_realm(void)
 	CU_ASSERT_FALSE(r->everyone_can_access_all_users);
 	CU_ASSERT_TRUE(r->presence_disabled);
 	CU_ASSERT_STRING_EQUAL(r->subdomain_md5, "1029");
+	CU_ASSERT_STRING_EQUAL(r->topics_policy, "disable_empty_topic");
+	CU_ASSERT_EQUAL(r->linkifier_version, 1031);
 	struct realm r2;
 	CU_ASSERT_EQUAL(realm_read_row(res, 0, nu, &r2), nr);
 }
