@@ -325,6 +325,15 @@ static enum err fail(struct uow *uow, struct db_conn *c, PGresult *r, const char
 	return e;
 }
 
+/* A result of the request (freed with its arena). */
+static struct db_res *keep_result(struct uow *uow, PGresult *r)
+{
+	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
+	res->res = r;
+	arena_defer(&uow->arena, clear_result, r);
+	return res;
+}
+
 /* Executes st; returns the result, or NULL with *e set and nothing recorded (the callers decide). */
 static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n, enum err *e)
 {
@@ -347,11 +356,8 @@ static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *cons
 		*e = fail(uow, c, r, st->sql);
 		return NULL;
 	}
-	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
-	res->res = r;
-	arena_defer(&uow->arena, clear_result, r);
 	*e = ERR_NONE;
-	return res;
+	return keep_result(uow, r);
 }
 
 struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
@@ -553,11 +559,8 @@ static struct db_res *exec_commit(struct uow *uow, struct db_conn *c, struct db_
 		return NULL;
 	}
 	PQclear(out[1]);
-	struct db_res *res = arena_alloc(&uow->arena, sizeof(*res));
-	res->res = out[0];
-	arena_defer(&uow->arena, clear_result, out[0]);
 	*e = ERR_NONE;
-	return res;
+	return keep_result(uow, out[0]);
 }
 
 struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
@@ -571,6 +574,60 @@ struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *c
 	}
 	enum err e;
 	struct db_res *res = exec_commit(uow, c, st, params, n, &e);
+	if (res == NULL)
+		uow_error(uow, e, NULL);
+	return res;
+}
+
+/* st then next pipelined (next between SET and RESET of plan_cache_mode if it is generic); see db_exec_pair(). */
+static struct db_res *exec_pair(struct uow *uow, struct db_conn *c, struct db_stmt *st, const char *const *params,
+                                int n, struct db_stmt *next, const char *const *next_params, int next_n,
+                                struct db_res **next_res, enum err *e)
+{
+	char name[16], next_name[16];
+	struct db_stmt *failed_st = st;
+	PGresult *failed = prepare(uow->worker->db, c, st, name);
+	if (failed == NULL && (failed = prepare(uow->worker->db, c, next, next_name)) != NULL)
+		failed_st = next;
+	if (failed != NULL) {
+		*e = fail(uow, c, failed, failed_st->sql);
+		return NULL;
+	}
+	bool sent = PQenterPipelineMode(c->pg) && send_stmt(c, st, name, params, n) &&
+	            (!next->generic || send_sql(c, "SET plan_cache_mode = force_generic_plan")) &&
+	            send_stmt(c, next, next_name, next_params, next_n) &&
+	            (!next->generic || send_sql(c, "RESET plan_cache_mode")) && PQpipelineSync(c->pg);
+	PGresult *out[4];
+	int nout = next->generic ? 4 : 2, at = next->generic ? 2 : 1;
+	pipeline_finish(c, sent, out, nout);
+	int bad = -1; /* the first that failed: those after it were only skipped */
+	for (int i = 0; i < nout && bad < 0; i++)
+		if (!result_ok(out[i]))
+			bad = i;
+	for (int i = 0; i < nout; i++)
+		if (i != bad && (bad >= 0 || (i != 0 && i != at)))
+			PQclear(out[i]);
+	if (bad >= 0) {
+		*e = fail(uow, c, out[bad], bad == 0 ? st->sql : next->sql);
+		return NULL;
+	}
+	*next_res = keep_result(uow, out[at]);
+	*e = ERR_NONE;
+	return keep_result(uow, out[0]);
+}
+
+struct db_res *db_exec_pair(struct uow *uow, struct db_stmt *st, const char *const *params, int n, struct db_stmt *next,
+                            const char *const *next_params, int next_n, struct db_res **next_res)
+{
+	struct db_conn *c = uow->db;
+	*next_res = NULL;
+	if (!uow->in_txn || c == NULL || c->pending_begin != NULL || st->generic) {
+		/* No statement ran yet (or no transaction), or st needs a pipeline of its own: one at a time. */
+		struct db_res *res = db_exec(uow, st, params, n);
+		return res != NULL && (*next_res = db_exec(uow, next, next_params, next_n)) != NULL ? res : NULL;
+	}
+	enum err e;
+	struct db_res *res = exec_pair(uow, c, st, params, n, next, next_params, next_n, next_res, &e);
 	if (res == NULL)
 		uow_error(uow, e, NULL);
 	return res;

@@ -135,6 +135,14 @@ int db_commit(struct uow *uow);
  */
 struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *const *params, int n);
 #define DB_EXEC_COMMIT(uow, st, ...) db_exec_commit((uow), (st), (const char *[]){__VA_ARGS__}, DB_NARGS(__VA_ARGS__))
+/*
+ * Executes st, then next, in one round trip inside the open transaction: next may depend on what st did, not on its
+ * result (currval() of a sequence st advanced, say). Returns st's result and sets *next_res to next's, or NULL with
+ * the error recorded (either failed: the transaction is left aborted, for db_release()'s ROLLBACK). Before any
+ * statement of the transaction ran, or outside one, the same as db_exec() of each in turn.
+ */
+struct db_res *db_exec_pair(struct uow *uow, struct db_stmt *st, const char *const *params, int n, struct db_stmt *next,
+                            const char *const *next_params, int next_n, struct db_res **next_res);
 /* Rolls back an open transaction and returns the connection to the pool; also run by the arena cleanup that
  * acquiring registered, so calling it early (a long-poll about to wait) is optional. */
 void db_release(struct uow *uow);

@@ -16,6 +16,7 @@
 
 #include "core/ids.h"
 #include "core/jsonx.h"
+#include "core/log.h"
 #include "core/utf8.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -25,6 +26,7 @@
 #include "model/channels.h"
 #include "model/linkifiers.h"
 #include "model/markdown.h"
+#include "model/message_json.h"
 #include "model/narrow.h"
 #include "model/permissions.h"
 #include "model/realm.h"
@@ -419,7 +421,17 @@ static struct db_stmt st_send_direct = DB_STMT(
     "   FROM unnest($3::bigint[]) AS r (id), msg RETURNING user_id, flags)" SEND_ANSWER);
 /* clang-format on */
 
-/* Stores the message and its recipients' rows (st_send_channel or st_send_direct): out->id and recipients. */
+/*
+ * The Message object of the message the transaction inserted last (currval() of the ids' sequence, a subquery so
+ * that the index is used), as every recipient gets it (event_message()), pipelined after the insert. $1 the
+ * placeholder e-mail domain, $2 the organization.
+ */
+static struct db_stmt st_sent_object =
+    DB_STMT_GENERIC("WITH" MESSAGE_DICT_CTES("ARRAY(SELECT currval('messages_id_seq'))", "$1", "true",
+                                             "false") " SELECT" MESSAGE_DICT_COLUMNS("$1", "$2") MESSAGE_DICT_FROM);
+
+/* Stores the message and its recipients' rows (st_send_channel or st_send_direct) and reads its Message object:
+ * out->id, recipients and object. */
 static int insert_message(struct uow *uow, const struct message_draft *d, const struct markdown_result *md,
                           struct message_sent *out)
 {
@@ -430,12 +442,19 @@ static int insert_message(struct uow *uow, const struct message_draft *d, const 
 	const char *read = d->read_by_sender ? "true" : "false", *flags = db_arg_int(uow, base);
 	const char *client = d->client ? d->client : "API";
 	const char *image = md->has_image ? "true" : "false", *link = md->has_link ? "true" : "false";
-	struct db_res *res = d->channel ? DB_EXEC(uow, &st_send_channel, realm, sender, db_arg_int(uow, d->channel->id),
-	                                          flags, read, users, groups, md->topic_wildcard ? "true" : "false",
-	                                          d->topic, d->content, md->html, client, image, link)
-	                                : DB_EXEC(uow, &st_send_direct, realm, sender,
-	                                          db_arg_ids(uow, d->participants, d->n_participants), flags, read,
-	                                          users, groups, "", d->content, md->html, client, image, link);
+	const char *wildcard = md->topic_wildcard ? "true" : "false";
+	const char *channel = d->channel ? db_arg_int(uow, d->channel->id) : NULL;
+	const char *participants = db_arg_ids(uow, d->participants, d->n_participants);
+	const char *channel_args[] = {realm,    sender,   channel,    flags,    read,   users, groups,
+	                              wildcard, d->topic, d->content, md->html, client, image, link};
+	const char *direct_args[] = {realm, sender,     participants, flags,  read,  users, groups,
+	                             "",    d->content, md->html,     client, image, link};
+	const char *object_args[] = {realm_fake_email_domain(uow, uow->realm), realm};
+	struct db_res *res = d->channel
+	                         ? db_exec_pair(uow, &st_send_channel, channel_args, DB_NFIELDS(channel_args),
+	                                        &st_sent_object, object_args, DB_NFIELDS(object_args), &out->object)
+	                         : db_exec_pair(uow, &st_send_direct, direct_args, DB_NFIELDS(direct_args),
+	                                        &st_sent_object, object_args, DB_NFIELDS(object_args), &out->object);
 	if (res == NULL)
 		return -1;
 	int rows = db_rows(res);
@@ -847,17 +866,22 @@ static int cmp_recipient(const void *a, const void *b)
 }
 
 /* The Message object every recipient gets: HTML content, the topic as stored, no flags (they go beside it). */
-static json_object *event_message(struct uow *uow, int64_t id)
+static json_object *event_message(struct uow *uow, const struct message_sent *sent)
 {
 	struct message_format f = {.apply_markdown = true, .allow_empty_topic_name = true};
-	int flags = 0;
-	json_object *list = uow_own_json(uow, message_objects(uow, &id, &flags, 1, &f));
-	json_object *msg = list ? json_object_array_get_idx(list, 0) : NULL;
-	if (msg == NULL) {
-		if (!uow->error)
-			uow_error(uow, ERR_INTERNAL, NULL);
+	int row = 0, flags = 0;
+	size_t len = 0;
+	const char *text = NULL;
+	json_object *list = NULL;
+	if (sent->object != NULL && db_rows(sent->object) == 1 && db_int(sent->object, 0, MD_ID) == sent->id)
+		text = message_objects_write(uow, sent->object, &row, &flags, 1, &f, &len);
+	if (text == NULL || jsonx_parse(text, len, &list) < 0 || uow_own_json(uow, list) == NULL ||
+	    json_object_array_length(list) != 1) {
+		log_msg(LOG_ERROR, "request %llu: no Message object for message %lld", uow->id, (long long)sent->id);
+		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
+	json_object *msg = json_object_array_get_idx(list, 0);
 	json_object_object_del(msg, "flags");
 	return json_object_get(msg);
 }
@@ -873,7 +897,7 @@ int message_events_send(struct uow *uow, const struct message_draft *d, const st
 		    channel_events_update(uow, c, "is_recently_active", json_object_new_boolean(true), users, n) < 0)
 			return -1;
 	}
-	json_object *msg = event_message(uow, sent->id);
+	json_object *msg = event_message(uow, sent);
 	if (msg == NULL)
 		return -1;
 	json_object *event = uow_own_json(uow, json_object_new_object());

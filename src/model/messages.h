@@ -153,6 +153,7 @@ struct message_sent {
 	int64_t id;
 	struct message_recipient *recipients; /* arena */
 	int n_recipients;
+	struct db_res *object; /* its Message object's row (model/message_json.h), read in the insert's round trip */
 };
 
 /*
