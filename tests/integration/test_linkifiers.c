@@ -68,14 +68,27 @@ static const char *rendered(const struct user *u, int64_t id)
 	return jstr(jget(r->json, "message"), "content");
 }
 
-/* Sends "#9" until it renders as want (a change reaches every process within a second), then four more that must. */
-static void expect_renders_soon(const struct user *u, const char *channel, const char *want)
+/* The content of "#9" sent by u to the empty topic of channel, as the event in q (apply_markdown) has it. Neither the
+ * send's topic_links (no topic) nor the event read linkifiers on their own: GET /messages would, and would find a
+ * change that the send's process had not heard of. */
+static const char *sent_content(const struct user *u, const char *channel, struct queue *q)
+{
+	send_channel_message(u, channel, "", "#9");
+	json_object *events = queue_drain(q);
+	size_t n = json_object_array_length(events);
+	REQUIRE(n > 0, "no message event");
+	const char *content = jstr(jget(json_object_array_get_idx(events, n - 1), "message"), "content");
+	return content ? content : "";
+}
+
+/* Sends until the rendering is want (a change reaches every process within a second), then four more that must. */
+static void expect_renders_soon(const struct user *u, const char *channel, struct queue *q, const char *want)
 {
 	double deadline = now_secs() + 1.0;
-	while (strcmp(rendered(u, send_channel_message(u, channel, "t", "#9")), want) != 0 && now_secs() < deadline)
+	while (strcmp(sent_content(u, channel, q), want) != 0 && now_secs() < deadline)
 		usleep(20000);
 	for (int i = 0; i < 4; i++) {
-		const char *got = rendered(u, send_channel_message(u, channel, "t", "#9"));
+		const char *got = sent_content(u, channel, q);
 		CHECK(strcmp(got, want) == 0, "got %s, want %s", got, want);
 	}
 }
@@ -282,10 +295,10 @@ static void test_render_new_and_edited(void)
 	EXPECT_SUCCESS(
 	    method("PATCH", o, fmt("/realm/filters/%lld", (long long)lid),
 	           fmt("pattern=%s&url_template=%s", url_encode(ISSUE_PATTERN), url_encode("https://t.example/{id}"))));
-	expect_renders_soon(o, ch, "<p><a href=\"https://t.example/9\">#9</a></p>");
+	expect_renders_soon(o, ch, q, "<p><a href=\"https://t.example/9\">#9</a></p>");
 	/* Also a change made in psql (the version is raised by the table's trigger, which tells the processes). */
 	psql_ok("UPDATE linkifiers SET url_template = 'https://psql.example/{id}' WHERE id = %lld", (long long)lid);
-	expect_renders_soon(o, ch, "<p><a href=\"https://psql.example/9\">#9</a></p>");
+	expect_renders_soon(o, ch, q, "<p><a href=\"https://psql.example/9\">#9</a></p>");
 }
 
 /* The reference's word boundaries, no links inside code or links, linkifiers in order (the first wins). */
