@@ -12,14 +12,11 @@
 #include "http/request.h"
 #include "redis/redis.h"
 
-#define WATCH_MAX        1024
-#define WATCH_MAX_PLUS_1 1025 /* the LIMIT of a read: one more than kept tells that the set overflowed */
-#define STR_(x)          #x
-#define STR(x)           STR_(x)
-#define ADDR_MAX         64
-#define WATCH_KEY        "confab:rl:key:watch"
-#define CHANNEL          "confab_ratelimit"
-#define LOAD_RETRY       1 /* seconds between attempts to load the set while Redis fails */
+#define WATCH_MAX  1024
+#define ADDR_MAX   64
+#define WATCH_KEY  "confab:rl:key:watch"
+#define CHANNEL    "confab_ratelimit"
+#define LOAD_RETRY 1 /* seconds between attempts to load the set while Redis fails */
 /* Seconds between two reads of the set while loaded: a failure whose NOTIFY was lost (or sent by a process of an
  * older version) is known everywhere within this time. */
 #define RELOAD_SECS 1
@@ -140,8 +137,9 @@ int ratelimit_watch_start(const char *conninfo)
 static void load(struct request *req, unsigned long long gen)
 {
 	const char *now = arena_printf(&req->arena, "%lld", now_seconds());
-	const char *const cmd[] = {"ZRANGEBYSCORE", WATCH_KEY, now, "+inf",
-	                           "WITHSCORES",    "LIMIT",   "0", STR(WATCH_MAX_PLUS_1)};
+	/* One more than kept: add() then knows that the set overflowed. */
+	const char *limit = arena_printf(&req->arena, "%d", WATCH_MAX + 1);
+	const char *const cmd[] = {"ZRANGEBYSCORE", WATCH_KEY, now, "+inf", "WITHSCORES", "LIMIT", "0", limit};
 	const char *const *cmds[1] = {cmd};
 	const int argcs[1] = {8};
 	struct rreply *r;

@@ -471,15 +471,11 @@ static struct linkifier_set *set_build(struct uow *uow, int64_t version)
 
 int linkifiers_load(struct uow *uow)
 {
-	return uow->realm == NULL ? 0 : linkifiers_load_version(uow, uow->realm->linkifier_version);
-}
-
-int linkifiers_load_version(struct uow *uow, int64_t version)
-{
 	if (uow->realm == NULL)
 		return 0;
 	if (uow->linkifiers != NULL && uow->linkifiers->realm_id == uow->realm->id)
 		return 0;
+	int64_t version = uow->realm->linkifier_version;
 	size_t slot = (size_t)uow->realm->id % CACHE_SLOTS;
 	pthread_mutex_lock(&cache_lock);
 	struct linkifier_set *s = cache[slot];

@@ -49,10 +49,6 @@ int linkifiers_linkify(void *uow, const char *text, size_t len, char before, cha
 /* Loads the acting organization's compiled linkifiers into uow (once per unit of work), at the version its row was
  * read with (struct realm; a change reaches the process cache like one of the realm's row). 0, or -1 (recorded). */
 int linkifiers_load(struct uow *uow);
-/* The same for a version of linkifier_versions its caller read already (LINKIFIERS_VERSION_SQL in a statement of
- * its own): no round trip of its own. 0, or -1 (recorded). */
-int linkifiers_load_version(struct uow *uow, int64_t version);
-#define LINKIFIERS_VERSION_SQL(realm) "COALESCE((SELECT version FROM linkifier_versions WHERE realm_id = " realm "), 0)"
 /* The topic_links of a channel message's topic: [{text, url}] (a new array; [] when anything fails). */
 json_object *linkifiers_topic_links(struct uow *uow, const char *topic);
 

@@ -135,20 +135,20 @@ static struct db_stmt st_fetch_public = DB_STMT_GENERIC(HISTORY_FETCH("m.realm_i
 	                                                                "$7") ") hits ORDER BY id"
 /*
  * With the Message objects of the rows found, in the same round trip (message_json.h): $8 the placeholder e-mail
- * domain, $9 markdown, $10 search, $11 the organization, $12 the topic. Rows: the objects' columns, then the flags
+ * domain, $9 markdown, $10 search, $11 the topic. Rows: the objects' columns, then the flags
  * (PLAIN_FLAGS) and whether received.
  */
 /* clang-format off */
 #define PLAIN_OBJECTS(where) \
 	"WITH hits (id, flags, received) AS MATERIALIZED (" PLAIN_FETCH(where) ")," \
 	MESSAGE_DICT_CTES("ARRAY(SELECT id FROM hits)", "$8", "$9", "$10") \
-	" SELECT" MESSAGE_DICT_COLUMNS("$8", "$11") ", hits.flags, hits.received" \
+	" SELECT" MESSAGE_DICT_COLUMNS("$8") ", hits.flags, hits.received" \
 	MESSAGE_DICT_FROM " JOIN hits ON hits.id = m.id ORDER BY m.id"
 /* clang-format on */
 #define PLAIN_FLAGS MD_COUNT
 static struct db_stmt st_objects_channel_plain = DB_STMT_GENERIC(PLAIN_OBJECTS("m.channel_id = $2"));
 static struct db_stmt st_objects_topic_plain =
-    DB_STMT_GENERIC(PLAIN_OBJECTS("m.channel_id = $2 AND lower(m.topic) = lower($12)"));
+    DB_STMT_GENERIC(PLAIN_OBJECTS("m.channel_id = $2 AND lower(m.topic) = lower($11)"));
 
 /* Whether nw is one channel's history and nothing else (but one topic): every NARROW_FILTER condition is idle. */
 static bool plain_history(const struct narrow *nw)
@@ -238,11 +238,10 @@ static int fetch_plain_objects(struct uow *uow, const struct narrow *nw, const s
 	                   realm_fake_email_domain(uow, uow->realm),
 	                   f->apply_markdown ? "true" : "false",
 	                   f->search_fields ? "true" : "false",
-	                   sql->realm_id,
 	                   sql->history_topic};
 	bool topic = nw->topic_pos.n > 0;
 	struct db_res *res =
-	    db_exec(uow, topic ? &st_objects_topic_plain : &st_objects_channel_plain, p, topic ? 12 : 11);
+	    db_exec(uow, topic ? &st_objects_topic_plain : &st_objects_channel_plain, p, topic ? 11 : 10);
 	if (res == NULL)
 		return -1;
 	int *rows = arena_alloc(&uow->arena, (size_t)(db_rows(res) + 1) * sizeof(*rows));

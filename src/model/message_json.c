@@ -24,10 +24,9 @@
 #define REALM_EMPTY_TOPIC_DISPLAY_NAME "general chat"
 #endif
 
-/* The messages ($1) as MESSAGE_DICT_CTES gives them ($2 the placeholder e-mail domain, $3 markdown, $4 search,
- * $5 the organization). */
+/* The messages ($1) as MESSAGE_DICT_CTES gives them ($2 the placeholder e-mail domain, $3 markdown, $4 search). */
 static struct db_stmt st_dicts = DB_STMT_GENERIC("WITH" MESSAGE_DICT_CTES(
-    "$1::bigint[]", "$2", "$3", "$4") " SELECT" MESSAGE_DICT_COLUMNS("$2", "$5") MESSAGE_DICT_FROM " ORDER BY m.id");
+    "$1::bigint[]", "$2", "$3", "$4") " SELECT" MESSAGE_DICT_COLUMNS("$2") MESSAGE_DICT_FROM " ORDER BY m.id");
 
 /* ---- writing JSON text ----------------------------------------------------------------------------------------- */
 
@@ -111,7 +110,6 @@ struct flags_memo {
 struct topic_links_memo {
 	const char *topic;
 	const char *text;
-	int64_t linkifier_version; /* read by the same statement (MD_LINKIFIER_VERSION) */
 	struct flags_memo flags;
 };
 
@@ -120,7 +118,6 @@ static const char *topic_links(struct uow *uow, const char *topic, struct topic_
 	if (*topic == '\0')
 		return "[]";
 	if (memo->topic == NULL || strcmp(memo->topic, topic) != 0) {
-		linkifiers_load_version(uow, memo->linkifier_version); /* a failure leaves topic_links [] */
 		json_object *links = linkifiers_topic_links(uow, topic);
 		memo->topic = topic;
 		memo->text = arena_strdup(&uow->arena, jsonx_string(links));
@@ -259,7 +256,7 @@ const char *message_objects_write(struct uow *uow, const struct db_res *res, con
 		size += strlen(db_val(res, rows[i], MD_CONTENT)) + 640;
 	buf_reserve(&b, size);
 	buf_add(&b, "[", 1);
-	struct topic_links_memo memo = {NULL, NULL, n ? db_int(res, rows[0], MD_LINKIFIER_VERSION) : 0, {0, NULL}};
+	struct topic_links_memo memo = {NULL, NULL, {0, NULL}};
 	for (int i = 0; i < n; i++) {
 		if (i > 0)
 			buf_add(&b, ",", 1);
@@ -277,8 +274,7 @@ const char *message_objects_text(struct uow *uow, const int64_t *ids, const int 
                                  const struct message_format *f, size_t *len)
 {
 	struct db_res *res = DB_EXEC(uow, &st_dicts, db_arg_ids(uow, ids, n), realm_fake_email_domain(uow, uow->realm),
-	                             f->apply_markdown ? "true" : "false", f->search_fields ? "true" : "false",
-	                             db_arg_int(uow, uow->realm->id));
+	                             f->apply_markdown ? "true" : "false", f->search_fields ? "true" : "false");
 	if (res == NULL)
 		return NULL;
 	int *rows = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*rows));

@@ -3,20 +3,18 @@
  * their objects in one round trip (message_fetch.c). A statement is
  *
  *   WITH <its own CTEs, if any>, MESSAGE_DICT_CTES(ids, domain, markdown, search)
- *   SELECT MESSAGE_DICT_COLUMNS(realm) <its own columns> MESSAGE_DICT_FROM <its own joins> ORDER BY m.id
+ *   SELECT MESSAGE_DICT_COLUMNS(domain) <its own columns> MESSAGE_DICT_FROM <its own joins> ORDER BY m.id
  *
  * (or its own CTE m with MESSAGE_DICT_M_COLUMNS, then MESSAGE_DICT_MORE_CTES) with ids a bigint[] expression of the
- * messages, domain the organization's placeholder e-mail domain
- * (realm_fake_email_domain()), markdown and search booleans (struct message_format apply_markdown and search_fields)
- * and realm the organization's id: each a parameter ("$3") or an SQL expression. Its rows are the messages, one
- * each, in the columns enum message_dict_column names; message_objects_write() writes the objects of some of them.
+ * messages, domain the organization's placeholder e-mail domain (realm_fake_email_domain()), markdown and search
+ * booleans (struct message_format apply_markdown and search_fields): each a parameter ("$3") or an SQL expression.
+ * Its rows are the messages, one each, in the columns enum message_dict_column names; message_objects_write()
+ * writes the objects of some of them.
  */
 #ifndef CONFAB_MESSAGE_JSON_H
 #define CONFAB_MESSAGE_JSON_H
 
 #include <stddef.h>
-
-#include "model/linkifiers.h"
 
 struct uow;
 struct db_res;
@@ -47,7 +45,6 @@ enum message_dict_column {
 	MD_SENDER_REALM,
 	MD_EMAIL_VISIBILITY,
 	MD_EMAIL_MD5,
-	MD_LINKIFIER_VERSION,
 	MD_COUNT
 };
 
@@ -82,7 +79,7 @@ enum message_dict_column {
 	"   u.avatar_source, u.avatar_version, u.realm_id, u.email_address_visibility," \
 	"   CASE WHEN u.avatar_source = 'G' THEN u.email_md5 END AS md5" \
 	"   FROM users u WHERE u.id = ANY(ARRAY(SELECT DISTINCT sender_id FROM m)))"
-#define MESSAGE_DICT_COLUMNS(domain, realm) \
+#define MESSAGE_DICT_COLUMNS(domain) \
 	" m.id, COALESCE(m.channel_id, 0), COALESCE(m.direct_conversation_id, 0), m.topic, m.shown, m.me," \
 	" extract(epoch FROM m.date_sent)::bigint, m.client," \
 	" extract(epoch FROM m.last_edit_time)::bigint, extract(epoch FROM m.last_moved_time)::bigint, c.name," \
@@ -102,7 +99,7 @@ enum message_dict_column {
 	"   'stream', CASE WHEN e.prev_channel_id IS NOT NULL THEN e.channel_id END)) ORDER BY e.id DESC)" \
 	"   FROM message_edits e WHERE e.message_id = m.id)::text END," \
 	" r.list, m.match, s.id, s.full_name, s.email, s.avatar_source, s.avatar_version, s.realm_id," \
-	" s.email_address_visibility, s.md5, " LINKIFIERS_VERSION_SQL(realm)
+	" s.email_address_visibility, s.md5"
 #define MESSAGE_DICT_FROM \
 	" FROM m LEFT JOIN c ON c.id = m.channel_id LEFT JOIN r ON r.message_id = m.id LEFT JOIN s ON s.id = m.sender_id"
 /* clang-format on */

@@ -424,11 +424,11 @@ static struct db_stmt st_send_direct = DB_STMT(
 /*
  * The Message object of the message the transaction inserted last (currval() of the ids' sequence, a subquery so
  * that the index is used), as every recipient gets it (event_message()), pipelined after the insert. $1 the
- * placeholder e-mail domain, $2 the organization.
+ * placeholder e-mail domain.
  */
 static struct db_stmt st_sent_object =
     DB_STMT_GENERIC("WITH" MESSAGE_DICT_CTES("ARRAY(SELECT currval('messages_id_seq'))", "$1", "true",
-                                             "false") " SELECT" MESSAGE_DICT_COLUMNS("$1", "$2") MESSAGE_DICT_FROM);
+                                             "false") " SELECT" MESSAGE_DICT_COLUMNS("$1") MESSAGE_DICT_FROM);
 
 /* Stores the message and its recipients' rows (st_send_channel or st_send_direct) and reads its Message object:
  * out->id, recipients and object. */
@@ -449,7 +449,7 @@ static int insert_message(struct uow *uow, const struct message_draft *d, const 
 	                              wildcard, d->topic, d->content, md->html, client, image, link};
 	const char *direct_args[] = {realm, sender,     participants, flags,  read,  users, groups,
 	                             "",    d->content, md->html,     client, image, link};
-	const char *object_args[] = {realm_fake_email_domain(uow, uow->realm), realm};
+	const char *object_args[] = {realm_fake_email_domain(uow, uow->realm)};
 	struct db_res *res = d->channel
 	                         ? db_exec_pair(uow, &st_send_channel, channel_args, DB_NFIELDS(channel_args),
 	                                        &st_sent_object, object_args, DB_NFIELDS(object_args), &out->object)
