@@ -41,7 +41,7 @@ static int direct_target(struct request *req, struct message_user **users, int *
 static int channel_draft(struct request *req, struct message_draft *d, int64_t id, const char *name)
 {
 	d->topic = message_truncate_topic(&req->uow, d->topic);
-	struct channel *c = message_channel_for_send(&req->uow, id, name);
+	const struct channel *c = message_channel_for_send(&req->uow, id, name);
 	if (c == NULL || message_check_channel_send(&req->uow, c, d->topic) < 0)
 		return -1;
 	d->channel = c;

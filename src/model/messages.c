@@ -257,7 +257,7 @@ int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, cons
 	return 0;
 }
 
-struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name)
+const struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name)
 {
 	if (name != NULL) {
 		size_t start = 0, end = strlen(name);
@@ -266,7 +266,10 @@ struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char
 		if (channel_check_name(uow, name) < 0)
 			return NULL;
 	}
-	struct channel *c = name ? channel_by_name(uow, name) : channel_by_id(uow, id);
+	const struct channel *c = channel_cache_lookup(uow, id, name);
+	/* The first message in 180 days announces is_recently_active (message_events_send()): read, not kept. */
+	if (c != NULL && !c->is_recently_active)
+		c = name ? channel_by_name(uow, name) : channel_by_id(uow, id);
 	if (c != NULL || uow->error)
 		return c;
 	if (name != NULL) {

@@ -60,9 +60,10 @@ int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, cons
  * The channel a message is sent to, by name (stripped and validated: "Channel name can't be empty.", "Channel
  * name too long (limit: 60 characters).", "Invalid character in channel name, at position N.") or by id; no
  * access check. Unknown: STREAM_DOES_NOT_EXIST "Channel 'x' does not exist" with `stream`, or "Channel with ID
- * 'N' does not exist" with `stream_id`. Returns NULL with the error recorded.
+ * 'N' does not exist" with `stream_id`. Returns NULL with the error recorded. From the process's cache
+ * (model/channel_cache.h), with its members, unless the copy says the channel is not recently active.
  */
-struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name);
+const struct channel *message_channel_for_send(struct uow *uow, int64_t id, const char *name);
 
 /*
  * The reference's normalize_body: trailing white space and leading newlines removed, "Message must not be

@@ -32,7 +32,7 @@ static int check_channel(struct uow *uow, const struct scheduled_target *t, stru
 	    (d->content = message_normalize_content(uow, t->content, t->content_len)) == NULL)
 		return -1;
 	d->topic = message_truncate_topic(uow, d->topic);
-	struct channel *c = message_channel_for_send(uow, json_object_get_int64(t->to), NULL);
+	const struct channel *c = message_channel_for_send(uow, json_object_get_int64(t->to), NULL);
 	if (c == NULL || message_check_channel_send(uow, c, d->topic) < 0)
 		return -1;
 	d->channel = c;

@@ -704,6 +704,122 @@ static void test_channel_unsubscribe_api(void)
 		CHECK(channel_messages(member, id, NULL) == 0, "request %d after leaving: history still read", i);
 }
 
+/* ---- a message's channel (src/model/channel_cache.h) -------------------------------------------------------- */
+
+/* POST /messages of u to channel name (topic t). */
+static struct resp *post_channel_message(const struct user *u, const char *name, const char *topic)
+{
+	return http(&(struct request){
+	    .method = "POST",
+	    .path = "/api/v1/messages",
+	    .user = u,
+	    .source_addr = address,
+	    .form = fmt("type=stream&to=%s&topic=%s&content=hello", url_encode(name), url_encode(topic))});
+}
+
+/* Enough sends that every api process holds u's lookup of channel name. */
+static void warm_send(const struct user *u, const char *name)
+{
+	next_address();
+	for (int i = 0; i < WARM_REQUESTS; i++)
+		EXPECT_SUCCESS(post_channel_message(u, name, "t"));
+}
+
+/* Whether r is the error (status, code, msg). */
+static bool is_error(const struct resp *r, long status, const char *code, const char *msg)
+{
+	const char *c = jstr(r->json, "code"), *m = jstr(r->json, "msg");
+	return r->status == status && c && strcmp(c, code) == 0 && m && strcmp(m, msg) == 0;
+}
+
+/* Within one second, and then CHECK_REQUESTS times in a row, u's send to name with topic is refused so. */
+static void expect_send_refused_everywhere(const struct user *u, const char *name, const char *topic, const char *code,
+                                           const char *msg)
+{
+	double deadline = now_secs() + 1.0;
+	struct resp *r = post_channel_message(u, name, topic);
+	while (!is_error(r, 400, code, msg) && now_secs() < deadline) {
+		usleep(20000);
+		r = post_channel_message(u, name, topic);
+	}
+	CHECK(is_error(r, 400, code, msg), "POST /messages still answered %ld %s one second after the change",
+	      r->status, r->body);
+	for (int i = 0; i < CHECK_REQUESTS; i++)
+		EXPECT_ERROR(post_channel_message(u, name, topic), 400, code, msg);
+}
+
+/* psql archives a channel: nobody posts to it any more. */
+static void test_send_psql_archived(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("send");
+	int64_t id = create_channel_with(owner, name, NULL);
+	warm_send(member, name);
+	psql_ok("UPDATE channels SET is_archived = true WHERE id = %lld", (long long)id);
+	expect_send_refused_everywhere(member, name, "t", "BAD_REQUEST",
+	                               fmt("Not authorized to send to channel '%s'", name));
+}
+
+/* psql leaves the channel's posting to administrators: the member's sends are refused. */
+static void test_send_psql_send_group(void)
+{
+	struct user *owner = new_realm(), *member = new_user_in(owner->realm, "member", NULL);
+	char *name = unique_channel_name("send");
+	int64_t id = create_channel_with(owner, name, NULL);
+	warm_send(member, name);
+	psql_ok("UPDATE channels c SET can_send_message_group_id = g.id FROM user_groups g"
+	        " WHERE g.realm_id = c.realm_id AND g.name = 'role:administrators' AND c.id = %lld",
+	        (long long)id);
+	expect_send_refused_everywhere(member, name, "t", "BAD_REQUEST",
+	                               "You do not have permission to post in this channel.");
+}
+
+/* psql sets the channel's own topics policy: named topics are refused. */
+static void test_send_psql_topics_policy(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("send");
+	int64_t id = create_channel_with(owner, name, NULL);
+	warm_send(owner, name);
+	psql_ok("UPDATE channels SET topics_policy = 'empty_topic_only' WHERE id = %lld", (long long)id);
+	expect_send_refused_everywhere(owner, name, "t", "BAD_REQUEST",
+	                               "Only the general chat topic is allowed in this channel.");
+}
+
+/* psql renames a channel: a send to the old name finds no channel. */
+static void test_send_psql_rename(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("send"), *renamed = unique_channel_name("renamed");
+	int64_t id = create_channel_with(owner, name, NULL);
+	warm_send(owner, name);
+	psql_ok("UPDATE channels SET name = '%s' WHERE id = %lld", renamed, (long long)id);
+	expect_send_refused_everywhere(owner, name, "t", "STREAM_DOES_NOT_EXIST",
+	                               fmt("Channel '%s' does not exist", name));
+	EXPECT_SUCCESS(post_channel_message(owner, renamed, "t"));
+}
+
+/*
+ * A quiet channel (no message for 180 days) that every process holds as not recently active: the first message
+ * announces is_recently_active once, and the sends after it, whichever process answers, do not again.
+ */
+static void test_send_wakes_channel_once(void)
+{
+	struct user *owner = new_realm();
+	char *name = unique_channel_name("quiet");
+	int64_t id = create_channel_with(owner, name, NULL);
+	psql_ok("UPDATE channels SET date_created = now() - interval '400 days' WHERE id = %lld", (long long)id);
+	warm_channel(owner, id, NULL, 0);
+	warm_channel(owner, 0, name, 0);
+	struct queue *q = queue_register(owner, fmt("event_types=%s", url_encode("[\"stream\"]")));
+	for (int i = 0; i < CHECK_REQUESTS; i++)
+		EXPECT_SUCCESS(post_channel_message(owner, name, "t"));
+	EXPECT_EVENTS(q,
+	              fmt("[{\"type\":\"stream\",\"op\":\"update\",\"property\":\"is_recently_active\",\"value\":true,"
+	                  "\"stream_id\":%lld,\"name\":\"%s\"}]",
+	                  (long long)id, name));
+}
+
 void register_caches_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -729,6 +845,11 @@ void register_caches_tests(void)
 	    {"channel_psql_guest", test_channel_psql_guest},
 	    {"channel_psql_created", test_channel_psql_created},
 	    {"channel_unsubscribe_api", test_channel_unsubscribe_api},
+	    {"send_psql_archived", test_send_psql_archived},
+	    {"send_psql_send_group", test_send_psql_send_group},
+	    {"send_psql_topics_policy", test_send_psql_topics_policy},
+	    {"send_psql_rename", test_send_psql_rename},
+	    {"send_wakes_channel_once", test_send_wakes_channel_once},
 	    {NULL, NULL},
 	};
 	itest_add_suite("caches", cases);
