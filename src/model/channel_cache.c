@@ -12,14 +12,23 @@
 #include "model/realm.h"
 #include "model/user.h"
 
+/* The members of struct channel kept as they are. */
+/* clang-format off */
+#define KEPT_FLAGS(X) \
+	X(invite_only) X(is_web_public) X(history_public_to_subscribers) X(is_archived) X(is_recently_active) \
+	X(is_subscribed) X(content_access) X(metadata_access)
+/* clang-format on */
+#define KEPT_DECLARE(f) bool f;
+#define KEPT_FROM(f)    c->f = k->f;
+#define KEPT_TO(f)      k->f = c->f;
+
 /* What is kept of a lookup that found a channel (strings as fixed arrays: the cache copies values whole). */
 struct kept_channel {
 	int64_t id;
 	int64_t kept_at; /* CLOCK_MONOTONIC seconds */
 	int64_t settings[CS_COUNT];
 	bool in_setting[CS_COUNT];
-	bool invite_only, is_web_public, history_public_to_subscribers, is_archived, is_recently_active, is_subscribed,
-	    content_access, metadata_access;
+	KEPT_FLAGS(KEPT_DECLARE)
 	char name[4 * CHANNEL_MAX_NAME_LENGTH + 1];
 	char topics_policy[32];
 };
@@ -42,14 +51,7 @@ static struct channel *from_kept(struct uow *uow, const struct kept_channel *k)
 	c->topics_policy = arena_strdup(&uow->arena, k->topics_policy);
 	memcpy(c->settings, k->settings, sizeof(c->settings));
 	memcpy(c->in_setting, k->in_setting, sizeof(c->in_setting));
-	c->invite_only = k->invite_only;
-	c->is_web_public = k->is_web_public;
-	c->history_public_to_subscribers = k->history_public_to_subscribers;
-	c->is_archived = k->is_archived;
-	c->is_recently_active = k->is_recently_active;
-	c->is_subscribed = k->is_subscribed;
-	c->content_access = k->content_access;
-	c->metadata_access = k->metadata_access;
+	KEPT_FLAGS(KEPT_FROM)
 	return c;
 }
 
@@ -63,14 +65,7 @@ static bool to_kept(const struct channel *c, struct kept_channel *k)
 	k->kept_at = now_mono();
 	memcpy(k->settings, c->settings, sizeof(k->settings));
 	memcpy(k->in_setting, c->in_setting, sizeof(k->in_setting));
-	k->invite_only = c->invite_only;
-	k->is_web_public = c->is_web_public;
-	k->history_public_to_subscribers = c->history_public_to_subscribers;
-	k->is_archived = c->is_archived;
-	k->is_recently_active = c->is_recently_active;
-	k->is_subscribed = c->is_subscribed;
-	k->content_access = c->content_access;
-	k->metadata_access = c->metadata_access;
+	KEPT_FLAGS(KEPT_TO)
 	strcpy(k->name, c->name);
 	strcpy(k->topics_policy, c->topics_policy);
 	return true;
