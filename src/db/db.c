@@ -17,7 +17,7 @@
 struct db_conn {
 	PGconn *pg;
 	bool cache_notice; /* a trigger said that cached rows changed (db_take_cache_notice()) */
-	/* db_begin() was called and nothing has run since: the BEGIN goes with the next statement (begin_and_run()) */
+	/* db_begin() was called and nothing has run since: the BEGIN goes with the next statement (exec_pipe()) */
 	struct db_stmt *pending_begin;
 	unsigned char prepared[DB_MAX_STMTS];
 };
@@ -35,6 +35,11 @@ struct db_res {
 };
 
 static atomic_int next_stmt_id;
+
+static struct db_stmt st_begin = DB_STMT("BEGIN");
+static struct db_stmt st_begin_rr = DB_STMT("BEGIN ISOLATION LEVEL REPEATABLE READ");
+static struct db_stmt st_commit = DB_STMT("COMMIT");
+static struct db_stmt st_ping = DB_STMT("SELECT 1");
 
 struct db_pool *db_pool_new(const char *conninfo, int size, bool prepared)
 {
@@ -197,39 +202,6 @@ static void pipeline_finish(struct db_conn *c, bool sent, PGresult **out, int n)
 			out[i] = PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
 }
 
-/* Sends st in a pipeline: as the prepared statement name, or (name "") its text unnamed. */
-static bool send_stmt(struct db_conn *c, const struct db_stmt *st, const char *name, const char *const *params, int n)
-{
-	return *name ? PQsendQueryPrepared(c->pg, name, n, params, NULL, NULL, 0)
-	             : PQsendQueryParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
-}
-
-/* Sends one statement without parameters in a pipeline. */
-static bool send_sql(struct db_conn *c, const char *sql)
-{
-	return PQsendQueryParams(c->pg, sql, 0, NULL, NULL, NULL, NULL, 0);
-}
-
-/*
- * Executes the prepared statement name (or, name "", st's text unnamed) between SET and RESET of plan_cache_mode,
- * pipelined in one round trip (one implicit transaction outside BEGIN: a failure undoes the SET too; one server
- * connection behind a transaction pooler). Returns the statement's result.
- */
-static PGresult *run_generic(struct db_conn *c, const struct db_stmt *st, const char *name, const char *const *params,
-                             int n)
-{
-	if (!PQenterPipelineMode(c->pg))
-		return *name ? PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0)
-		             : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
-	bool sent = send_sql(c, "SET plan_cache_mode = force_generic_plan") && send_stmt(c, st, name, params, n) &&
-	            send_sql(c, "RESET plan_cache_mode") && PQpipelineSync(c->pg);
-	PGresult *out[3];
-	pipeline_finish(c, sent, out, 3);
-	PQclear(out[0]);
-	PQclear(out[2]);
-	return out[1];
-}
-
 /*
  * Prepares st on c unless it is already (or statements are not prepared: name is then ""); fills name ("s<id>").
  * NULL, or the failed PREPARE's result.
@@ -251,24 +223,6 @@ static PGresult *prepare(const struct db_pool *pool, struct db_conn *c, struct d
 	return NULL;
 }
 
-/*
- * One attempt: prepare st on c if needed, then execute it; or, without prepared statements, parse, bind and
- * execute it unnamed in one round trip (nothing outlives the statement on the server). Returns the result
- * (possibly an error result).
- */
-static PGresult *run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st, const char *const *params,
-                     int n)
-{
-	char name[16];
-	PGresult *failed = prepare(pool, c, st, name);
-	if (failed != NULL)
-		return failed;
-	if (st->generic)
-		return run_generic(c, st, name, params, n);
-	return *name ? PQexecPrepared(c->pg, name, n, params, NULL, NULL, 0)
-	             : PQexecParams(c->pg, st->sql, n, NULL, params, NULL, NULL, 0);
-}
-
 static bool result_ok(const PGresult *r)
 {
 	ExecStatusType s = PQresultStatus(r);
@@ -276,35 +230,90 @@ static bool result_ok(const PGresult *r)
 }
 
 /*
- * The first statement of a transaction: its BEGIN and the statement pipelined in one round trip (a transaction
- * costs no round trip of its own for BEGIN). The statement is prepared first if needed (outside the transaction,
- * as run() does); a generic-plan statement (a pipeline of its own) gets its BEGIN alone. The BEGIN is no longer
- * pending once the server took it; a broken connection leaves it pending (nothing ran: exec() may retry).
+ * The queries of one round trip, in order: statements with their parameters (st; prepared as name, or its text
+ * unnamed) and fixed SQL (st NULL): the transaction's pending BEGIN, SET and RESET of plan_cache_mode, COMMIT.
  */
-static PGresult *begin_and_run(const struct db_pool *pool, struct db_conn *c, struct db_stmt *st,
-                               const char *const *params, int n)
+#define PIPE_MAX 12
+
+struct pipe {
+	int n;
+	struct piped {
+		struct db_stmt *st;
+		const char *sql;
+		char name[16];
+		const char *const *params;
+		int nparams;
+	} q[PIPE_MAX];
+};
+
+static const char set_generic[] = "SET plan_cache_mode = force_generic_plan", reset_generic[] = "RESET plan_cache_mode";
+
+static int pipe_sql(struct pipe *p, const char *sql)
 {
-	char name[16];
-	PGresult *failed = prepare(pool, c, st, name);
-	if (failed != NULL)
-		return failed;
-	if (st->generic || !PQenterPipelineMode(c->pg)) {
-		PGresult *b = PQexec(c->pg, c->pending_begin->sql);
-		if (!result_ok(b))
-			return b;
-		PQclear(b);
-		c->pending_begin = NULL;
-		return run(pool, c, st, params, n);
+	p->q[p->n] = (struct piped){.sql = sql};
+	return p->n++;
+}
+
+/*
+ * Adds st, between SET and RESET of plan_cache_mode when it always takes its generic plan (DB_STMT_GENERIC; SET is
+ * transactional: a failure undoes it with the transaction, or with the pipeline's implicit one outside BEGIN).
+ * Returns its index.
+ */
+static int pipe_stmt(struct pipe *p, struct db_stmt *st, const char *const *params, int n)
+{
+	if (st->generic && p->n > 0 && p->q[p->n - 1].sql == reset_generic)
+		p->n--; /* the statement before is generic too: the SET holds for both */
+	else if (st->generic)
+		pipe_sql(p, set_generic);
+	p->q[p->n] = (struct piped){.st = st, .sql = st->sql, .params = params, .nparams = n};
+	int at = p->n++;
+	if (st->generic)
+		pipe_sql(p, reset_generic);
+	return at;
+}
+
+/* Sends query q of a pipeline (PQsend*: pipeline mode) or, sync, executes it (PQexec*). */
+static bool send_query(struct db_conn *c, const struct piped *q)
+{
+	if (q->st == NULL)
+		return PQsendQueryParams(c->pg, q->sql, 0, NULL, NULL, NULL, NULL, 0);
+	return *q->name ? PQsendQueryPrepared(c->pg, q->name, q->nparams, q->params, NULL, NULL, 0)
+	                : PQsendQueryParams(c->pg, q->sql, q->nparams, NULL, q->params, NULL, NULL, 0);
+}
+
+static PGresult *exec_query(struct db_conn *c, const struct piped *q)
+{
+	if (q->st == NULL)
+		return PQexec(c->pg, q->sql);
+	return *q->name ? PQexecPrepared(c->pg, q->name, q->nparams, q->params, NULL, NULL, 0)
+	                : PQexecParams(c->pg, q->sql, q->nparams, NULL, q->params, NULL, NULL, 0);
+}
+
+/*
+ * Runs p on c: its statements prepared first where needed, then all of it in one round trip (one query alone
+ * without pipeline mode). Every query's result into out[]: a PREPARE's or the connection's failure stands for the
+ * queries it kept from running.
+ */
+static void pipe_run(const struct db_pool *pool, struct db_conn *c, struct pipe *p, PGresult **out)
+{
+	for (int i = 0; i < p->n; i++) {
+		PGresult *failed = p->q[i].st ? prepare(pool, c, p->q[i].st, p->q[i].name) : NULL;
+		if (failed != NULL) {
+			for (int k = 0; k < p->n; k++)
+				out[k] = k == i ? failed : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+			return;
+		}
 	}
-	bool sent = send_sql(c, c->pending_begin->sql) && send_stmt(c, st, name, params, n) && PQpipelineSync(c->pg);
-	PGresult *out[2];
-	pipeline_finish(c, sent, out, 2);
-	bool begun = PQresultStatus(out[0]) == PGRES_COMMAND_OK;
-	if (begun)
-		c->pending_begin = NULL;
-	/* The statement's result; or the BEGIN's, if that failed (the statement's then says only "aborted"). */
-	PQclear(begun ? out[0] : out[1]);
-	return begun ? out[1] : out[0];
+	if (p->n == 1 || !PQenterPipelineMode(c->pg)) {
+		for (int i = 0; i < p->n; i++)
+			out[i] = i == 0 || result_ok(out[i - 1]) ? exec_query(c, &p->q[i])
+			                                         : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
+		return;
+	}
+	bool sent = true;
+	for (int i = 0; sent && i < p->n; i++)
+		sent = send_query(c, &p->q[i]);
+	pipeline_finish(c, sent && PQpipelineSync(c->pg), out, p->n);
 }
 
 /* Logs the failure of r, frees r and returns the error it amounts to. */
@@ -334,30 +343,62 @@ static struct db_res *keep_result(struct uow *uow, PGresult *r)
 	return res;
 }
 
-/* Executes st; returns the result, or NULL with *e set and nothing recorded (the callers decide). */
-static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n, enum err *e)
+/*
+ * Executes the statements st[0..k) (k <= 3) with their parameters in one round trip, after the transaction's pending
+ * BEGIN and, when commit is set, before its COMMIT; their results into res[0..k). Returns ERR_NONE, or the error of
+ * the first query that failed (logged; those after it were only skipped) with nothing recorded (the callers decide).
+ * A stale connection (the server restarted) on which nothing of the transaction ran yet is reset and tried once
+ * more.
+ */
+static enum err exec_pipe(struct uow *uow, int k, struct db_stmt *const *st, const char *const *const *params,
+                          const int *n, bool commit, struct db_res **res)
 {
 	struct db_conn *c = acquire(uow);
-	*e = ERR_UNAVAILABLE;
 	if (c == NULL)
-		return NULL;
+		return ERR_UNAVAILABLE;
 	struct db_pool *pool = uow->worker->db;
-	PGresult *r = c->pending_begin ? begin_and_run(pool, c, st, params, n) : run(pool, c, st, params, n);
-	if (!result_ok(r) && PQstatus(c->pg) != CONNECTION_OK && (!uow->in_txn || c->pending_begin != NULL)) {
-		/* A stale connection (the server restarted): nothing ran, so reset and try once more. */
-		PQclear(r);
-		if (conn_open(pool, c) < 0) {
-			metrics_add(uow->worker->metrics, M_PG_CONNECT_ERRORS, 1);
-			return NULL;
+	for (int attempt = 0;; attempt++) {
+		struct pipe p = {0};
+		int begin_at = c->pending_begin ? pipe_sql(&p, c->pending_begin->sql) : -1, at[3];
+		for (int i = 0; i < k; i++)
+			at[i] = pipe_stmt(&p, st[i], params[i], n[i]);
+		int commit_at = commit ? pipe_sql(&p, st_commit.sql) : -1;
+		PGresult *out[PIPE_MAX];
+		pipe_run(pool, c, &p, out);
+		int bad = -1; /* the first that failed */
+		for (int i = 0; i < p.n && bad < 0; i++)
+			if (!result_ok(out[i]))
+				bad = i;
+		bool retry = bad >= 0 && attempt == 0 && PQstatus(c->pg) != CONNECTION_OK && !commit &&
+		             (!uow->in_txn || c->pending_begin != NULL);
+		if (!retry && begin_at >= 0 && result_ok(out[begin_at]))
+			c->pending_begin = NULL; /* the server took it (a retry sends it again) */
+		if (commit_at >= 0 && (bad < 0 || bad == commit_at))
+			uow->in_txn = false; /* the COMMIT ran: it ended the transaction, whatever it answered */
+		for (int i = 0; i < p.n; i++)
+			if (i != bad && (bad >= 0 || retry || p.q[i].st == NULL))
+				PQclear(out[i]);
+		if (retry) {
+			PQclear(out[bad]);
+			if (conn_open(pool, c) < 0) {
+				metrics_add(uow->worker->metrics, M_PG_CONNECT_ERRORS, 1);
+				return ERR_UNAVAILABLE;
+			}
+			continue;
 		}
-		r = c->pending_begin ? begin_and_run(pool, c, st, params, n) : run(pool, c, st, params, n);
+		if (bad >= 0)
+			return fail(uow, c, out[bad], p.q[bad].sql);
+		for (int i = 0; i < k; i++)
+			res[i] = keep_result(uow, out[at[i]]);
+		return ERR_NONE;
 	}
-	if (!result_ok(r)) {
-		*e = fail(uow, c, r, st->sql);
-		return NULL;
-	}
-	*e = ERR_NONE;
-	return keep_result(uow, r);
+}
+
+static struct db_res *exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n, enum err *e)
+{
+	struct db_res *res = NULL;
+	*e = exec_pipe(uow, 1, &st, &params, &n, false, &res);
+	return *e == ERR_NONE ? res : NULL;
 }
 
 struct db_res *db_exec(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
@@ -485,14 +526,9 @@ struct db_res *db_res_from_values(struct uow *uow, int rows, int cols, const cha
 	return res;
 }
 
-static struct db_stmt st_begin = DB_STMT("BEGIN");
-static struct db_stmt st_begin_rr = DB_STMT("BEGIN ISOLATION LEVEL REPEATABLE READ");
-static struct db_stmt st_commit = DB_STMT("COMMIT");
-static struct db_stmt st_ping = DB_STMT("SELECT 1");
-
 /*
  * Transactions begin lazily: db_begin() only notes the BEGIN, which is sent with the transaction's first statement
- * (begin_and_run()); a transaction in which nothing ran commits or rolls back without a round trip.
+ * (exec_pipe()); a transaction in which nothing ran commits or rolls back without a round trip.
  */
 static int begin_with(struct uow *uow, struct db_stmt *begin)
 {
@@ -532,105 +568,40 @@ int db_commit(struct uow *uow)
 	return r == NULL ? -1 : 0;
 }
 
-/*
- * st and COMMIT pipelined in one round trip (st prepared first if needed). Returns st's result with the
- * transaction committed, or NULL with *e set: st failed (the transaction is left open and aborted, for
- * db_release()'s ROLLBACK) or the COMMIT did (the transaction is over).
- */
-static struct db_res *exec_commit(struct uow *uow, struct db_conn *c, struct db_stmt *st, const char *const *params,
-                                  int n, enum err *e)
-{
-	char name[16];
-	PGresult *failed = prepare(uow->worker->db, c, st, name);
-	if (failed != NULL) {
-		*e = fail(uow, c, failed, st->sql);
-		return NULL;
-	}
-	bool sent = PQenterPipelineMode(c->pg) && send_stmt(c, st, name, params, n) && send_sql(c, st_commit.sql) &&
-	            PQpipelineSync(c->pg);
-	PGresult *out[2];
-	pipeline_finish(c, sent, out, 2);
-	if (result_ok(out[0]))
-		uow->in_txn = false; /* the COMMIT ran: it ended the transaction, whatever it answered */
-	if (!result_ok(out[0]) || !result_ok(out[1])) {
-		bool first = !result_ok(out[0]);
-		*e = fail(uow, c, first ? out[0] : out[1], first ? st->sql : st_commit.sql);
-		PQclear(first ? out[1] : out[0]);
-		return NULL;
-	}
-	PQclear(out[1]);
-	*e = ERR_NONE;
-	return keep_result(uow, out[0]);
-}
-
 struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *const *params, int n)
 {
-	struct db_conn *c = uow->db;
-	if (!uow->in_txn || c == NULL || c->pending_begin != NULL || st->generic) {
-		/* No statement ran yet (or no transaction), or a generic plan (a pipeline of its own): the plain way.
-		 */
+	if (!uow->in_txn || uow->db == NULL || uow->db->pending_begin != NULL) {
+		/* No transaction, or nothing of it ran yet (a stale connection can then be retried): the plain way. */
 		struct db_res *res = db_exec(uow, st, params, n);
 		return res != NULL && db_commit(uow) == 0 ? res : NULL;
 	}
-	enum err e;
-	struct db_res *res = exec_commit(uow, c, st, params, n, &e);
-	if (res == NULL)
+	struct db_res *res = NULL;
+	enum err e = exec_pipe(uow, 1, &st, &params, &n, true, &res);
+	if (e != ERR_NONE)
 		uow_error(uow, e, NULL);
 	return res;
-}
-
-/* st then next pipelined (next between SET and RESET of plan_cache_mode if it is generic); see db_exec_pair(). */
-static struct db_res *exec_pair(struct uow *uow, struct db_conn *c, struct db_stmt *st, const char *const *params,
-                                int n, struct db_stmt *next, const char *const *next_params, int next_n,
-                                struct db_res **next_res, enum err *e)
-{
-	char name[16], next_name[16];
-	struct db_stmt *failed_st = st;
-	PGresult *failed = prepare(uow->worker->db, c, st, name);
-	if (failed == NULL && (failed = prepare(uow->worker->db, c, next, next_name)) != NULL)
-		failed_st = next;
-	if (failed != NULL) {
-		*e = fail(uow, c, failed, failed_st->sql);
-		return NULL;
-	}
-	bool sent = PQenterPipelineMode(c->pg) && send_stmt(c, st, name, params, n) &&
-	            (!next->generic || send_sql(c, "SET plan_cache_mode = force_generic_plan")) &&
-	            send_stmt(c, next, next_name, next_params, next_n) &&
-	            (!next->generic || send_sql(c, "RESET plan_cache_mode")) && PQpipelineSync(c->pg);
-	PGresult *out[4];
-	int nout = next->generic ? 4 : 2, at = next->generic ? 2 : 1;
-	pipeline_finish(c, sent, out, nout);
-	int bad = -1; /* the first that failed: those after it were only skipped */
-	for (int i = 0; i < nout && bad < 0; i++)
-		if (!result_ok(out[i]))
-			bad = i;
-	for (int i = 0; i < nout; i++)
-		if (i != bad && (bad >= 0 || (i != 0 && i != at)))
-			PQclear(out[i]);
-	if (bad >= 0) {
-		*e = fail(uow, c, out[bad], bad == 0 ? st->sql : next->sql);
-		return NULL;
-	}
-	*next_res = keep_result(uow, out[at]);
-	*e = ERR_NONE;
-	return keep_result(uow, out[0]);
 }
 
 struct db_res *db_exec_pair(struct uow *uow, struct db_stmt *st, const char *const *params, int n, struct db_stmt *next,
                             const char *const *next_params, int next_n, struct db_res **next_res)
 {
-	struct db_conn *c = uow->db;
 	*next_res = NULL;
-	if (!uow->in_txn || c == NULL || c->pending_begin != NULL || st->generic) {
-		/* No statement ran yet (or no transaction), or st needs a pipeline of its own: one at a time. */
+	if (!uow->in_txn) {
+		/* Outside a transaction each is its own. */
 		struct db_res *res = db_exec(uow, st, params, n);
 		return res != NULL && (*next_res = db_exec(uow, next, next_params, next_n)) != NULL ? res : NULL;
 	}
-	enum err e;
-	struct db_res *res = exec_pair(uow, c, st, params, n, next, next_params, next_n, next_res, &e);
-	if (res == NULL)
+	struct db_stmt *sts[] = {st, next};
+	const char *const *ps[] = {params, next_params};
+	int ns[] = {n, next_n};
+	struct db_res *res[2] = {NULL, NULL};
+	enum err e = exec_pipe(uow, 2, sts, ps, ns, false, res);
+	if (e != ERR_NONE) {
 		uow_error(uow, e, NULL);
-	return res;
+		return NULL;
+	}
+	*next_res = res[1];
+	return res[0];
 }
 
 bool db_take_cache_notice(struct uow *uow)

@@ -138,8 +138,9 @@ struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *c
 /*
  * Executes st, then next, in one round trip inside the open transaction: next may depend on what st did, not on its
  * result (currval() of a sequence st advanced, say). Returns st's result and sets *next_res to next's, or NULL with
- * the error recorded (either failed: the transaction is left aborted, for db_release()'s ROLLBACK). Before any
- * statement of the transaction ran, or outside one, the same as db_exec() of each in turn.
+ * the error recorded (either failed: the transaction is left aborted, for db_release()'s ROLLBACK). The
+ * transaction's BEGIN goes in the same round trip when nothing of it ran yet. Outside a transaction, the same as
+ * db_exec() of each in turn.
  */
 struct db_res *db_exec_pair(struct uow *uow, struct db_stmt *st, const char *const *params, int n, struct db_stmt *next,
                             const char *const *next_params, int next_n, struct db_res **next_res);
