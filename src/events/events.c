@@ -32,9 +32,9 @@
 #include "redis/redis.h"
 
 /*
- * A queue's applied set (see push_script) is pruned of ids older than APPLIED_SECS and beyond the newest
- * APPLIED_MAX when it holds more than APPLIED_PRUNE_AT ids, looked at every 64th event of the queue, so that a
- * push mostly costs one command there (ZADD NX).
+ * A queue's applied set (see push_script: events pushed in several calls) is pruned of ids older than APPLIED_SECS
+ * and beyond the newest APPLIED_MAX when it holds more than APPLIED_PRUNE_AT ids, looked at every 64th event of the
+ * queue. APPLIED_SECS is also how long a row published whole is remembered.
  */
 #define APPLIED_PRUNE_AT "1000"
 #define APPLIED_SECS     "600"
@@ -49,6 +49,7 @@ struct pending_event {
 	const char *txid; /* of the transaction that caused it; "0" outside one (visible in no snapshot) */
 	const char *oid;  /* its outbox row's id, or NULL when it has none (published directly) */
 	bool published;
+	bool done; /* oid is in OUTBOX_DONE already: put there by the push script, or with the pushes */
 };
 
 static long long now_secs(void)
@@ -78,6 +79,7 @@ int events_add(struct uow *uow, json_object *event, const int64_t *user_ids, int
 	e->txid = "0";
 	e->oid = NULL;
 	e->published = false;
+	e->done = false;
 	return 0;
 }
 
@@ -148,6 +150,18 @@ int events_outbox_commit(struct uow *uow)
 }
 
 /*
+ * Published outbox rows are not deleted on the request's path (a second statement and a second COMMIT, some 15% of
+ * a POST /messages): their ids go to the Redis set OUTBOX_DONE, and the reaper deletes them in batches
+ * (events_outbox_reap). An id lost on the way (Redis failing here, a reaper stopping between its SPOP and its DELETE)
+ * only means that the row is published once more after two seconds, and the queues drop it (push_script).
+ */
+#define OUTBOX_DONE            "confab:outbox:done"
+#define OUTBOX_DONE_BATCH      1000
+#define OUTBOX_DONE_BATCH_TEXT "1000"
+/* Prefix of the key that says an outbox row was published whole, by one script call (push_script). */
+#define OUTBOX_PUBLISHED "confab:outbox:published:"
+
+/*
  * Appends an event to each of the queues named by KEYS (three keys a queue: meta, events, applied) that still
  * exists, and wakes its waiting poll: one script call for all the queues of an event (up to PUSH_CHUNK of them),
  * not one per queue. Returns an array with, per queue, the new id, -1 when the queue is gone, or -2 when the queue
@@ -157,27 +171,35 @@ int events_outbox_commit(struct uow *uow)
  * earlier entry keeps its id (so that acknowledging it still works) with "-" for a body, which is never served
  * (ARGV[3] is "<op>/<flag>" for merged kinds, else "").
  *
- * ARGV[1] is the transaction id, ARGV[2] the event, ARGV[4] its outbox id ("" for an event published directly)
- * and ARGV[5] the time. A queue's applied set holds the outbox ids the queue has taken, scored by that time, at
- * least the last APPLIED_SECS of them (up to APPLIED_MAX): a row published again (its worker died after publishing
- * it, or a reaper after publishing and before its DELETE committed) is dropped here. A set rather than a "last id
- * applied": ids are drawn at INSERT, so two transactions can commit, and publish, in the opposite order of their
- * ids, and a high-water mark would drop the lower id that comes second. Only a row published again more than
- * APPLIED_SECS after its first publish (the database unreachable that long between a publish and its DELETE)
- * could land twice. The id joins the set only once the event is in the queue: a script that fails halfway (Redis does
- * not undo a script's writes) leaves the row to be published again, not marked as taken. A queue's wake keys are its
- * meta key's prefix with "wake:<poll>".
+ * ARGV[1] is the transaction id, ARGV[2] the event, ARGV[4] its outbox id ("" for an event published directly),
+ * ARGV[5] the time, and ARGV[6] "1" when this call has all the event's queues ("whole"), else "".
+ * A row is published again when its worker died after publishing it, when a reaper died after publishing and before
+ * its DELETE committed, or when a worker comes to publish it after a reaper did (more than two seconds after its
+ * COMMIT). Such a publish is dropped, exactly, for at least APPLIED_SECS after the first:
+ *  - A whole call is atomic (a script runs alone, and a legacy script that has written once is not stopped by
+ *    maxmemory): at its end it sets OUTBOX_PUBLISHED<id> (for APPLIED_SECS) and puts the id in OUTBOX_DONE. Every
+ *    later call of that row finds the key and pushes nothing.
+ *  - An event of more queues is pushed in several calls, which a worker's death can split. There each queue's
+ *    applied set records the outbox ids it has taken (scored by the time, at least the last APPLIED_SECS of them, up
+ *    to APPLIED_MAX), once the event is in the queue, and every call skips the queues whose set holds the id. A set
+ *    rather than a "last id applied": ids are drawn at INSERT, so two transactions can commit, and publish, in the
+ *    opposite order of their ids, and a high-water mark would drop the lower id that comes second.
+ * Only a row published again more than APPLIED_SECS after its first publish (the database unreachable that long
+ * between a publish and its DELETE) could land twice. A queue's wake keys are its meta key's prefix with
+ * "wake:<poll>".
  */
 static const char push_script[] =
+    "local oid, whole = ARGV[4], ARGV[6] == '1' "
+    "local published = '" OUTBOX_PUBLISHED "' .. oid "
+    "if oid ~= '' and redis.call('EXISTS', published) == 1 then "
+    "  local out = {} "
+    "  for q = 1, #KEYS, 3 do out[#out + 1] = -2 end "
+    "  return out "
+    "end "
     "local function push(km, ke, ka) "
     "  local meta = redis.call('HMGET', km, 'next_id', 'waiter') "
     "  if not meta[1] then return -1 end "
-    "  if ARGV[4] ~= '' and redis.call('ZSCORE', ka, ARGV[4]) then return -2 end "
-    "  local id = tonumber(meta[1]) "
-    "  if id % 64 == 63 and redis.call('ZCARD', ka) > " APPLIED_PRUNE_AT " then "
-    "    redis.call('ZREMRANGEBYSCORE', ka, '-inf', tonumber(ARGV[5]) - " APPLIED_SECS ") "
-    "    redis.call('ZREMRANGEBYRANK', ka, 0, -" APPLIED_MAX " - 1) "
-    "  end "
+    "  if oid ~= '' and redis.call('ZSCORE', ka, oid) then return -2 end "
     "  local body = ARGV[2] "
     "  if ARGV[3] ~= '' then "
     "    local items = redis.call('LRANGE', ke, 0, -1) "
@@ -200,18 +222,29 @@ static const char push_script[] =
     "      end "
     "    end "
     "  end "
-    "  redis.call('HSET', km, 'next_id', id + 1) "
-    "  redis.call('RPUSH', ke, id .. ' ' .. ARGV[1] .. ' ' .. body) "
-    "  if ARGV[4] ~= '' then redis.call('ZADD', ka, ARGV[5], ARGV[4]) end "
+    /* The id as Redis keeps it (a string): no number formatting. */
+    "  redis.call('HINCRBY', km, 'next_id', 1) "
+    "  redis.call('RPUSH', ke, meta[1] .. ' ' .. ARGV[1] .. ' ' .. body) "
+    "  if oid ~= '' and not whole then "
+    "    if tonumber(meta[1]) % 64 == 63 and redis.call('ZCARD', ka) > " APPLIED_PRUNE_AT " then "
+    "      redis.call('ZREMRANGEBYSCORE', ka, '-inf', tonumber(ARGV[5]) - " APPLIED_SECS ") "
+    "      redis.call('ZREMRANGEBYRANK', ka, 0, -" APPLIED_MAX " - 1) "
+    "    end "
+    "    redis.call('ZADD', ka, ARGV[5], oid) "
+    "  end "
     "  local w = meta[2] "
     "  if w then "
     "    local wk = string.sub(km, 1, -5) .. 'wake:' .. w "
     "    redis.call('RPUSH', wk, 'event') redis.call('EXPIRE', wk, 120) "
     "  end "
-    "  return id "
+    "  return tonumber(meta[1]) "
     "end "
     "local out = {} "
     "for q = 1, #KEYS, 3 do out[#out + 1] = push(KEYS[q], KEYS[q + 1], KEYS[q + 2]) end "
+    "if oid ~= '' and whole then "
+    "  redis.call('SET', published, '1', 'EX', " APPLIED_SECS ") "
+    "  redis.call('SADD', '" OUTBOX_DONE "', oid) "
+    "end "
     "return out";
 
 /* "<op>/<flag>" for update_message_flags events the reference merges, else "". */
@@ -584,9 +617,9 @@ static int find_queues(struct uow *uow, const struct pending_event *events, int 
 
 /* The push of one event to the queues qids[0..n) (push_script); n <= PUSH_CHUNK. */
 static const char **push_cmd(struct uow *uow, const struct pending_event *e, const char *const *qids, int n,
-                             const char *merge, const char *now, int *argc)
+                             const char *merge, const char *now, bool whole, int *argc)
 {
-	const char **argv = arena_alloc(&uow->arena, (size_t)(3 * n + 8) * sizeof(*argv));
+	const char **argv = arena_alloc(&uow->arena, (size_t)(3 * n + 9) * sizeof(*argv));
 	int k = 0;
 	argv[k++] = "EVAL";
 	argv[k++] = push_script;
@@ -601,6 +634,7 @@ static const char **push_cmd(struct uow *uow, const struct pending_event *e, con
 	argv[k++] = merge;
 	argv[k++] = e->oid ? e->oid : "";
 	argv[k++] = now;
+	argv[k++] = whole ? "1" : "";
 	*argc = k;
 	return argv;
 }
@@ -628,44 +662,61 @@ static int accepting_queues(struct uow *uow, const struct fanout *f, json_object
 /*
  * Pushes n events (none of them EV_DELETE_QUEUES) to the queues that accept them, in their order, in three round
  * trips for all of them: the queues, the settings of those not cached, the pushes (one script call per event and
- * PUSH_CHUNK queues).
+ * PUSH_CHUNK queues). The outbox ids of events pushed in one call go to OUTBOX_DONE from the script, those of events
+ * that reach no queue with the pushes: both are done (events_outbox_clear() leaves them).
  */
-static int publish_events(struct uow *uow, const struct pending_event *events, int n)
+static int publish_events(struct uow *uow, struct pending_event *events, int n)
 {
 	struct fanout *f = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*f));
 	if (find_queues(uow, events, n, f) < 0)
 		return -1;
-	int total = 0;
+	int total = 1;
 	for (int i = 0; i < n; i++)
 		total += f[i].nq / PUSH_CHUNK + 1;
-	const char *const **cmds = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*cmds));
-	int *argcs = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*argcs));
-	struct rreply **replies = arena_alloc(&uow->arena, (size_t)(total + 1) * sizeof(*replies));
+	const char *const **cmds = arena_alloc(&uow->arena, (size_t)total * sizeof(*cmds));
+	int *argcs = arena_alloc(&uow->arena, (size_t)total * sizeof(*argcs));
+	struct rreply **replies = arena_alloc(&uow->arena, (size_t)total * sizeof(*replies));
+	const char **unheard = arena_alloc(&uow->arena, (size_t)(n + 2) * sizeof(*unheard));
+	bool *whole = arena_alloc(&uow->arena, (size_t)n + 1);
 	const char *now = arena_printf(&uow->arena, "%lld", now_secs());
-	int ncmds = 0, npush = 0;
+	int ncmds = 0, npush = 0, nunheard = 2;
+	unheard[0] = "SADD";
+	unheard[1] = OUTBOX_DONE;
 	for (int i = 0; i < n; i++) {
-		if (f[i].nq == 0)
-			continue;
-		json_object *event = NULL;
-		jsonx_parse(f[i].e->json, strlen(f[i].e->json), &event);
-		uow_own_json(uow, event);
-		const char *merge = merge_key(uow, event), **q;
-		int nq = accepting_queues(uow, &f[i], event, &q);
-		for (int k = 0; k < nq; k += PUSH_CHUNK) {
-			int chunk = nq - k < PUSH_CHUNK ? nq - k : PUSH_CHUNK;
-			cmds[ncmds] = push_cmd(uow, f[i].e, q + k, chunk, merge, now, &argcs[ncmds]);
-			ncmds++;
+		const char **q = NULL;
+		int nq = 0;
+		if (f[i].nq > 0) {
+			json_object *event = NULL;
+			jsonx_parse(events[i].json, strlen(events[i].json), &event);
+			uow_own_json(uow, event);
+			const char *merge = merge_key(uow, event);
+			nq = accepting_queues(uow, &f[i], event, &q);
+			for (int k = 0; k < nq; k += PUSH_CHUNK) {
+				int chunk = nq - k < PUSH_CHUNK ? nq - k : PUSH_CHUNK;
+				cmds[ncmds] = push_cmd(uow, &events[i], q + k, chunk, merge, now, nq <= PUSH_CHUNK,
+				                       &argcs[ncmds]);
+				ncmds++;
+			}
 		}
+		if (nq == 0 && events[i].oid != NULL)
+			unheard[nunheard++] = events[i].oid;
+		whole[i] = nq <= PUSH_CHUNK;
 		npush += nq;
+	}
+	if (nunheard > 2) {
+		cmds[ncmds] = unheard;
+		argcs[ncmds++] = nunheard;
 	}
 	if (ncmds > 0 && redis_try_pipeline(uow, ncmds, argcs, cmds, replies) < 0)
 		return -1;
+	for (int i = 0; i < n; i++)
+		events[i].done = whole[i] && events[i].oid != NULL;
 	metrics_add(uow->worker->metrics, M_EVENT_PUSHES, npush);
 	return 0;
 }
 
 /* Publishes one outbox row's event (the reaper's). */
-static int publish_one(struct uow *uow, const struct pending_event *e)
+static int publish_one(struct uow *uow, struct pending_event *e)
 {
 	return (e->flags & EV_DELETE_QUEUES) ? publish_deletion(uow, e) : publish_events(uow, e, 1);
 }
@@ -701,16 +752,6 @@ void events_publish(struct uow *uow)
 	}
 }
 
-/*
- * Published outbox rows are not deleted on the request's path (a second statement and a second COMMIT, some 15% of
- * a POST /messages): their ids go to the Redis set OUTBOX_DONE, in one command, and the reaper deletes them in
- * batches (events_outbox_reap). An id lost on the way (Redis failing here, a reaper stopping between its SPOP and
- * its DELETE) only means that the row is published once more after two seconds, and the queues drop it.
- */
-#define OUTBOX_DONE            "confab:outbox:done"
-#define OUTBOX_DONE_BATCH      1000
-#define OUTBOX_DONE_BATCH_TEXT "1000"
-
 void events_outbox_clear(struct uow *uow)
 {
 	const char **argv = arena_alloc(&uow->arena, (size_t)(uow->nevents + 2) * sizeof(*argv));
@@ -718,7 +759,7 @@ void events_outbox_clear(struct uow *uow)
 	argv[argc++] = "SADD";
 	argv[argc++] = OUTBOX_DONE;
 	for (int i = 0; i < uow->nevents; i++)
-		if (uow->events[i].published && uow->events[i].oid != NULL)
+		if (uow->events[i].published && uow->events[i].oid != NULL && !uow->events[i].done)
 			argv[argc++] = uow->events[i].oid;
 	uow->nevents = 0;
 	if (argc > 2 && redis_try_cmd(uow, argc, argv) == NULL)

@@ -1,12 +1,13 @@
 /*
  * The event outbox (DESIGN.md "Events": no gap between COMMIT and publish). A worker killed right after COMMIT, or
  * after publishing but before marking its outbox row done, loses no event and doubles none: the reaper publishes
- * the row left behind, and the queue drops an outbox id it has already applied.
+ * the row left behind, and a row published again is dropped (events.c push_script: whole, or queue by queue).
  *
  * Needs a stack built with --enable-fault-points (./scripts/test): the request header "X-Confab-Fault: NAME" ends
  * the worker at fault point NAME (src/http/router.c), and multiwatch starts a new one. Without it the faulty
  * request succeeds and the tests fail, saying so.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "procs.h"
 
 /* How long the reaper may take to publish a row left behind (rows count after 2 s, a round a second). */
 #define REAPER_SECS 15
@@ -72,6 +74,18 @@ static void wait_outbox_empty(const char *content)
 		if (strcmp(psql_ok("SELECT count(*) FROM event_outbox WHERE payload LIKE '%%%s%%'", content), "0") == 0)
 			return;
 	REQUIRE(false, "the outbox row of %s is still there after %d s", content, REAPER_SECS);
+}
+
+/* The first line redis-cli prints for command (its arguments as the shell reads them), into out. */
+static void redis_cli(const char *command, char *out, size_t size)
+{
+	const char *cli = getenv("CONFAB_REDIS_CLI");
+	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
+	FILE *f = popen(fmt("%s %s", cli, command), "r");
+	REQUIRE(f != NULL, "popen failed");
+	if (fgets(out, (int)size, f) == NULL)
+		out[0] = '\0';
+	pclose(f);
 }
 
 /* Whether outbox row id is in the set of published rows that the reaper has not deleted yet. */
@@ -149,12 +163,92 @@ static void test_exit_after_publish(void)
 	CHECK(n == 1, "the message event of a worker killed after publishing arrived %d times, not once", n);
 }
 
+/* The reaper process (SIGSTOP and SIGCONT pause it: its supervisor sees it alive). */
+static pid_t reaper_pid(void)
+{
+	pid_t kids[4];
+	int n = proc_children(group_supervisor("reaper"), "confab-reaper", kids, 4);
+	REQUIRE(n == 1, "%d reaper processes", n);
+	return kids[0];
+}
+
+/*
+ * Publishes a message's rows again as if the first publish had never marked them done: with the reaper paused, the
+ * worker publishes and marks the rows of message content; the marks are taken back and the rows aged past two
+ * seconds; the reaper, let go, publishes them again. Returns the rows' ids.
+ */
+static char *publish_again(const struct user *a, const char *to, const char *content, int64_t channel)
+{
+	const char *form = channel != 0 ? fmt("type=stream&to=%lld&topic=t&content=%s", (long long)channel,
+	                                      url_encode(content))
+	                                : fmt("type=direct&to=%s&content=%s", url_encode(to), url_encode(content));
+	pid_t reaper = reaper_pid();
+	REQUIRE(kill(reaper, SIGSTOP) == 0, "could not pause the reaper");
+	/* Nothing fatal until the reaper goes on. */
+	struct resp *r = api_post(a, "/messages", form);
+	/* Every row of the message: a public channel's has a second one, for all_public_streams queues. */
+	char *ids = psql_ok("SELECT COALESCE(string_agg(id::text, ' '), '') FROM event_outbox WHERE payload LIKE '%%%s%%'",
+	                    content);
+	bool marked = *ids != '\0';
+	for (char *id = ids, *end; marked && *id; id = *end ? end + 1 : end) {
+		end = id + strcspn(id, " ");
+		marked = marked_done(fmt("%.*s", (int)(end - id), id));
+	}
+	char out[32];
+	if (marked)
+		redis_cli(fmt("SREM confab:outbox:done %s", ids), out, sizeof(out));
+	psql_ok("UPDATE event_outbox SET created_at = now() - interval '10 seconds' WHERE payload LIKE '%%%s%%'", content);
+	kill(reaper, SIGCONT);
+	EXPECT_SUCCESS(r);
+	REQUIRE(marked, "outbox rows %s of the message were not all marked done", ids);
+	return ids;
+}
+
+/* A row published whole (one script call) and published again: the queue gets it once. */
+static void test_republished_whole(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	struct queue *q = queue_register(b, fmt("event_types=%s&apply_markdown=false", url_encode("[\"message\"]")));
+	char *content = uniq("again");
+	publish_again(a, fmt("[%lld]", (long long)b->id), content, 0);
+	wait_outbox_empty(content);
+	int n = message_events(q, content, 3, 3);
+	CHECK(n == 1, "a message published again arrived %d times, not once", n);
+}
+
+/*
+ * A row pushed to more queues than one script call takes (135: two calls, events.c PUSH_CHUNK) and published
+ * again: every queue gets it once.
+ */
+static void test_republished_chunked(void)
+{
+	struct user *a = new_user("member"), *b = new_user("member");
+	char *channel = uniq("chunked");
+	EXPECT_SUCCESS(api_post(a, "/users/me/subscriptions",
+	                        fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", channel)),
+	                            url_encode(fmt("[%lld,%lld]", (long long)a->id, (long long)b->id)))));
+	int64_t channel_id = atoll(psql_ok("SELECT id FROM channels WHERE name = '%s'", channel));
+	enum { N = 135 };
+	struct queue *q[N];
+	for (int i = 0; i < N; i++)
+		q[i] = queue_register(b, fmt("event_types=%s&apply_markdown=false", url_encode("[\"message\"]")));
+	char *content = uniq("chunks");
+	publish_again(a, NULL, content, channel_id);
+	wait_outbox_empty(content);
+	for (int i = 0; i < N; i++) {
+		int n = message_events(q[i], content, i == 0 ? 3 : 1, i == 0 ? 3 : 0);
+		CHECK(n == 1, "queue %d: a message published again arrived %d times, not once", i, n);
+	}
+}
+
 void register_outbox_tests(void)
 {
 	static const struct itest_case cases[] = {
 	    {"row_deleted_after_publish", test_row_deleted_after_publish},
 	    {"exit_after_commit", test_exit_after_commit},
 	    {"exit_after_publish", test_exit_after_publish},
+	    {"republished_whole", test_republished_whole},
+	    {"republished_chunked", test_republished_chunked},
 	    {NULL, NULL},
 	};
 	itest_add_suite("outbox", cases);
