@@ -291,29 +291,30 @@ static PGresult *exec_query(struct db_conn *c, const struct piped *q)
 
 /*
  * Runs p on c: its statements prepared first where needed, then all of it in one round trip (one query alone
- * without pipeline mode). Every query's result into out[]: a PREPARE's or the connection's failure stands for the
- * queries it kept from running.
+ * without pipeline mode). Every query's result into out[]; returns the index of a statement whose PREPARE failed
+ * (nothing ran: out[] holds that failure there, made-up errors elsewhere), else -1.
  */
-static void pipe_run(const struct db_pool *pool, struct db_conn *c, struct pipe *p, PGresult **out)
+static int pipe_run(const struct db_pool *pool, struct db_conn *c, struct pipe *p, PGresult **out)
 {
 	for (int i = 0; i < p->n; i++) {
 		PGresult *failed = p->q[i].st ? prepare(pool, c, p->q[i].st, p->q[i].name) : NULL;
 		if (failed != NULL) {
 			for (int k = 0; k < p->n; k++)
 				out[k] = k == i ? failed : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
-			return;
+			return i;
 		}
 	}
 	if (p->n == 1 || !PQenterPipelineMode(c->pg)) {
 		for (int i = 0; i < p->n; i++)
 			out[i] = i == 0 || result_ok(out[i - 1]) ? exec_query(c, &p->q[i])
 			                                         : PQmakeEmptyPGresult(c->pg, PGRES_FATAL_ERROR);
-		return;
+		return -1;
 	}
 	bool sent = true;
 	for (int i = 0; sent && i < p->n; i++)
 		sent = send_query(c, &p->q[i]);
 	pipeline_finish(c, sent && PQpipelineSync(c->pg), out, p->n);
+	return -1;
 }
 
 /* Logs the failure of r, frees r and returns the error it amounts to. */
@@ -364,8 +365,7 @@ static enum err exec_pipe(struct uow *uow, int k, struct db_stmt *const *st, con
 			at[i] = pipe_stmt(&p, st[i], params[i], n[i]);
 		int commit_at = commit ? pipe_sql(&p, st_commit.sql) : -1;
 		PGresult *out[PIPE_MAX];
-		pipe_run(pool, c, &p, out);
-		int bad = -1; /* the first that failed */
+		int bad = pipe_run(pool, c, &p, out); /* a failed PREPARE, else the first query that failed */
 		for (int i = 0; i < p.n && bad < 0; i++)
 			if (!result_ok(out[i]))
 				bad = i;
