@@ -48,11 +48,17 @@ static bool same(const char *a, const char *b)
 	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
+/* Whether r is the error (status, code, msg). */
+static bool is_error(const struct resp *r, long status, const char *code, const char *msg)
+{
+	const char *c = jstr(r->json, "code"), *m = jstr(r->json, "msg");
+	return r->status == status && c && strcmp(c, code) == 0 && m && strcmp(m, msg) == 0;
+}
+
 /* Whether r is the reference's 401 for a refused API key with message msg. */
 static bool is_refusal(const struct resp *r, const char *msg)
 {
-	const char *code = jstr(r->json, "code"), *m = jstr(r->json, "msg");
-	return r->status == 401 && code && strcmp(code, "UNAUTHORIZED") == 0 && m && strcmp(m, msg) == 0;
+	return is_error(r, 401, "UNAUTHORIZED", msg);
 }
 
 /*
@@ -723,13 +729,6 @@ static void warm_send(const struct user *u, const char *name)
 	next_address();
 	for (int i = 0; i < WARM_REQUESTS; i++)
 		EXPECT_SUCCESS(post_channel_message(u, name, "t"));
-}
-
-/* Whether r is the error (status, code, msg). */
-static bool is_error(const struct resp *r, long status, const char *code, const char *msg)
-{
-	const char *c = jstr(r->json, "code"), *m = jstr(r->json, "msg");
-	return r->status == status && c && strcmp(c, code) == 0 && m && strcmp(m, msg) == 0;
 }
 
 /* Within one second, and then CHECK_REQUESTS times in a row, u's send to name with topic is refused so. */

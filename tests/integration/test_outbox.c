@@ -91,14 +91,8 @@ static void redis_cli(const char *command, char *out, size_t size)
 /* Whether outbox row id is in the set of published rows that the reaper has not deleted yet. */
 static bool marked_done(const char *id)
 {
-	const char *cli = getenv("CONFAB_REDIS_CLI");
-	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
-	FILE *f = popen(fmt("%s SISMEMBER confab:outbox:done %s", cli, id), "r");
-	REQUIRE(f != NULL, "popen failed");
-	char out[32] = "";
-	if (fgets(out, sizeof(out), f) == NULL)
-		out[0] = '\0';
-	pclose(f);
+	char out[32];
+	redis_cli(fmt("SISMEMBER confab:outbox:done %s", id), out, sizeof(out));
 	return strncmp(out, "1", 1) == 0;
 }
 
