@@ -8,7 +8,13 @@
 #include "db/db.h"
 
 /*
- * f: the days to count, [lo, hi) (hi: today, UTC), locked so that a second run waits and then finds them counted.
+ * The lock first, in a statement of its own: the counting statement then takes its snapshot after the lock was
+ * granted, so it sees every row committed by whoever held it (a run that waited for the lock with a snapshot taken
+ * before it would count what it could see then and mark the days done; PostgreSQL re-reads only the locked row).
+ */
+static struct db_stmt st_lock = DB_STMT("SELECT 1 FROM channel_traffic_filled FOR UPDATE");
+/*
+ * f: the days to count, [lo, hi) (hi: today, UTC); a second run waits for the lock and then finds them counted.
  * Per channel, its messages of those days from the index messages_channel_date (a lateral subquery with GROUP BY
  * is not flattened: one range scan per channel, not a scan of every message), from the day the channel was created
  * on (the reference counts the days that end after its creation: messages dated earlier, imported, are not). Rows
@@ -16,7 +22,7 @@
  */
 static struct db_stmt st_fill =
     DB_STMT("WITH f AS (SELECT GREATEST(COALESCE(p.through + 1, t.today - 28), t.today - 28) AS lo, t.today AS hi"
-            "  FROM channel_traffic_filled p, (SELECT (now() AT TIME ZONE 'UTC')::date AS today) t FOR UPDATE OF p),"
+            "  FROM channel_traffic_filled p, (SELECT (now() AT TIME ZONE 'UTC')::date AS today) t),"
             " ins AS (INSERT INTO channel_traffic_days (channel_id, day, count)"
             "  SELECT c.id, d.day, d.n FROM f CROSS JOIN channels c CROSS JOIN LATERAL"
             "  (SELECT (m.date_sent AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM messages m"
@@ -30,8 +36,10 @@ static struct db_stmt st_fill =
 
 int traffic_fill(struct uow *uow)
 {
-	struct db_res *res = DB_EXEC(uow, &st_fill);
-	return res == NULL ? -1 : (int)db_int(res, 0, 0);
+	struct db_res *res = NULL;
+	if (db_begin(uow) < 0 || DB_EXEC(uow, &st_lock) == NULL || (res = DB_EXEC_COMMIT(uow, &st_fill)) == NULL)
+		return -1;
+	return (int)db_int(res, 0, 0);
 }
 
 int64_t traffic_round(int64_t n)

@@ -887,6 +887,30 @@ char *psql_ok(const char *format, ...)
 	return out;
 }
 
+pid_t psql_in_background(const char *sql)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork failed");
+	if (pid == 0) {
+		psql("%s", sql);
+		_exit(0);
+	}
+	return pid;
+}
+
+bool await_lock_wait(const char *text, int secs)
+{
+	for (int i = 0; i < secs * 10; i++) {
+		if (atoi(psql_ok("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+		                 " AND query LIKE '%%%s%%'",
+		                 text)) > 0)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
 /* ---- users -------------------------------------------------------------------------------------------------- */
 
 static char *random_password(void)

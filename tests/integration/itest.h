@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ---- configuration ------------------------------------------------------------------------------------------ */
 
@@ -77,6 +78,10 @@ json_object *ctl(const char *const *argv);
 char *psql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like psql(), but a failure is a fatal assertion. */
 char *psql_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs SQL through CONFAB_PSQL in a child process (a session holding a lock meanwhile); returns its pid, for waitpid(). */
+pid_t psql_in_background(const char *sql);
+/* Waits up to secs seconds until a backend waits for a lock in a statement containing text; false if none did. */
+bool await_lock_wait(const char *text, int secs);
 /* Runs the command in environment variable name (CONFAB_STOP_REDIS ...); a failure is fatal. */
 void run_env_command(const char *name);
 

@@ -520,19 +520,6 @@ static void test_two_reapers(void)
 	      "every one delivered, none failed");
 }
 
-/* Waits up to secs seconds until a backend waits for a lock in a statement containing text. */
-static bool await_lock_wait(const char *text, int secs)
-{
-	for (int i = 0; i < secs * 10; i++) {
-		if (atoi(psql_ok("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-		                 " AND query LIKE '%%%s%%'",
-		                 text)) > 0)
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
 /*
  * The reaper is killed (SIGKILL) in the middle of a delivery: it has claimed the message and waits to insert it
  * (a test session holds a lock on messages). Its transaction never commits; the reaper multiwatch starts sends the
@@ -544,13 +531,7 @@ static void test_kill_reaper_mid_delivery(void)
 	struct queue *qb = queue_register(b, "event_types=%5B%22message%22%5D");
 	const char *content = name_of("killed");
 	int64_t id = schedule_ok(a, direct_form(fmt("[%lld]", (long long)b->id), content, later(2)));
-	fflush(NULL);
-	pid_t locker = fork();
-	REQUIRE(locker >= 0, "fork failed");
-	if (locker == 0) {
-		psql("BEGIN; LOCK TABLE messages IN EXCLUSIVE MODE; SELECT pg_sleep(8); COMMIT");
-		_exit(0);
-	}
+	pid_t locker = psql_in_background("BEGIN; LOCK TABLE messages IN EXCLUSIVE MODE; SELECT pg_sleep(8); COMMIT");
 	bool waiting = await_lock_wait("INSERT INTO messages", 10);
 	pid_t reaper = stack_reaper();
 	if (waiting && reaper > 0)

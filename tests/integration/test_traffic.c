@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "itest.h"
@@ -35,10 +36,9 @@ static void messages(const struct user *u, int64_t id, int n, int first, int spr
 	    (long long)u->id, date, n - 1, (long long)id);
 }
 
-/* Forgets which days were counted and waits (up to 30 s) for the reaper to count them again. */
-static void refill(void)
+/* Waits (up to 30 s) until the reaper counted the days through yesterday. */
+static void await_counted(void)
 {
-	psql_ok("UPDATE channel_traffic_filled SET through = NULL");
 	for (int i = 0; i < 300; i++) {
 		if (strcmp(psql_ok("SELECT through = (now() AT TIME ZONE 'UTC')::date - 1 FROM channel_traffic_filled"),
 		           "t") == 0)
@@ -46,6 +46,13 @@ static void refill(void)
 		usleep(100000);
 	}
 	REQUIRE(false, "the reaper did not count the days within 30 s");
+}
+
+/* Forgets which days were counted and waits for the reaper to count them again. */
+static void refill(void)
+{
+	psql_ok("UPDATE channel_traffic_filled SET through = NULL");
+	await_counted();
 }
 
 /* stream_weekly_traffic of GET /streams/{id}: its value, or -1 for null. */
@@ -132,11 +139,31 @@ static void test_traffic_rounding_and_refill(void)
 	CHECK(strcmp(days, "20") == 0, "one row per day with messages, today's not counted: %s", days);
 }
 
+/*
+ * A run that waited for the days' lock counts what was committed while it waited: a session forgets the counted
+ * days and holds the lock for 3 s, the reaper's run waits for it, and messages are added meanwhile.
+ */
+static void test_traffic_counts_after_waiting(void)
+{
+	struct user *owner = new_realm();
+	int64_t id = aged_channel(owner, "tr-wait", "40 days");
+	pid_t holder =
+	    psql_in_background("BEGIN; UPDATE channel_traffic_filled SET through = NULL; SELECT pg_sleep(3); COMMIT");
+	bool waited = await_lock_wait("channel_traffic_filled", 3);
+	if (waited)
+		messages(owner, id, 48, 1, 12);
+	waitpid(holder, NULL, 0);
+	REQUIRE(waited, "no run of the reaper waited for the lock");
+	await_counted();
+	CHECK_TRAFFIC(owner, id, 12); /* 48 // 4 */
+}
+
 void register_traffic_tests(void)
 {
 	static const struct itest_case cases[] = {
 	    {"formula", test_traffic_formula},
 	    {"rounding_and_refill", test_traffic_rounding_and_refill},
+	    {"counts_after_waiting", test_traffic_counts_after_waiting},
 	    {NULL, NULL},
 	};
 	itest_add_suite("traffic", cases);
