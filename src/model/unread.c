@@ -18,46 +18,44 @@
 #define STR(x)  STR_(x)
 
 /*
- * One row per conversation of the user's latest unread messages (messages of channels the user left do not count):
- * channel id (0 for direct messages), the topic of its oldest unread message, the topic lowercased, the number of
- * messages, their ids ascending ("1,2,3"), the conversation's sorted participants ("1,2,3") and their number,
- * whether the topic is muted (its channel, unless the topic is unmuted or followed, or the topic itself), the ids
- * of the mentions that count (personal mentions; wildcard ones unless muted), and the oldest message's id.
+ * One row per conversation of the user's latest unread messages (messages of channels the user left do not count),
+ * a topic's spellings apart (grouped by the topic itself, not lowercased: a text sort key per message costs more
+ * than the join; sort_and_merge() puts the spellings together): channel id (0 for direct messages), the topic, the
+ * topic lowercased, the number of messages, their ids ascending ("1,2,3"), the conversation's sorted participants
+ * ("1,2,3") and their number, whether the topic is muted (its channel, unless the topic is unmuted or followed, or
+ * the topic itself), the ids of the mentions that count (personal mentions; wildcard ones unless muted), and the
+ * oldest message's id.
  */
+/* clang-format off */
 static struct db_stmt st_unread = DB_STMT(
     "WITH r AS (SELECT m.id, um.flags, m.channel_id, m.topic, m.direct_conversation_id"
     "  FROM user_messages um JOIN messages m ON m.id = um.message_id"
     " WHERE um.user_id = $1 AND um.flags & 1 = 0 AND (m.channel_id IS NULL OR m.channel_id <> ALL (ARRAY("
     "   SELECT l.channel_id FROM subscriptions l WHERE l.user_id = $1 AND NOT l.active)))"
-    " ORDER BY um.message_id DESC LIMIT " STR(
-        UNREAD_MAX_MESSAGES) "),"
-                             " g AS (SELECT r.channel_id, lower(r.topic) AS lt, r.direct_conversation_id, min(r.id) AS "
-                             "first,"
-                             "   count(*) AS n, array_to_string(array_agg(r.id ORDER BY r.id), ',') AS ids,"
-                             "   array_agg(r.id) FILTER (WHERE r.flags & 8 <> 0) AS mentioned,"
-                             "   array_agg(r.id) FILTER (WHERE r.flags & 8 = 0 AND r.flags & 48 <> 0) AS wildcard"
-                             "  FROM r GROUP BY r.channel_id, lower(r.topic), r.direct_conversation_id)"
-                             " SELECT COALESCE(g.channel_id, 0), f.topic, g.lt, g.n, g.ids,"
-                             "   COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), "
-                             "0), x.muted,"
-                             "   COALESCE(array_to_string(CASE WHEN x.muted THEN g.mentioned"
-                             "                                 ELSE array_cat(g.mentioned, g.wildcard) END, ','), ''), "
-                             "g.first"
-                             "  FROM g JOIN messages f ON f.id = g.first"
-                             "  LEFT JOIN direct_conversations dc ON dc.id = g.direct_conversation_id"
-                             "  LEFT JOIN subscriptions s ON s.channel_id = g.channel_id AND s.user_id = $1"
-                             "  LEFT JOIN user_topics ut ON ut.user_id = $1 AND ut.channel_id = g.channel_id AND "
-                             "lower(ut.topic_name) = g.lt"
-                             "  CROSS JOIN LATERAL (SELECT " USER_TOPICS_MUTED_SQL(
-                                 "s.is_muted", "ut.visibility_policy") " AS muted) x");
+    " ORDER BY um.message_id DESC LIMIT " STR(UNREAD_MAX_MESSAGES) "),"
+    " g AS (SELECT r.channel_id, r.topic, lower(r.topic) AS lt, r.direct_conversation_id, min(r.id) AS first,"
+    "   count(*) AS n, array_to_string(array_agg(r.id ORDER BY r.id), ',') AS ids,"
+    "   array_agg(r.id) FILTER (WHERE r.flags & 8 <> 0) AS mentioned,"
+    "   array_agg(r.id) FILTER (WHERE r.flags & 8 = 0 AND r.flags & 48 <> 0) AS wildcard"
+    "  FROM r GROUP BY r.channel_id, r.topic, r.direct_conversation_id)"
+    " SELECT COALESCE(g.channel_id, 0), g.topic, g.lt, g.n, g.ids,"
+    "   COALESCE(array_to_string(dc.user_ids, ','), ''), COALESCE(cardinality(dc.user_ids), 0), x.muted,"
+    "   COALESCE(array_to_string(CASE WHEN x.muted THEN g.mentioned ELSE array_cat(g.mentioned, g.wildcard) END,"
+    "     ','), ''), g.first"
+    "  FROM g LEFT JOIN direct_conversations dc ON dc.id = g.direct_conversation_id"
+    "  LEFT JOIN subscriptions s ON s.channel_id = g.channel_id AND s.user_id = $1"
+    "  LEFT JOIN user_topics ut ON ut.user_id = $1 AND ut.channel_id = g.channel_id AND lower(ut.topic_name) = g.lt"
+    "  CROSS JOIN LATERAL (SELECT " USER_TOPICS_MUTED_SQL("s.is_muted", "ut.visibility_policy") " AS muted) x");
+/* clang-format on */
 
 enum kind { K_STREAM, K_PM, K_HUDDLE, K_COUNT };
 
-/* One bucket: a conversation (two rows only when the empty topic shows as "general chat" beside that topic). */
+/* One bucket: a conversation (several rows: its topic's spellings, and the empty topic shown as "general chat" beside
+ * that topic). */
 struct bucket {
 	int64_t num;       /* stream id; other user id */
 	const char *key;   /* the lowercased topic (streams), user_ids_string (huddles) */
-	const char *topic; /* streams: the oldest message's topic */
+	const char *topic; /* streams: the oldest message's topic (spelling) */
 	int64_t first;     /* the oldest message */
 	const char *ids;   /* ascending, comma-separated */
 };

@@ -679,6 +679,7 @@ static void test_unread_msgs(void)
 	const char *my_name = jstr(api_get(me, "/users/me")->json, "full_name");
 	int64_t t1 = send_channel_message(a, ch, "Topic", "one");
 	int64_t t2 = send_channel_message(a, ch, "topic", fmt("@**%s** two", my_name));
+	int64_t t3 = send_channel_message(a, ch, "Topic", "two and a half");
 	int64_t empty = send_channel_message(a, ch, "general chat", "three");
 	int64_t mw = send_channel_message(o, muted, "x", "@**all** muted wildcard");
 	int64_t dm1 = send_direct_message(a, id_list(me->id, 0), "dm");
@@ -697,13 +698,14 @@ static void test_unread_msgs(void)
 	                "{\"other_user_id\":%lld,\"sender_id\":%lld,\"unread_message_ids\":[%lld]}]",
 	                (long long)a->id, (long long)a->id, (long long)dm1, (long long)b->id, (long long)b->id,
 	                (long long)dm2));
-	/* Topics group ignoring case, named as the first unread message; the empty topic as "general chat". */
+	/* Topics group ignoring case (their ids in order), named as the first unread message; the empty topic as
+	 * "general chat". */
 	EXPECT_JSON(u, "streams",
 	            fmt("[{\"stream_id\":%lld,\"topic\":\"general chat\",\"unread_message_ids\":[%lld]},"
-	                "{\"stream_id\":%lld,\"topic\":\"Topic\",\"unread_message_ids\":[%lld,%lld]},"
+	                "{\"stream_id\":%lld,\"topic\":\"Topic\",\"unread_message_ids\":[%lld,%lld,%lld]},"
 	                "{\"stream_id\":%lld,\"topic\":\"x\",\"unread_message_ids\":[%lld]}]",
 	                (long long)ch_id, (long long)empty, (long long)ch_id, (long long)t1, (long long)t2,
-	                (long long)muted_id, (long long)mw));
+	                (long long)t3, (long long)muted_id, (long long)mw));
 	int64_t lo = me->id < b->id ? me->id : b->id, hi = me->id < b->id ? b->id : me->id;
 	int64_t ids[3] = {a->id, lo, hi};
 	if (ids[0] > ids[1]) {
@@ -720,7 +722,7 @@ static void test_unread_msgs(void)
 	/* A direct mention counts; a wildcard mention in a muted channel does not, and muted messages are not counted.
 	 */
 	EXPECT_JSON(u, "mentions", fmt("[%lld]", (long long)t2));
-	EXPECT_INT(u, "count", 6);
+	EXPECT_INT(u, "count", 7);
 	EXPECT_BOOL(u, "old_unreads_missing", false);
 	/* empty_topic_name: the empty topic as it is. */
 	j = reg_ok(me, fmt("%s&client_capabilities=%s", fetch("[\"message\",\"update_message_flags\"]"),
