@@ -181,6 +181,20 @@ int channel_complete(struct uow *uow, struct channel *c)
 	return 0;
 }
 
+/* Setting i's API value: a named group's id (most settings, so without a parser for it), or the unnamed group's
+ * object. */
+static json_object *setting_value(const struct channel *c, int i)
+{
+	const char *text = c->setting_json[i];
+	char *end;
+	long long id = strtoll(text, &end, 10);
+	if (end != text && *end == '\0')
+		return json_object_new_int64(id);
+	json_object *v = NULL;
+	jsonx_parse(text, strlen(text), &v);
+	return v;
+}
+
 json_object *channel_to_json(struct uow *uow, const struct channel *c)
 {
 	struct channel loaded;
@@ -215,11 +229,8 @@ json_object *channel_to_json(struct uow *uow, const struct channel *c)
 	                       c->weekly_traffic_is_null ? NULL
 	                                                 : json_object_new_int64(traffic_round(c->weekly_traffic)));
 	json_object_object_add(o, "subscriber_count", json_object_new_int64(c->subscriber_count));
-	for (int i = 0; i < CS_COUNT; i++) {
-		json_object *v = NULL;
-		jsonx_parse(c->setting_json[i], strlen(c->setting_json[i]), &v);
-		json_object_object_add(o, channel_setting_names[i], v);
-	}
+	for (int i = 0; i < CS_COUNT; i++)
+		json_object_object_add(o, channel_setting_names[i], setting_value(c, i));
 	return o;
 }
 
