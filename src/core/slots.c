@@ -48,6 +48,17 @@ int slots_take(struct slots *s, long long *waited_usec)
 	}
 }
 
+int slots_try_take(struct slots *s)
+{
+	pthread_mutex_lock(&s->lock);
+	int taken = -1;
+	for (int i = 0; i < s->n && taken < 0; i++)
+		if (!s->busy[i])
+			s->busy[i] = true, taken = i;
+	pthread_mutex_unlock(&s->lock);
+	return taken;
+}
+
 void slots_give(struct slots *s, int i)
 {
 	pthread_mutex_lock(&s->lock);

@@ -109,18 +109,17 @@ static void release_cleanup(void *uow)
 	db_release(uow);
 }
 
-static struct db_conn *acquire(struct uow *uow)
+/* Gives connection i of the pool (its slot taken after waiting waited us) to uow, connecting it if needed; NULL if
+ * that failed (the connection stays the unit of work's until it is given back). */
+static struct db_conn *take(struct uow *uow, int i, long long waited)
 {
-	if (uow->db != NULL)
-		return uow->db;
 	/* Given back with the unit of work's memory: its arena runs the cleanup (once, however often it is taken). */
 	if (!uow->db_cleanup) {
 		arena_defer(&uow->arena, release_cleanup, uow);
 		uow->db_cleanup = true;
 	}
 	struct db_pool *pool = uow->worker->db;
-	long long waited;
-	struct db_conn *c = &pool->conns[slots_take(&pool->slots, &waited)];
+	struct db_conn *c = &pool->conns[i];
 	metrics_pool_take(uow->worker->metrics, M_PG_ACQUIRES, waited);
 	uow->db = c;
 	c->cache_notice = false;
@@ -129,6 +128,23 @@ static struct db_conn *acquire(struct uow *uow)
 		return NULL;
 	}
 	return c;
+}
+
+static struct db_conn *acquire(struct uow *uow)
+{
+	if (uow->db != NULL)
+		return uow->db;
+	long long waited;
+	int i = slots_take(&uow->worker->db->slots, &waited);
+	return take(uow, i, waited);
+}
+
+int db_acquire_if_free(struct uow *uow)
+{
+	if (uow->db != NULL)
+		return 0;
+	int i = slots_try_take(&uow->worker->db->slots);
+	return i >= 0 && take(uow, i, 0) != NULL ? 0 : -1;
 }
 
 void db_release(struct uow *uow)

@@ -144,6 +144,12 @@ struct db_res *db_exec_commit(struct uow *uow, struct db_stmt *st, const char *c
  */
 struct db_res *db_exec_pair(struct uow *uow, struct db_stmt *st, const char *const *params, int n, struct db_stmt *next,
                             const char *const *next_params, int next_n, struct db_res **next_res);
+/*
+ * Gives uow a connection of the pool only if one is free now (a second connection for work done beside a request's
+ * own, which must not wait for one: the requests holding the others may be waiting for theirs). 0 if uow holds a
+ * working connection, else -1 with nothing recorded.
+ */
+int db_acquire_if_free(struct uow *uow);
 /* Rolls back an open transaction and returns the connection to the pool; also run by the arena cleanup that
  * acquiring registered, so calling it early (a long-poll about to wait) is optional. */
 void db_release(struct uow *uow);

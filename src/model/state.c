@@ -660,7 +660,7 @@ static int add_list(struct uow *uow, struct db_stmt *st, const char *arg, bool g
 	return 0;
 }
 
-static int add_messages(struct uow *uow, const struct state_options *o, json_object *out)
+static int add_messages(struct uow *uow, const struct state_options *o, struct unread_job *unread, json_object *out)
 {
 	if (want(o, "message")) {
 		int64_t max_id = uow->user ? message_max_id_for_user(uow, uow->user->id) : -1;
@@ -668,7 +668,8 @@ static int add_messages(struct uow *uow, const struct state_options *o, json_obj
 			return -1;
 		json_object_object_add(out, "max_message_id", json_object_new_int64(max_id));
 	}
-	if (want(o, "message") && want(o, "update_message_flags") && unread_state(uow, o->empty_topic_name, out) < 0)
+	if (want(o, "message") && want(o, "update_message_flags") &&
+	    unread_state(uow, unread, o->empty_topic_name, out) < 0)
 		return -1;
 	if (want(o, "starred_messages") &&
 	    add_list(uow, &st_starred, db_arg_int(uow, user_id_or_zero(uow)), false, "starred_messages", out) < 0)
@@ -766,6 +767,12 @@ static int add_realm_emoji(struct uow *uow, json_object *out)
 
 int state_fetch(struct uow *uow, const struct state_options *o, json_object *out)
 {
+	/* The unread messages, the state's largest read, beside the rest (in the same snapshot). */
+	struct unread_job *unread = o->snapshot != NULL && want(o, "message") && want(o, "update_message_flags")
+	                                ? unread_start(uow, o->empty_topic_name)
+	                                : NULL;
+	if (uow->error != ERR_NONE)
+		return -1;
 	add_empty_state(uow, o, out);
 	if (want(o, "realm") && add_realm(uow, out) < 0)
 		return -1;
@@ -805,5 +812,5 @@ int state_fetch(struct uow *uow, const struct state_options *o, json_object *out
 	if (want(o, "default_streams") && add_list(uow, &st_default_channels, db_arg_int(uow, uow->realm->id), true,
 	                                           "realm_default_streams", out) < 0)
 		return -1;
-	return add_messages(uow, o, out);
+	return add_messages(uow, o, unread, out);
 }

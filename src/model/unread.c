@@ -1,6 +1,7 @@
 /* POST /register's unread_msgs; see unread.h. */
 #include "model/unread.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,11 +204,12 @@ static int read_buckets(struct uow *uow, bool empty_topic_name, struct unread *u
 	return 0;
 }
 
-int unread_state(struct uow *uow, bool empty_topic_name, json_object *out)
+/* unread_msgs of uow->user (empty for a spectator); NULL with the error recorded. */
+static json_object *unread_json(struct uow *uow, bool empty_topic_name)
 {
 	struct unread u = {0};
 	if (uow->user != NULL && read_buckets(uow, empty_topic_name, &u) < 0)
-		return -1;
+		return NULL;
 	json_object *unread = json_object_new_object(), *lists[K_COUNT];
 	for (int k = 0; k < K_COUNT; k++) {
 		lists[k] = json_object_new_array_ext(u.n[k]);
@@ -221,6 +223,85 @@ int unread_state(struct uow *uow, bool empty_topic_name, json_object *out)
 	json_object_object_add(unread, "mentions", raw_ids(ids_text(uow, &u.mentions)));
 	json_object_object_add(unread, "count", json_object_new_int(u.count));
 	json_object_object_add(unread, "old_unreads_missing", json_object_new_boolean(u.total == UNREAD_MAX_MESSAGES));
+	return unread;
+}
+
+/* ---- read beside the request ---------------------------------------------------------------------------------- */
+
+struct unread_job {
+	struct uow side; /* a connection of its own, in the request's snapshot; its memory holds the result's text */
+	bool empty_topic_name;
+	char snapshot[64]; /* pg_export_snapshot() of the request's transaction */
+	pthread_t thread;
+	bool joined;
+	json_object *unread; /* the result; NULL if the side failed */
+};
+
+static struct db_stmt st_export = DB_STMT("SELECT pg_export_snapshot()");
+
+static void *job_main(void *arg)
+{
+	struct unread_job *j = arg;
+	struct uow *side = &j->side;
+	if (db_begin_repeatable_read(side) == 0 &&
+	    db_exec_script(side, arena_printf(&side->arena, "SET TRANSACTION SNAPSHOT '%s'", j->snapshot)) == 0)
+		j->unread = unread_json(side, j->empty_topic_name);
+	db_release(side); /* ends the transaction: the result is read */
+	return NULL;
+}
+
+/* The request's cleanup (its response is written): the thread waited for, its memory freed. */
+static void job_end(void *arg)
+{
+	struct unread_job *j = arg;
+	if (!j->joined)
+		pthread_join(j->thread, NULL);
+	json_object_put(j->unread);
+	uow_finish(&j->side);
+}
+
+/* Whether text is a snapshot identifier as pg_export_snapshot() writes them ("00000003-0000001B-1"). */
+static bool snapshot_id(const char *text)
+{
+	size_t n = strlen(text);
+	return n > 0 && n < 64 && strspn(text, "0123456789ABCDEF-") == n;
+}
+
+struct unread_job *unread_start(struct uow *uow, bool empty_topic_name)
+{
+	if (uow->user == NULL)
+		return NULL;
+	struct unread_job *j = arena_alloc(&uow->arena, sizeof(*j));
+	j->empty_topic_name = empty_topic_name;
+	uow_init(&j->side, uow->worker, uow->id);
+	j->side.realm = uow->realm;
+	j->side.user = uow->user;
+	struct db_res *res = NULL;
+	if (db_acquire_if_free(&j->side) < 0 || (res = DB_EXEC(uow, &st_export)) == NULL ||
+	    !snapshot_id(db_val(res, 0, 0))) {
+		uow_finish(&j->side);
+		return NULL;
+	}
+	strcpy(j->snapshot, db_val(res, 0, 0));
+	if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
+		uow_finish(&j->side);
+		return NULL;
+	}
+	arena_defer(&uow->arena, job_end, j);
+	return j;
+}
+
+int unread_state(struct uow *uow, struct unread_job *job, bool empty_topic_name, json_object *out)
+{
+	json_object *unread = NULL;
+	if (job != NULL) {
+		pthread_join(job->thread, NULL);
+		job->joined = true;
+		unread = job->unread;
+		job->unread = NULL;
+	}
+	if (unread == NULL && (unread = unread_json(uow, empty_topic_name)) == NULL)
+		return -1;
 	json_object_object_add(out, "unread_msgs", unread);
 	return 0;
 }

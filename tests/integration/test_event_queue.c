@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -239,6 +240,57 @@ static void test_register_races_writes(void)
 	CHECK(n == 45, "45 channels expected, got %d (initial %d + events %d)", n, initial, added);
 }
 
+/*
+ * unread_msgs is read on a second connection in the register's snapshot (model/unread.h). A session holds a lock that
+ * the unread statement waits for; meanwhile the user marks five messages read. The answer must still show them
+ * unread (its snapshot came first), and the queue the flag event: read in a later snapshot, they would be missing.
+ */
+static void test_register_unread_in_snapshot(void)
+{
+	struct user *u = new_user("member"), *a = new_user("member");
+	const char *name = unique_channel_name("snap");
+	create_channel_with(u, name, NULL);
+	int64_t ids[5];
+	for (int i = 0; i < 5; i++)
+		ids[i] = send_channel_message(a, name, "snapshot", "unread");
+	const char *list = fmt("[%lld,%lld,%lld,%lld,%lld]", (long long)ids[0], (long long)ids[1], (long long)ids[2],
+	                       (long long)ids[3], (long long)ids[4]);
+	pid_t holder = psql_in_background(
+	    "BEGIN; LOCK TABLE direct_conversations IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT");
+	bool locked = false;
+	for (int i = 0; i < 30 && !locked; i++, usleep(100000))
+		locked = atoi(psql_ok("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+		                      " WHERE c.relname = 'direct_conversations' AND l.mode = 'AccessExclusiveLock'"
+		                      " AND l.granted")) > 0;
+	fflush(NULL);
+	FILE *reg = popen(fmt("curl -s -u '%s:%s' --data-urlencode 'event_types=[\"message\",\"update_message_flags\"]'"
+	                      " --data-urlencode 'fetch_event_types=[\"message\",\"update_message_flags\"]'"
+	                      " '%s/api/v1/register'",
+	                      u->email, u->key, itest_url),
+	                  "r");
+	REQUIRE(reg != NULL, "could not start the register");
+	bool waited = locked && await_lock_wait("WITH r AS (SELECT m.id, um.flags", 3);
+	if (waited)
+		EXPECT_SUCCESS(api_post(u, "/messages/flags", fmt("op=add&flag=read&messages=%s", url_encode(list))));
+	char body[1 << 16];
+	size_t len = fread(body, 1, sizeof(body) - 1, reg);
+	body[len] = '\0';
+	pclose(reg);
+	waitpid(holder, NULL, 0);
+	REQUIRE(locked && waited, "the unread statement did not wait for the lock (locked %d)", locked);
+	json_object *j = json_tokener_parse(body);
+	REQUIRE(j != NULL, "register: %s", body);
+	json_object *unread = jget(j, "unread_msgs");
+	EXPECT_INT(unread, "count", 5);
+	CHECK(strstr(jtext(jget(unread, "streams")), fmt("\"unread_message_ids\":%s", list)) != NULL,
+	      "the snapshot's unread messages: %s", jtext(unread));
+	struct resp *ev = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", jstr(j, "queue_id")));
+	EXPECT_SUCCESS(ev);
+	CHECK(strstr(ev->body, "\"update_message_flags\"") != NULL && strstr(ev->body, list) != NULL,
+	      "the queue has the flag event: %s", ev->body);
+	json_object_put(j);
+}
+
 static int64_t send_dm(const struct user *from, const struct user *to)
 {
 	struct resp *r = api_post(from, "/messages", fmt("type=direct&to=%%5B%lld%%5D&content=hi", (long long)to->id));
@@ -284,6 +336,7 @@ void register_event_queue_tests(void)
 	    {"poll_woken_by_event", test_poll_woken_by_event},
 	    {"idle_expiry", test_idle_expiry},
 	    {"register_races_writes", test_register_races_writes},
+	    {"register_unread_in_snapshot", test_register_unread_in_snapshot},
 	    {"flag_events_merge", test_flag_events_merge},
 	    {NULL, NULL},
 	};
