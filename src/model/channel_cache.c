@@ -42,8 +42,7 @@ static int64_t now_mono(void)
 
 static struct channel *from_kept(struct uow *uow, const struct kept_channel *k)
 {
-	struct channel *c = arena_alloc(&uow->arena, sizeof(*c));
-	memset(c, 0, sizeof(*c));
+	struct channel *c = arena_alloc(&uow->arena, sizeof(*c)); /* zeroed */
 	c->id = k->id;
 	c->realm_id = uow->realm->id;
 	c->name = arena_strdup(&uow->arena, k->name);
