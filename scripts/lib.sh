@@ -570,16 +570,19 @@ cf_reaper_stop() { cf_stop_supervised reaper 15; }
 # binds BIND (-s SOCKET ... or -a ADDRESS -p PORT) and execs multiwatch, which restarts any worker that dies.
 cf_supervise_workers() {
     local name=$1 kind=$2 metrics=$3 log=$CF_LOG/worker-$1.log procs=$CF_API_PROCS threads=$CF_API_THREADS stack=512
+    local backlog=1024
     shift 3
-    # Long-poll threads only wait: small stacks let one process hold thousands (ASan needs more).
+    # Long-poll threads only wait: small stacks let one process hold thousands (ASan needs more). Clients reconnect
+    # their polls in bursts (after a restart, or thousands at once): a backlog as deep as nginx's own listen socket
+    # keeps them waiting there while busy workers get to accept() (1,024 overflowed behind POST /register's load).
     if [ "$kind" = events ]; then
-        procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS stack=${CF_EVENTS_STACK_KB:-256}
+        procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS stack=${CF_EVENTS_STACK_KB:-256} backlog=4096
     fi
     cf_touch_www "$log"
     cf_log "workers '$name': $procs x $threads threads on $*"
     cf_supervise "$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" \
         CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$metrics" spawn-fcgi -n "$@" -u "$CF_WWW_USER" -g "$CF_WWW_USER" \
-        -b 1024 -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
+        -b "$backlog" -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
 }
 
 # cf_worker_group KIND SOCKET: the local group of KIND (api or events) on the unix socket SOCKET.
