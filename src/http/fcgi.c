@@ -26,12 +26,27 @@ static atomic_int busy_threads;
 /*
  * Stopping a process must not stop its group: the listening socket is shared with the other processes of the group
  * (spawn-fcgi or systemd made it, multiwatch passes it to each process it starts), so shutdown() on it would close it
- * for all of them and for the process started in our place. Instead one thread at a time waits for a connection,
- * in poll() on the socket and on the read end of stop_pipe, which fcgi_stop() makes readable; it leaves accept_lock
- * before accepting, so that a peer slow to send its request holds no other thread. The socket is non-blocking: a
- * connection another thread or process took first makes accept() fail with EAGAIN, not wait.
+ * for all of them and for the process started in our place. Instead one thread at a time, the leader, waits for a
+ * connection, in poll() on the socket and on the read end of stop_pipe, which fcgi_stop() makes readable; it gives up
+ * the lead before accepting, so that a peer slow to send its request holds no other thread. The socket is
+ * non-blocking: a connection another thread or process took first makes accept() fail with EAGAIN, not wait.
+ *
+ * The other idle threads wait each on a condition of its own, the latest idle first (a stack): the next leader is
+ * the thread that finished a request last, its stack and its allocator caches still warm. A mutex's waiters would
+ * take turns instead, so that in an events process (thousands of threads, for long-polls) every request ran on the
+ * thread idle longest: 10-20% fewer GET /events a second (docs/PERFORMANCE.md). Waiters of distinct futexes need a
+ * futex hash of the threads' size (worker.c, size_futex_hash()).
  */
+struct follower {
+	pthread_cond_t wake;
+	bool woken;
+	struct follower *next;
+};
+
 static pthread_mutex_t accept_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lead_given_up = PTHREAD_COND_INITIALIZER;
+static bool leading, stopping;
+static struct follower *followers; /* the idle threads, the latest first; under accept_lock */
 static int stop_pipe[2] = {-1, -1};
 
 int fcgi_busy(void)
@@ -56,26 +71,67 @@ void fcgi_stop(void)
 {
 	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "x", 1) < 0)
 		log_msg(LOG_ERROR, "could not signal the stop to the accepting threads: %s", strerror(errno));
-	/* Once the thread in poll() has left the lock, every thread that may still take a connection is counted. */
+	/* Once the leader has given up the lead, every thread that may still take a connection is counted. */
 	pthread_mutex_lock(&accept_lock);
+	stopping = true;
+	for (struct follower *f = followers; f != NULL; f = f->next) {
+		f->woken = true;
+		pthread_cond_signal(&f->wake);
+	}
+	followers = NULL;
+	while (leading)
+		pthread_cond_wait(&lead_given_up, &accept_lock);
+	pthread_mutex_unlock(&accept_lock);
+}
+
+/* Makes me the leader once no other thread leads (false: the process is stopping). */
+static bool take_lead(struct follower *me)
+{
+	pthread_mutex_lock(&accept_lock);
+	while (leading && !stopping) {
+		me->woken = false;
+		me->next = followers;
+		followers = me;
+		while (!me->woken)
+			pthread_cond_wait(&me->wake, &accept_lock);
+	}
+	bool lead = !stopping;
+	leading = lead;
+	pthread_mutex_unlock(&accept_lock);
+	return lead;
+}
+
+/* Hands the lead to the latest idle thread. */
+static void give_up_lead(void)
+{
+	pthread_mutex_lock(&accept_lock);
+	leading = false;
+	struct follower *f = followers;
+	if (f != NULL) {
+		followers = f->next;
+		f->woken = true;
+		pthread_cond_signal(&f->wake);
+	}
+	pthread_cond_broadcast(&lead_given_up);
 	pthread_mutex_unlock(&accept_lock);
 }
 
 /*
- * Waits, holding accept_lock, until fd has a connection, then accepts it into fr. Returns 0 with a request (counted
- * in busy_threads from before the lock is left, so that fcgi_stop() cannot miss it), 1 when the process is stopping,
+ * Waits as the leader until fd has a connection, then accepts it into fr. Returns 0 with a request (counted in
+ * busy_threads from before the lead is given up, so that fcgi_stop() cannot miss it), 1 when the process is stopping,
  * -1 when no connection was taken (another was faster: try again), or -2 on an error worth a pause (EMFILE, ENOMEM
  * ...: stack-notes 5).
  */
-static int accept_one(int fd, FCGX_Request *fr)
+static int accept_one(int fd, FCGX_Request *fr, struct follower *me)
 {
-	pthread_mutex_lock(&accept_lock);
+	if (!take_lead(me))
+		return 1;
 	struct pollfd p[2] = {{.fd = stop_pipe[0], .events = POLLIN}, {.fd = fd, .events = POLLIN}};
 	int n = poll(p, 2, -1);
 	bool stop = n > 0 && p[0].revents != 0, ready = n > 0 && !stop && p[1].revents != 0;
 	if (ready)
 		atomic_fetch_add(&busy_threads, 1);
-	pthread_mutex_unlock(&accept_lock);
+	give_up_lead();
 	if (stop)
 		return 1;
 	if (!ready)
@@ -273,8 +329,10 @@ void fcgi_serve(struct worker *w, int fd, volatile int *stop, void (*handle)(str
 		log_msg(LOG_ERROR, "could not initialize a FastCGI request");
 		return;
 	}
+	struct follower me = {.woken = false};
+	pthread_cond_init(&me.wake, NULL);
 	for (;;) {
-		int rc = accept_one(fd, &fr);
+		int rc = accept_one(fd, &fr, &me);
 		/* A connection taken is served, even when the stop came meanwhile: nginx has sent it here. */
 		if (rc == 0) {
 			serve_one(w, &fr, handle);
@@ -286,5 +344,6 @@ void fcgi_serve(struct worker *w, int fd, volatile int *stop, void (*handle)(str
 		if (rc == -2)
 			usleep(10000);
 	}
+	pthread_cond_destroy(&me.wake);
 	FCGX_Free(&fr, 0);
 }
