@@ -61,11 +61,10 @@ static void block_signals(sigset_t *set)
 
 /*
  * Gives the process a futex hash table of about two buckets a thread. Linux 6.16 and later give each process a table
- * of its own, sized by the CPUs (16 buckets on 2 CPUs), not by the threads: the idle threads, all waiting on one futex
- * to accept (thousands of them in the events group), then share a bucket with 1 futex in 16 of the process (a pool's,
- * an allocator arena's), and each wake of that futex walks every waiter of the bucket; GET /events answered 40-60%
- * fewer requests a second in the processes where that happened. Older kernels know no such call and have one table
- * for all processes, sized by the CPUs at boot.
+ * of its own, sized by the CPUs (16 buckets on 2 CPUs), not by the threads, and every idle thread waits on a futex
+ * (thousands of them in an events process, for long-polls): each wake in the process then walks the waiters of its
+ * bucket, hundreds or thousands of them. GET /events answered up to half as many requests a second. Older kernels
+ * know no such call (EINVAL) and have one table for all processes, sized by the CPUs at boot.
  */
 static void size_futex_hash(int threads)
 {

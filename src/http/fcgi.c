@@ -34,8 +34,8 @@ static atomic_int busy_threads;
  * The other idle threads wait each on a condition of its own, the latest idle first (a stack): the next leader is
  * the thread that finished a request last, its stack and its allocator caches still warm. A mutex's waiters would
  * take turns instead, so that in an events process (thousands of threads, for long-polls) every request ran on the
- * thread idle longest: 10-20% fewer GET /events a second (docs/PERFORMANCE.md). Waiters of distinct futexes need a
- * futex hash of the threads' size (worker.c, size_futex_hash()).
+ * thread idle longest: 10-20% fewer GET /events a second from fresh processes (docs/PERFORMANCE.md). Waiters of
+ * distinct futexes need a futex hash of the threads' size (worker.c, size_futex_hash()).
  */
 struct follower {
 	pthread_cond_t wake;
