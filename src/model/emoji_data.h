@@ -1,6 +1,6 @@
 /*
  * The Unicode emoji table of model/emoji.c, generated from the emoji-datasource-google data set by
- * scripts/gen-emoji into emoji_data.c (see there for the version and the rules).
+ * scripts/gen-emoji into emoji_names.c and emoji_codes.c (see there for the version and the rules).
  */
 #ifndef CONFAB_EMOJI_DATA_H
 #define CONFAB_EMOJI_DATA_H

@@ -1,4 +1,4 @@
-/* The Unicode emoji table generated from emoji-datasource-google (model/emoji_data.c) as model/emoji.h uses it. */
+/* The Unicode emoji table generated from emoji-datasource-google (model/emoji_names.c, model/emoji_codes.c) as model/emoji.h uses it. */
 #include <string.h>
 
 #include "core/uow.h"
