@@ -834,6 +834,23 @@ void run_env_command(const char *name)
 	        cmd, status);
 }
 
+/*
+ * The workers hear of a change made outside them (psql) by a notification, on a thread of their own, a moment after
+ * its COMMIT (src/model/cache.h, README "Caches": within milliseconds): until then a process may answer from its
+ * copy. After a statement that may write, the harness waits that moment out with a wide margin, so that a test's next
+ * request finds the change, as an operator's does a moment after psql returns. (With every listener slowed by 40 ms,
+ * all suites pass; without this wait, register's spectator test does not.) The caches suite times the notification
+ * itself.
+ */
+#define CACHE_SETTLE_MS 100
+
+static bool writes(const char *sql)
+{
+	while (isspace((unsigned char)*sql))
+		sql++;
+	return strncasecmp(sql, "SELECT", 6) != 0 && strncasecmp(sql, "EXPLAIN", 7) != 0;
+}
+
 static char *psql_v(const char *format, va_list ap)
 {
 	const char *cmd = getenv("CONFAB_PSQL");
@@ -858,6 +875,8 @@ static char *psql_v(const char *format, va_list ap)
 	int status;
 	char *out = run_capture(fmt("%s < %s", cmd, path), &status);
 	unlink(path);
+	if (status == 0 && writes(sql))
+		usleep(CACHE_SETTLE_MS * 1000);
 	if (status != 0) {
 		fprintf(stderr, "confab-itest: psql failed (exit %d) on: %s\n", status, sql);
 		return NULL;

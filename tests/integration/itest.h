@@ -74,7 +74,10 @@ char *realm_host(const char *realm);
 
 /* Runs CONFAB_CTL with argv (NULL-terminated) and parses the JSON object it prints; NULL on failure. */
 json_object *ctl(const char *const *argv);
-/* Runs SQL (printf-style) through CONFAB_PSQL; returns its trimmed output, or NULL if psql failed. */
+/*
+ * Runs SQL (printf-style) through CONFAB_PSQL; returns its trimmed output, or NULL if psql failed. A statement
+ * other than SELECT or EXPLAIN is then given CACHE_SETTLE_MS to reach the workers' caches (itest.c).
+ */
 char *psql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like psql(), but a failure is a fatal assertion. */
 char *psql_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
