@@ -835,14 +835,19 @@ void run_env_command(const char *name)
 }
 
 /*
- * The workers hear of a change made outside them (psql) by a notification, on a thread of their own, a moment after
- * its COMMIT (src/model/cache.h, README "Caches": within milliseconds): until then a process may answer from its
- * copy. After a statement that may write, the harness waits that moment out with a wide margin, so that a test's next
- * request finds the change, as an operator's does a moment after psql returns. (With every listener slowed by 40 ms,
- * all suites pass; without this wait, register's spectator test does not.) The caches suite times the notification
- * itself.
+ * The workers hear of a change made outside them (psql, confabctl) by a notification, on a thread of their own, a
+ * moment after its COMMIT (src/model/cache.h, README "Caches": within milliseconds): until then a process may answer
+ * from its copy. After a statement that may write, and after deactivate_user(), the harness waits that moment out
+ * with a wide margin, so that a test's next request finds the change, as an operator's does a moment after psql
+ * returns. (With every listener slowed by 40 ms, all suites pass; without this wait, register's spectator test does
+ * not.) The caches suite times the notification itself.
  */
 #define CACHE_SETTLE_MS 100
+
+static void settle_caches(void)
+{
+	usleep(CACHE_SETTLE_MS * 1000);
+}
 
 static bool writes(const char *sql)
 {
@@ -876,7 +881,7 @@ static char *psql_v(const char *format, va_list ap)
 	char *out = run_capture(fmt("%s < %s", cmd, path), &status);
 	unlink(path);
 	if (status == 0 && writes(sql))
-		usleep(CACHE_SETTLE_MS * 1000);
+		settle_caches();
 	if (status != 0) {
 		fprintf(stderr, "confab-itest: psql failed (exit %d) on: %s\n", status, sql);
 		return NULL;
@@ -1040,6 +1045,7 @@ void deactivate_user(const struct user *u)
 {
 	json_object *j = ctl((const char *const[]){"deactivate-user", "--realm", u->realm, "--email", u->email, NULL});
 	REQUIRE(j != NULL && jbool(j, "is_active") == 0, "confabctl deactivate-user %s failed: %s", u->email, jtext(j));
+	settle_caches(); /* confabctl keeps no cache to wait with, as psql */
 }
 
 /* A JSON list of n items: see itest.h. */

@@ -57,7 +57,7 @@ struct user *new_user_in(const char *realm, const char *role, const char *const 
 struct user *new_bot(void);
 /* A fresh organization with a unique subdomain; returns its owner. */
 struct user *new_realm(void);
-/* confabctl deactivate-user. */
+/* confabctl deactivate-user, then CACHE_SETTLE_MS for the workers' caches (itest.c). */
 void deactivate_user(const struct user *u);
 /* A unique lowercase e-mail address for this run. */
 char *unique_email(const char *tag);
