@@ -1,11 +1,13 @@
 /* Emoji names and codes for statuses; see emoji.h. */
 #include "model/emoji.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/uow.h"
+#include "core/xalloc.h"
 #include "model/emoji_data.h"
 #include "model/realm_emoji.h"
 
@@ -19,6 +21,27 @@ static int cmp_code(const void *key, const void *entry)
 	return strcmp(key, *(const char *const *)entry);
 }
 
+static int cmp_codes(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The codes of emoji_names, sorted, each once (the reference's codepoint_to_name keys): made on first use. */
+static const char **codes;
+static size_t codes_count;
+static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
+
+static void make_codes(void)
+{
+	codes = xmalloc(emoji_names_count * sizeof(*codes));
+	for (size_t i = 0; i < emoji_names_count; i++)
+		codes[i] = emoji_names[i].code;
+	qsort(codes, emoji_names_count, sizeof(*codes), cmp_codes);
+	for (size_t i = 0; i < emoji_names_count; i++)
+		if (codes_count == 0 || strcmp(codes[codes_count - 1], codes[i]) != 0)
+			codes[codes_count++] = codes[i];
+}
+
 const char *emoji_unicode_code(const char *name)
 {
 	const struct emoji_name *e = bsearch(name, emoji_names, emoji_names_count, sizeof(emoji_names[0]), cmp_name);
@@ -28,7 +51,8 @@ const char *emoji_unicode_code(const char *name)
 /* The reference's codepoint_to_name membership. */
 static bool is_unicode_code(const char *code)
 {
-	return bsearch(code, emoji_codes, emoji_codes_count, sizeof(emoji_codes[0]), cmp_code) != NULL;
+	pthread_once(&codes_once, make_codes);
+	return bsearch(code, codes, codes_count, sizeof(codes[0]), cmp_code) != NULL;
 }
 
 int emoji_data_for_name(struct uow *uow, const char *name, const char **code, const char **reaction_type)

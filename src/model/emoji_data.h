@@ -1,6 +1,6 @@
 /*
  * The Unicode emoji table of model/emoji.c, generated from the emoji-datasource-google data set by
- * scripts/gen-emoji into emoji_names.c and emoji_codes.c (see there for the version and the rules).
+ * scripts/gen-emoji into emoji_names.c (see there for the version and the rules).
  */
 #ifndef CONFAB_EMOJI_DATA_H
 #define CONFAB_EMOJI_DATA_H
@@ -15,8 +15,5 @@ struct emoji_name {
 /* Every name (canonical and aliases), sorted by name (strcmp), each once. */
 extern const struct emoji_name emoji_names[];
 extern const size_t emoji_names_count;
-/* Every code of emoji_names, sorted (strcmp), each once. */
-extern const char *const emoji_codes[];
-extern const size_t emoji_codes_count;
 
 #endif
