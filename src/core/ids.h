@@ -14,6 +14,8 @@ struct ids {
 
 /* Appends id to a, growing it (doubling) in arena. */
 void ids_push(struct arena *arena, struct ids *a, int64_t id);
+/* Sorts a ascending and drops repeated ids (n log n). */
+void ids_sort_unique(struct ids *a);
 /* qsort()/bsearch() comparator of int64_t values, ascending. */
 int ids_cmp(const void *a, const void *b);
 

@@ -926,6 +926,9 @@ void markdown_render(struct uow *uow, const char *content, const struct markdown
 	md_chat_prefetch(&md, content);
 	md.chat_ext = md_chat_extension_new(&md);
 	render_document(&md, text, len);
+	/* Repeats are dropped once, at the end: a message may mention hundreds of users. */
+	ids_sort_unique(&out->mentioned_users);
+	ids_sort_unique(&out->mentioned_groups);
 	cmark_syntax_extension_free(cmark_get_default_mem_allocator(), md.chat_ext);
 
 	size_t n = md.html.len;

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/ids.h"
+
 struct uow;
 struct markdown_link;
 
@@ -60,14 +62,10 @@ struct markdown_link {
 	const char *url;
 };
 
-#define MD_MAX_MENTIONS 64 /* ids beyond this many distinct ones are rendered but not listed */
-
 struct markdown_result {
 	char *html;                                  /* arena string */
-	int64_t mentioned_user_ids[MD_MAX_MENTIONS]; /* non-silent user mentions, distinct */
-	int n_mentioned_users;
-	int64_t mentioned_group_ids[MD_MAX_MENTIONS]; /* non-silent group mentions, distinct */
-	int n_mentioned_groups;
+	struct ids mentioned_users;  /* non-silent user mentions, distinct, ascending (in the arena) */
+	struct ids mentioned_groups; /* non-silent group mentions, distinct, ascending */
 	bool stream_wildcard; /* @**all**, @**everyone**, @**channel**, @**stream** (not silent) */
 	bool topic_wildcard;  /* @**topic** (not silent) */
 	bool has_link;        /* an <a> in the HTML: links, autolinks, channel/topic/message links */

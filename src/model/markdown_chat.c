@@ -455,15 +455,6 @@ cmark_syntax_extension *md_chat_extension_new(struct md *md)
 
 /* Chat syntax: HTML. */
 
-static void add_id(int64_t *ids, int *n, int64_t id)
-{
-	for (int i = 0; i < *n; i++)
-		if (ids[i] == id)
-			return;
-	if (*n < MD_MAX_MENTIONS)
-		ids[(*n)++] = id;
-}
-
 static void put_channel_href(struct md *md, const struct chat *chat)
 {
 	md_put_str(md, "/#narrow/channel/");
@@ -563,7 +554,7 @@ void md_render_chat(struct md *md, const struct chat *chat)
 		md_put_int(md, chat->id);
 		md_put_str(md, "\">");
 		if (!silent)
-			add_id(out->mentioned_user_ids, &out->n_mentioned_users, chat->id);
+			ids_push(&md->uow->arena, &out->mentioned_users, chat->id);
 		break;
 	case CHAT_STREAM_WILDCARD:
 		md_put_str(md, silent
@@ -581,7 +572,7 @@ void md_render_chat(struct md *md, const struct chat *chat)
 		md_put_int(md, chat->id);
 		md_put_str(md, "\">");
 		if (!silent)
-			add_id(out->mentioned_group_ids, &out->n_mentioned_groups, chat->id);
+			ids_push(&md->uow->arena, &out->mentioned_groups, chat->id);
 		break;
 	}
 	if (!silent)

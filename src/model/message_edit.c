@@ -413,8 +413,8 @@ static json_object *apply_content(struct uow *uow, struct message_edit *e, json_
 	                          bool_arg(e->md.has_image), bool_arg(e->md.has_link)) == NULL)
 		return NULL;
 	bool topic_wildcard = e->md.topic_wildcard && m->channel != NULL;
-	if (DB_EXEC(uow, &st_mention_flags, id, db_arg_ids(uow, e->md.mentioned_user_ids, e->md.n_mentioned_users),
-	            db_arg_ids(uow, e->md.mentioned_group_ids, e->md.n_mentioned_groups),
+	if (DB_EXEC(uow, &st_mention_flags, id, db_arg_ids(uow, e->md.mentioned_users.v, e->md.mentioned_users.n),
+	            db_arg_ids(uow, e->md.mentioned_groups.v, e->md.mentioned_groups.n),
 	            bool_arg(e->md.stream_wildcard), bool_arg(topic_wildcard),
 	            m->channel ? db_arg_int(uow, m->channel->id) : NULL, e->target_topic ? e->target_topic : "",
 	            db_arg_int(uow, m->sender_id)) == NULL)

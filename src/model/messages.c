@@ -370,10 +370,10 @@ static int check_mentions(struct uow *uow, const struct message_draft *d, const 
 		if (md->topic_wildcard && db_int(res, 0, 1) > MESSAGE_WILDCARD_THRESHOLD && !may)
 			return uow_error(uow, ERR_TOPIC_WILDCARD_MENTION_NOT_ALLOWED, NULL);
 	}
-	if (md->n_mentioned_groups == 0)
+	if (md->mentioned_groups.n == 0)
 		return 0;
 	struct db_res *res =
-	    DB_EXEC(uow, &st_group_mention_refused, db_arg_ids(uow, md->mentioned_group_ids, md->n_mentioned_groups),
+	    DB_EXEC(uow, &st_group_mention_refused, db_arg_ids(uow, md->mentioned_groups.v, md->mentioned_groups.n),
 	            db_arg_int(uow, d->sender->id));
 	if (res == NULL)
 		return -1;
@@ -441,8 +441,8 @@ static int insert_message(struct uow *uow, const struct message_draft *d, const 
 {
 	int base = (md->stream_wildcard ? MF_STREAM_WILDCARD_MENTIONED : 0) | (d->channel ? 0 : MF_IS_PRIVATE);
 	const char *realm = db_arg_int(uow, uow->realm->id), *sender = db_arg_int(uow, d->sender->id);
-	const char *users = db_arg_ids(uow, md->mentioned_user_ids, md->n_mentioned_users);
-	const char *groups = db_arg_ids(uow, md->mentioned_group_ids, md->n_mentioned_groups);
+	const char *users = db_arg_ids(uow, md->mentioned_users.v, md->mentioned_users.n);
+	const char *groups = db_arg_ids(uow, md->mentioned_groups.v, md->mentioned_groups.n);
 	const char *read = d->read_by_sender ? "true" : "false", *flags = db_arg_int(uow, base);
 	const char *client = d->client ? d->client : "API";
 	const char *image = md->has_image ? "true" : "false", *link = md->has_link ? "true" : "false";

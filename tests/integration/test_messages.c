@@ -364,6 +364,25 @@ static void test_user_mention(void)
 	CHECK(json_object_array_length(jget(r->json, "messages")) == 1, "is:mentioned: %s", ids_of(r));
 }
 
+/* Every mentioned user is flagged, however many a message names (the reference has no bound below its length). */
+static void test_many_mentions_all_flagged(void)
+{
+	enum { N = 70 };
+	struct user *a = new_user("member"), *m[N];
+	char *ids = "", *content = "";
+	for (int i = 0; i < N; i++) {
+		m[i] = new_bot();
+		ids = fmt("%s%s%lld", ids, i ? "," : "", (long long)m[i]->id);
+		content = fmt("%s @**|%lld**", content, (long long)m[i]->id);
+	}
+	char *ch = name_of("many-mentions");
+	make_channel(a, ch, ids, NULL);
+	int64_t id = send_channel_message(a, ch, "t", content);
+	for (int i = 0; i < N; i++)
+		CHECK(strcmp(flags_of(get_message(m[i], id, NULL)), "[\"mentioned\"]") == 0, "user %d of %d: %s", i + 1,
+		      N, flags_of(get_message(m[i], id, NULL)));
+}
+
 /* The reference's Markdown dialect, as a client sees it in the rendered content (unit tests cover each rule). */
 static void test_markdown_dialect(void)
 {
@@ -897,6 +916,7 @@ void register_messages_tests(void)
 	    {"send_direct_message", test_send_direct_message},
 	    {"direct_message_errors", test_direct_message_errors},
 	    {"user_mention", test_user_mention},
+	    {"many_mentions_all_flagged", test_many_mentions_all_flagged},
 	    {"markdown_dialect", test_markdown_dialect},
 	    {"wildcard_mentions", test_wildcard_mentions},
 	    {"group_mention", test_group_mention},

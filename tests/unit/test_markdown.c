@@ -109,7 +109,7 @@ static void test_markdown_paragraphs_and_breaks(void)
 	EXPECT_HTML("& &amp; &amp;amp;", "<p>&amp; &amp; &amp;amp;</p>");
 	CU_ASSERT_FALSE(res.has_link);
 	CU_ASSERT_FALSE(res.is_me_message);
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 }
 
 static void test_markdown_escapes_raw_html(void)
@@ -134,7 +134,7 @@ static void test_markdown_escapes_raw_html(void)
 	EXPECT_HTML("<div>\n@**King Hamlet**</div>",
 	            "<p>&lt;div&gt;<br>\n<span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span>"
 	            "&lt;/div&gt;</p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 1);
 }
 
 static void test_markdown_code_blocks(void)
@@ -171,52 +171,75 @@ static void test_markdown_code_ignores_chat_syntax(void)
 {
 	EXPECT_HTML("`@**King Hamlet** #**Denmark** @*support*`",
 	            "<p><code>@**King Hamlet** #**Denmark** @*support*</code></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
-	CU_ASSERT_EQUAL(res.n_mentioned_groups, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
+	CU_ASSERT_EQUAL(res.mentioned_groups.n, 0);
 	CU_ASSERT_FALSE(res.has_link);
 	EXPECT_HTML("```\n@**King Hamlet** @**all**\n#**Denmark**\n```",
 	            "<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet** @**all**\n#**Denmark**\n"
 	            "</code></pre></div>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	CU_ASSERT_FALSE(res.stream_wildcard);
 	CU_ASSERT_FALSE(res.has_link);
 	EXPECT_HTML("    @**King Hamlet**",
 	            "<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet**\n</code></pre></div>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 }
 
 static void test_markdown_user_mention(void)
 {
 	EXPECT_HTML("@**King Hamlet**", "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
-	CU_ASSERT_EQUAL(res.mentioned_user_ids[0], 10);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 1);
+	CU_ASSERT_EQUAL(res.mentioned_users.v[0], 10);
 	EXPECT_HTML("@**|10**", "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
-	CU_ASSERT_EQUAL(res.mentioned_user_ids[0], 10);
+	CU_ASSERT_EQUAL(res.mentioned_users.v[0], 10);
 	EXPECT_HTML("@**king hamlet**", "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span></p>");
 	EXPECT_HTML("@**King Hamlet** and @**Cordelia, Lear's daughter**, check this out",
 	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and <span "
 	            "class=\"user-mention\" data-user-id=\"11\">@Cordelia, Lear's daughter</span>, check this out</p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 2);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 2);
 	EXPECT_HTML("@**Mark Twin|20**, @**Mark Twin|21** and @**King Hamlet**, hi, @**King Hamlet**.",
 	            "<p><span class=\"user-mention\" data-user-id=\"20\">@Mark Twin</span>, <span "
 	            "class=\"user-mention\" data-user-id=\"21\">@Mark Twin</span> and <span class=\"user-mention\" "
 	            "data-user-id=\"10\">@King Hamlet</span>, hi, <span class=\"user-mention\" data-user-id=\"10\">"
 	            "@King Hamlet</span>.</p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 3); /* distinct */
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 3); /* distinct */
 	EXPECT_HTML("@**Atomic #123**", "<p><span class=\"user-mention\" data-user-id=\"30\">@Atomic #123</span></p>");
 	EXPECT_HTML("**hi @**King Hamlet** done**", "<p><strong>hi <span class=\"user-mention\" data-user-id=\"10\">"
 	                                            "@King Hamlet</span> done</strong></p>");
 	EXPECT_HTML("x*@**King Hamlet**", "<p>x*@<strong>King Hamlet</strong></p>"); /* "*" is no boundary */
 }
 
+/* A realm where every id from 1000 up is a user: a message may mention more users than any fixed bound. */
+static bool numbered_user(void *ctx, const char *name, int64_t id, int64_t *out_id, const char **out_name)
+{
+	(void)ctx;
+	(void)name;
+	*out_id = id;
+	*out_name = "Numbered";
+	return id >= 1000;
+}
+
+static void test_markdown_many_mentions_all_listed(void)
+{
+	static const struct markdown_lookup numbered = {NULL, numbered_user, NULL, NULL, NULL, NULL, NULL};
+	char content[4096] = "";
+	for (int i = 69; i >= 0; i--) /* descending, each twice: the list comes out distinct and ascending */
+		snprintf(content + strlen(content), sizeof(content) - strlen(content), "@**|%d** @**|%d** ", 1000 + i,
+		         1000 + i);
+	markdown_render(&req, content, &numbered, &res);
+	CU_ASSERT_EQUAL_FATAL(res.mentioned_users.n, 70);
+	for (int i = 0; i < 70; i++)
+		CU_ASSERT_EQUAL(res.mentioned_users.v[i], 1000 + i);
+}
+
 static void test_markdown_unknown_mentions_stay_text(void)
 {
 	EXPECT_HTML("Hey @**Nonexistent User**", "<p>Hey @<strong>Nonexistent User</strong></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	EXPECT_HTML("@**Invalid user** and @**King Hamlet**",
 	            "<p>@<strong>Invalid user</strong> and <span class=\"user-mention\" data-user-id=\"10\">"
 	            "@King Hamlet</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 1);
 	EXPECT_HTML("@**King Hamlet|10** and @**aaron|10**",
 	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and "
 	            "@<strong>aaron|10</strong></p>");
@@ -242,7 +265,7 @@ static void test_markdown_mention_needs_a_boundary(void)
 		snprintf(in, sizeof(in), "%s@**King Hamlet**", *c);
 		snprintf(want, sizeof(want), "<p>%s@<strong>King Hamlet</strong></p>", *c);
 		CU_ASSERT_STRING_EQUAL(render(in), want);
-		CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+		CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	}
 }
 
@@ -250,19 +273,19 @@ static void test_markdown_silent_mentions(void)
 {
 	EXPECT_HTML("@_**King Hamlet**",
 	            "<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	EXPECT_HTML("@_**Invalid user** and @_**King Hamlet**",
 	            "<p>@_<strong>Invalid user</strong> and <span class=\"user-mention silent\" data-user-id=\"10\">"
 	            "King Hamlet</span></p>");
 	EXPECT_HTML("@_**|123456789** and @_**|10**",
 	            "<p>@_<strong>|123456789</strong> and <span class=\"user-mention silent\" data-user-id=\"10\">"
 	            "King Hamlet</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	EXPECT_HTML("@_**King Hamlet** @**Cordelia, Lear's daughter**",
 	            "<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span> <span "
 	            "class=\"user-mention\" data-user-id=\"11\">@Cordelia, Lear's daughter</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
-	CU_ASSERT_EQUAL(res.mentioned_user_ids[0], 11);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 1);
+	CU_ASSERT_EQUAL(res.mentioned_users.v[0], 11);
 }
 
 static void test_markdown_wildcard_mentions(void)
@@ -293,7 +316,7 @@ static void test_markdown_wildcard_mentions(void)
 	CU_ASSERT_FALSE(res.topic_wildcard);
 	EXPECT_HTML("@all test", "<p>@all test</p>");
 	CU_ASSERT_FALSE(res.stream_wildcard);
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 }
 
 static void test_markdown_mentions_in_quotes_are_silent(void)
@@ -304,12 +327,12 @@ static void test_markdown_mentions_in_quotes_are_silent(void)
 	            "<span class=\"user-mention silent\" data-user-id=\"12\">Othello, the Moor of Venice</span></p>\n"
 	            "</blockquote>\n<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and "
 	            "<span class=\"user-mention\" data-user-id=\"11\">@Cordelia, Lear's daughter</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 2);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 2);
 	const char *quoted =
 	    "<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span>"
 	    "</p>\n</blockquote>";
 	EXPECT_HTML("```quote\n@**King Hamlet**\n```", quoted);
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	EXPECT_HTML("> @_**King Hamlet**", quoted);
 	EXPECT_HTML("> @**all**", "<blockquote>\n<p><span class=\"user-mention channel-wildcard-mention silent\" "
 	                          "data-user-id=\"*\">all</span></p>\n</blockquote>");
@@ -319,7 +342,7 @@ static void test_markdown_mentions_in_quotes_are_silent(void)
 	CU_ASSERT_FALSE(res.topic_wildcard);
 	EXPECT_HTML("> @*support*", "<blockquote>\n<p><span class=\"user-group-mention silent\" "
 	                            "data-user-group-id=\"5\">support</span></p>\n</blockquote>");
-	CU_ASSERT_EQUAL(res.n_mentioned_groups, 0);
+	CU_ASSERT_EQUAL(res.mentioned_groups.n, 0);
 }
 
 static void test_markdown_group_mentions(void)
@@ -327,9 +350,9 @@ static void test_markdown_group_mentions(void)
 	EXPECT_HTML("@**King Hamlet** @*support*",
 	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> <span "
 	            "class=\"user-group-mention\" data-user-group-id=\"5\">@support</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
-	CU_ASSERT_EQUAL(res.n_mentioned_groups, 1);
-	CU_ASSERT_EQUAL(res.mentioned_group_ids[0], 5);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 1);
+	CU_ASSERT_EQUAL(res.mentioned_groups.n, 1);
+	CU_ASSERT_EQUAL(res.mentioned_groups.v[0], 5);
 	EXPECT_HTML("@**King Hamlet** @*Invalid user group* @*support*",
 	            "<p><span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> @<em>Invalid user group"
 	            "</em> <span class=\"user-group-mention\" data-user-group-id=\"5\">@support</span></p>");
@@ -337,12 +360,12 @@ static void test_markdown_group_mentions(void)
 	            "<p><span class=\"user-group-mention\" data-user-group-id=\"6\">@support #123</span></p>");
 	EXPECT_HTML("@_*support*",
 	            "<p><span class=\"user-group-mention silent\" data-user-group-id=\"5\">support</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_groups, 0);
+	CU_ASSERT_EQUAL(res.mentioned_groups.n, 0);
 	EXPECT_HTML("@*support* @*support* @*support #123*",
 	            "<p><span class=\"user-group-mention\" data-user-group-id=\"5\">@support</span> <span "
 	            "class=\"user-group-mention\" data-user-group-id=\"5\">@support</span> <span "
 	            "class=\"user-group-mention\" data-user-group-id=\"6\">@support #123</span></p>");
-	CU_ASSERT_EQUAL(res.n_mentioned_groups, 2);
+	CU_ASSERT_EQUAL(res.mentioned_groups.n, 2);
 }
 
 static void test_markdown_channel_and_topic_links(void)
@@ -508,7 +531,7 @@ static void test_markdown_tables(void)
 	    "b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td style=\"text-align: left;\"><span class=\"user-mention\""
 	    " data-user-id=\"10\">@King Hamlet</span></td>\n<td style=\"text-align: right;\"><code>x</code>"
 	    "</td>\n</tr>\n</tbody>\n</table>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 1);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 1);
 }
 
 /* The reference's dialect where it differs from CommonMark. */
@@ -625,7 +648,7 @@ static void test_markdown_quote_takes_its_paragraph(void)
 	    "> hi\n@**King Hamlet**",
 	    "<blockquote>\n<p>hi<br>\n<span class=\"user-mention silent\" data-user-id=\"10\">King Hamlet</span>"
 	    "</p>\n</blockquote>");
-	CU_ASSERT_EQUAL(res.n_mentioned_users, 0);
+	CU_ASSERT_EQUAL(res.mentioned_users.n, 0);
 	/* A heading or a list item ends it. */
 	EXPECT_HTML("> q\n# h", "<blockquote>\n<p>q</p>\n</blockquote>\n<h1>h</h1>");
 	EXPECT_HTML("> q\n* i", "<blockquote>\n<p>q</p>\n</blockquote>\n<ul>\n<li>i</li>\n</ul>");
@@ -811,6 +834,7 @@ int main(void)
 	    {"test_markdown_code_blocks", test_markdown_code_blocks},
 	    {"test_markdown_code_ignores_chat_syntax", test_markdown_code_ignores_chat_syntax},
 	    {"test_markdown_user_mention", test_markdown_user_mention},
+	    {"test_markdown_many_mentions_all_listed", test_markdown_many_mentions_all_listed},
 	    {"test_markdown_unknown_mentions_stay_text", test_markdown_unknown_mentions_stay_text},
 	    {"test_markdown_mention_needs_a_boundary", test_markdown_mention_needs_a_boundary},
 	    {"test_markdown_silent_mentions", test_markdown_silent_mentions},
