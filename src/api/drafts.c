@@ -2,7 +2,8 @@
  * Drafts: messages a user is composing, kept on the server so that the user's other clients see them. Each draft
  * is its owner's alone (another user's id is "Draft does not exist", 404), and every route refuses while the user
  * keeps enable_drafts_synchronization off. Reference: zerver/lib/drafts.py, zerver/views/drafts.py; the syntax
- * errors are the reference's typed_endpoint words for its DraftData model (zerver/lib/typed_endpoint.py).
+ * errors are the reference's typed_endpoint words for its DraftData model (zerver/lib/typed_endpoint.py), checked
+ * in api/shapes.c.
  */
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/shapes.h"
 #include "db/db.h"
 #include "http/params.h"
 #include "http/request.h"
@@ -19,19 +21,8 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-/* Recipients of one draft; confab's bound, as for a message's (docs/LIMITS.md). */
-#define MAX_DRAFT_RECIPIENTS 1000
 /* The latest timestamp a draft may carry (9999-12-31T23:59:59Z, as far as the reference's datetime reaches). */
 #define MAX_DRAFT_TIMESTAMP 253402300799.0
-
-/* A draft as sent, after the syntax checks. */
-struct draft {
-	const char *type; /* "", "stream" or "private" */
-	json_object *to;
-	json_object *topic;
-	json_object *content;
-	json_object *timestamp; /* NULL: now */
-};
 
 /* A draft ready for the database. */
 struct draft_row {
@@ -41,68 +32,6 @@ struct draft_row {
 	const char *content;
 	const char *timestamp; /* seconds, %.6f */
 };
-
-static const char *const fields[] = {"type", "to", "topic", "content", "timestamp"};
-
-static int field_missing(struct request *req, const char *var, const char *field)
-{
-	return api_error(req, ERR_BAD_REQUEST, "%s[\"%s\"] field is missing", var, field);
-}
-
-/* The checks of to: a list of at most MAX_DRAFT_RECIPIENTS integers. */
-static int check_to(struct request *req, const char *var, json_object *to)
-{
-	if (!json_object_is_type(to, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "%s[\"to\"] is not a list", var);
-	size_t n = json_object_array_length(to);
-	if (n > MAX_DRAFT_RECIPIENTS)
-		return api_error(req, ERR_BAD_REQUEST, "%s[\"to\"] is too long (limit: %d items)", var,
-		                 MAX_DRAFT_RECIPIENTS);
-	for (size_t i = 0; i < n; i++)
-		if (!json_object_is_type(json_object_array_get_idx(to, i), json_type_int))
-			return api_error(req, ERR_BAD_REQUEST, "%s[\"to\"][%zu] is not an integer", var, i);
-	return 0;
-}
-
-static int check_string(struct request *req, const char *var, const char *field, json_object *v)
-{
-	if (!json_object_is_type(v, json_type_string))
-		return api_error(req, ERR_BAD_REQUEST, "%s[\"%s\"] is not a string", var, field);
-	return 0;
-}
-
-/* The reference's DraftData (extra keys forbidden) for the value d at var ("drafts[0]", "draft"), into *out. */
-static int check_draft(struct request *req, const char *var, json_object *d, struct draft *out)
-{
-	if (!json_object_is_type(d, json_type_object))
-		return api_error(req, ERR_BAD_REQUEST, "%s is not a dict", var);
-	json_object *v[5] = {NULL};
-	for (int i = 0; i < 5; i++)
-		if (!json_object_object_get_ex(d, fields[i], &v[i]) && i < 4)
-			return field_missing(req, var, fields[i]);
-	const char *type = json_object_get_string(v[0]);
-	if (!json_object_is_type(v[0], json_type_string) ||
-	    (strcmp(type, "") != 0 && strcmp(type, "stream") != 0 && strcmp(type, "private") != 0))
-		return api_error(req, ERR_BAD_REQUEST, "Invalid %s[\"type\"]", var);
-	if (check_to(req, var, v[1]) < 0 || check_string(req, var, "topic", v[2]) < 0 ||
-	    check_string(req, var, "content", v[3]) < 0)
-		return -1;
-	if (*personal_strip(&req->uow, json_object_get_string(v[3])) == '\0')
-		return api_error(req, ERR_BAD_REQUEST, "%s[\"content\"] cannot be blank", var);
-	if (v[4] != NULL && !json_object_is_type(v[4], json_type_int) && !json_object_is_type(v[4], json_type_double))
-		return api_error(req, ERR_BAD_REQUEST, "%s[\"timestamp\"][\"int\"] is not an integer", var);
-	json_object_object_foreach (d, key, val) {
-		(void)val;
-		bool known = false;
-		for (int i = 0; i < 5; i++)
-			known = known || strcmp(key, fields[i]) == 0;
-		if (!known)
-			return api_error(req, ERR_BAD_REQUEST, "Argument \"%s\" at %s[\"%s\"] is unexpected", key, var,
-			                 key);
-	}
-	*out = (struct draft){type, v[1], v[2], v[3], v[4]};
-	return 0;
-}
 
 /* The timestamp rounded to microseconds, now when none was sent: "Timestamp must not be negative.". */
 static const char *draft_timestamp(struct request *req, const char *var, json_object *ts)
@@ -214,16 +143,11 @@ int drafts_create(struct request *req)
 {
 	if (personal_check_drafts_enabled(&req->uow, req->user->id) < 0)
 		return -1;
-	json_object *list = param_json(req, "drafts");
-	if (!json_object_is_type(list, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "drafts is not a list");
-	size_t n = json_object_array_length(list);
-	struct draft *drafts = arena_alloc(&req->arena, (n + 1) * sizeof(*drafts));
+	struct draft *drafts;
+	size_t n;
+	if (shape_drafts(req, param_json(req, "drafts"), &drafts, &n) < 0)
+		return -1;
 	struct draft_row *rows = arena_alloc(&req->arena, (n + 1) * sizeof(*rows));
-	for (size_t i = 0; i < n; i++)
-		if (check_draft(req, arena_printf(&req->arena, "drafts[%zu]", i), json_object_array_get_idx(list, i),
-		                &drafts[i]) < 0)
-			return -1;
 	for (size_t i = 0; i < n; i++)
 		if (draft_row(req, arena_printf(&req->arena, "drafts[%zu]", i), &drafts[i], &rows[i]) < 0)
 			return -1;
@@ -254,7 +178,7 @@ int drafts_edit(struct request *req)
 		return -1;
 	struct draft d;
 	struct draft_row row;
-	if (check_draft(req, "draft", param_json(req, "draft"), &d) < 0)
+	if (shape_draft(req, "draft", param_json(req, "draft"), &d) < 0)
 		return -1;
 	const char *id = db_arg_int(&req->uow, param_int(req, "draft_id"));
 	const char *uid = db_arg_int(&req->uow, req->user->id);

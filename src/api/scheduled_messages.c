@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/shapes.h"
 #include "http/params.h"
 #include "http/request.h"
 #include "model/messages.h"
@@ -18,18 +19,6 @@ static int channel_type(const char *type)
 	if (strcmp(type, "stream") == 0 || strcmp(type, "channel") == 0)
 		return 1;
 	return strcmp(type, "private") == 0 || strcmp(type, "direct") == 0 ? 0 : -1;
-}
-
-/* `to` is Json[int | list[int]] in the reference. */
-static int check_to(struct request *req, json_object *to)
-{
-	bool ok = json_object_is_type(to, json_type_int);
-	if (json_object_is_type(to, json_type_array)) {
-		ok = true;
-		for (size_t i = 0; i < json_object_array_length(to); i++)
-			ok = ok && json_object_is_type(json_object_array_get_idx(to, i), json_type_int);
-	}
-	return ok ? 0 : api_error(req, ERR_BAD_REQUEST, "to[\"int\"] is not an integer");
 }
 
 /* A delivery time must be in the future (DeliveryTimeNotInFutureError). */
@@ -57,7 +46,7 @@ int scheduled_messages_create(struct request *req)
 {
 	struct scheduled_target t = {.to = param_json(req, "to")};
 	/* The reference validates to before type (the order of its parameters). */
-	if (check_to(req, t.to) < 0)
+	if (shape_scheduled_to(req, t.to) < 0)
 		return -1;
 	int kind = channel_type(param_str(req, "type"));
 	if (kind < 0)
@@ -91,7 +80,7 @@ static int check_edit_params(struct request *req, int *kind)
 	*kind = param_present(req, "type") ? channel_type(param_str(req, "type")) : -1;
 	if (param_present(req, "type") && *kind < 0)
 		return api_error(req, ERR_BAD_REQUEST, "Invalid type");
-	if (param_present(req, "to") && check_to(req, param_json(req, "to")) < 0)
+	if (param_present(req, "to") && shape_scheduled_to(req, param_json(req, "to")) < 0)
 		return -1;
 	if (*kind >= 0 && !param_present(req, "to"))
 		return api_error(req, ERR_BAD_REQUEST, "Recipient required when updating type of scheduled message.");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/shapes.h"
 #include "core/ids.h"
 #include "core/jsonx.h"
 #include "db/db.h"
@@ -16,8 +17,6 @@
 #include "model/permissions.h"
 #include "model/realm.h"
 #include "model/user.h"
-
-#define MAX_CHANNEL_DESCRIPTION 1024
 
 static struct db_stmt st_mine = DB_STMT(CHANNEL_SELECT "AND sub.user_id IS NOT NULL ORDER BY c.name COLLATE \"C\"");
 
@@ -45,33 +44,17 @@ struct wanted {
 	struct channel *channel; /* NULL until found or created */
 };
 
+/* The subscriptions parameter of POST: its shape (api/shapes.h), then each name as a channel name. */
 static int parse_wanted(struct request *req, json_object *list, struct wanted **out, size_t *n)
 {
-	if (!json_object_is_type(list, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "subscriptions is not a list");
-	*n = json_object_array_length(list);
+	struct channel_request *c;
+	if (shape_subscriptions(req, list, &c, n) < 0)
+		return -1;
 	*out = arena_alloc(&req->arena, (*n + 1) * sizeof(**out));
 	for (size_t i = 0; i < *n; i++) {
-		json_object *o = json_object_array_get_idx(list, i), *v;
-		if (!json_object_is_type(o, json_type_object))
-			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu] is not a dict", i);
-		if (!json_object_object_get_ex(o, "name", &v) || !json_object_is_type(v, json_type_string))
-			return api_error(req, ERR_BAD_REQUEST, "subscriptions[%zu][\"name\"] is missing", i);
-		(*out)[i].name = arena_strip(&req->arena, json_object_get_string(v));
-		if (channel_check_name(&req->uow, (*out)[i].name) < 0)
+		if (channel_check_name(&req->uow, c[i].name) < 0)
 			return -1;
-		if (json_object_object_get_ex(o, "description", &v) && json_object_is_type(v, json_type_string)) {
-			char *d = arena_strdup(&req->arena, json_object_get_string(v));
-			for (char *p = d; *p; p++)
-				if (*p == '\n')
-					*p = ' ';
-			if (utf8_length(d) > MAX_CHANNEL_DESCRIPTION)
-				return api_error(req, ERR_BAD_REQUEST, "description is too long (limit: %d characters)",
-				                 MAX_CHANNEL_DESCRIPTION);
-			(*out)[i].description = d;
-		}
-		if (json_object_object_get_ex(o, "color", &v) && json_object_is_type(v, json_type_string))
-			(*out)[i].color = json_object_get_string(v);
+		(*out)[i] = (struct wanted){c[i].name, c[i].description, c[i].color, NULL};
 	}
 	return 0;
 }
@@ -118,30 +101,17 @@ static int resolve_principals(struct request *req, struct db_stmt *st, const cha
 static int parse_principals(struct request *req, int64_t **ids, size_t *n)
 {
 	json_object *list = param_json(req, "principals");
-	if (list != NULL && !json_object_is_type(list, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "principals is not a list");
-	size_t count = list ? json_object_array_length(list) : 0, nid = 0, nemail = 0;
+	struct principal_list p;
+	if (shape_principals(req, list, &p) < 0)
+		return -1;
+	size_t count = p.n;
 	*ids = arena_alloc(&req->arena, (count + 1) * sizeof(**ids));
-	int64_t *by_id = arena_alloc(&req->arena, (count + 1) * sizeof(*by_id));
-	size_t *at_id = arena_alloc(&req->arena, (count + 1) * sizeof(*at_id));
-	size_t *at_email = arena_alloc(&req->arena, (count + 1) * sizeof(*at_email));
-	json_object *emails = request_own_json(req, json_object_new_array());
-	for (size_t i = 0; i < count; i++) {
-		json_object *p = json_object_array_get_idx(list, i);
-		(*ids)[i] = 0;
-		if (json_object_is_type(p, json_type_int)) {
-			at_id[nid] = i;
-			by_id[nid++] = json_object_get_int64(p);
-		} else if (json_object_is_type(p, json_type_string)) {
-			at_email[nemail++] = i;
-			json_object_array_add(emails, json_object_get(p));
-		} else {
-			return api_error(req, ERR_BAD_REQUEST, "principals[%zu] is not an integer", i);
-		}
-	}
-	if ((nid &&
-	     resolve_principals(req, &st_principal_ids, db_arg_ids(&req->uow, by_id, (int)nid), at_id, *ids) < 0) ||
-	    (nemail && resolve_principals(req, &st_principal_emails, jsonx_string(emails), at_email, *ids) < 0))
+	size_t *at = arena_alloc(&req->arena, (count + 1) * sizeof(*at));
+	for (size_t i = 0; i < count; i++)
+		at[i] = i;
+	if (count > 0 && (p.by_email ? resolve_principals(req, &st_principal_emails, jsonx_string(list), at, *ids)
+	                             : resolve_principals(req, &st_principal_ids,
+	                                                  db_arg_ids(&req->uow, p.ids, (int)count), at, *ids)) < 0)
 		return -1;
 	for (size_t i = 0; i < count; i++)
 		if ((*ids)[i] == 0)
@@ -571,16 +541,6 @@ int subscriptions_remove(struct request *req)
 	return channel_events_unsubscribe(&req->uow, gone, ngone);
 }
 
-static bool is_hex_color(const char *s)
-{
-	if (s[0] != '#' || strlen(s) != 7)
-		return false;
-	for (int i = 1; i < 7; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
 static struct db_stmt st_set_color =
     DB_STMT("UPDATE subscriptions SET color = $3 WHERE user_id = $1 AND channel_id = $2");
 static struct db_stmt st_set_flag = DB_STMT(
@@ -596,55 +556,32 @@ static struct db_stmt st_set_flag = DB_STMT(
     "                            ELSE wildcard_mentions_notify END"
     " WHERE user_id = $1 AND channel_id = $2");
 
-/* Validates and applies one {stream_id, property, value} change. */
-static int change_property(struct request *req, json_object *change, size_t i)
+/* Applies one change whose shape was checked (api/shapes.h). */
+static int change_property(struct request *req, const struct property_change *change)
 {
-	static const char *const flags[] = {"in_home_view",
-	                                    "is_muted",
-	                                    "desktop_notifications",
-	                                    "audible_notifications",
-	                                    "push_notifications",
-	                                    "email_notifications",
-	                                    "pin_to_top",
-	                                    "wildcard_mentions_notify"};
-	json_object *id, *prop, *value;
-	if (!json_object_is_type(change, json_type_object) || !json_object_object_get_ex(change, "stream_id", &id) ||
-	    !json_object_object_get_ex(change, "property", &prop) ||
-	    !json_object_object_get_ex(change, "value", &value))
-		return api_error(req, ERR_BAD_REQUEST,
-		                 "subscription_data[%zu] is not a dict with stream_id, property and value", i);
-	const char *property = json_object_get_string(prop);
-	bool is_flag = false;
-	for (size_t k = 0; k < sizeof(flags) / sizeof(*flags); k++)
-		is_flag = is_flag || strcmp(property, flags[k]) == 0;
-	if (strcmp(property, "color") == 0) {
-		if (!json_object_is_type(value, json_type_string) || !is_hex_color(json_object_get_string(value)))
-			return api_error(req, ERR_BAD_REQUEST, "color is not a valid hex color code");
-	} else if (!is_flag) {
-		return api_error(req, ERR_BAD_REQUEST, "Unknown subscription property: %s", property);
-	} else if (!json_object_is_type(value, json_type_boolean)) {
-		return api_error(req, ERR_BAD_REQUEST, "%s is not a boolean", property);
-	}
-	struct channel *c = channel_access_by_id(&req->uow, json_object_get_int64(id), false);
+	struct channel *c = channel_access_by_id(&req->uow, change->stream_id, false);
 	if (c == NULL)
 		return -1;
 	if (!c->is_subscribed)
 		return api_error(req, ERR_BAD_REQUEST, "Not subscribed to channel ID %lld", (long long)c->id);
 	const char *uid = db_arg_int(&req->uow, req->user->id), *cid = db_arg_int(&req->uow, c->id);
-	struct db_res *res = is_flag ? DB_EXEC(&req->uow, &st_set_flag, uid, cid, property,
-	                                       json_object_get_boolean(value) ? "true" : "false")
-	                             : DB_EXEC(&req->uow, &st_set_color, uid, cid, json_object_get_string(value));
-	return res == NULL ? -1 : channel_events_property(&req->uow, c->id, property, value);
+	struct db_res *res = change->is_color ? DB_EXEC(&req->uow, &st_set_color, uid, cid, change->color)
+	                                      : DB_EXEC(&req->uow, &st_set_flag, uid, cid, change->property,
+	                                                change->flag ? "true" : "false");
+	json_object *value = request_own_json(req, change->is_color ? json_object_new_string(change->color)
+	                                                            : json_object_new_boolean(change->flag));
+	return res == NULL ? -1 : channel_events_property(&req->uow, c->id, change->property, value);
 }
 
 /* PATCH (and POST) /api/v1/users/me/subscriptions/properties */
 int subscriptions_update_properties(struct request *req)
 {
-	json_object *data = param_json(req, "subscription_data");
-	if (!json_object_is_type(data, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "subscription_data is not a list");
-	for (size_t i = 0; i < json_object_array_length(data); i++)
-		if (change_property(req, json_object_array_get_idx(data, i), i) < 0)
+	struct property_change *changes;
+	size_t n;
+	if (shape_subscription_data(req, param_json(req, "subscription_data"), &changes, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (change_property(req, &changes[i]) < 0)
 			return -1;
 	return 0;
 }

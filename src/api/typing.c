@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/shapes.h"
 #include "core/ids.h"
 #include "core/jsonx.h"
 #include "db/db.h"
@@ -110,18 +111,11 @@ static int publish(struct request *req, json_object *event, const int64_t *users
 
 /* ---- POST /typing -------------------------------------------------------------------------------------------- */
 
-/* `to` as the reference reads it (a JSON list of integers, or absent or null: *to NULL). */
+/* `to` as the reference reads it (a JSON list of integers, or absent or null: *to NULL); api/shapes.h. */
 static int typing_to(struct request *req, json_object **to)
 {
 	*to = param_json(req, "to");
-	if (*to == NULL)
-		return 0;
-	if (!json_object_is_type(*to, json_type_array))
-		return api_error(req, ERR_BAD_REQUEST, "to is not a list");
-	for (size_t i = 0; i < json_object_array_length(*to); i++)
-		if (!json_object_is_type(json_object_array_get_idx(*to, i), json_type_int))
-			return api_error(req, ERR_BAD_REQUEST, "to[%zu] is not an integer", i);
-	return 0;
+	return shape_typing_to(req, *to);
 }
 
 /* stream_id as a JSON integer (absent or null: *given false). */

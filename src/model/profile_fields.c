@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <string.h>
 
+#include "core/jsonv.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
 #include "core/uow.h"
@@ -374,8 +375,22 @@ static bool is_removal(json_object *value)
 	       (json_object_is_type(value, json_type_array) && json_object_array_length(value) == 0);
 }
 
-/* The shape check_profile_data / ProfileDataElementUpdateDict asks for: objects with an integer id and a value. */
-static int check_entry_shape(struct uow *uow, json_object *entry, size_t i, const char *var)
+/* A value of the reference's ProfileDataElementValue (str | list[int]). */
+static bool is_element_value(json_object *value)
+{
+	if (jsonv_is(value, JV_STR))
+		return true;
+	if (!jsonv_is(value, JV_LIST))
+		return false;
+	for (size_t k = 0; k < json_object_array_length(value); k++)
+		if (!jsonv_is(json_object_array_get_idx(value, k), JV_INT))
+			return false;
+	return true;
+}
+
+/* The shape check_profile_data / ProfileDataElementUpdateDict asks for: objects with an integer id and a value, a
+ * string or a list of integers (else pydantic's error for the union's first member), or a removal (allow_remove). */
+static int check_entry_shape(struct uow *uow, json_object *entry, size_t i, const char *var, bool allow_remove)
 {
 	json_object *id, *value;
 	if (!json_object_is_type(entry, json_type_object))
@@ -386,17 +401,26 @@ static int check_entry_shape(struct uow *uow, json_object *entry, size_t i, cons
 		return uow_error(uow, ERR_BAD_REQUEST, "%s[%zu][\"id\"] is not an integer", var, i);
 	if (!json_object_object_get_ex(entry, "value", &value))
 		return uow_error(uow, ERR_BAD_REQUEST, "%s[%zu] key is missing: value", var, i);
+	if (!is_element_value(value) && !(allow_remove && is_removal(value)))
+		return uow_error(uow, ERR_BAD_REQUEST, "%s[%zu][\"value\"][\"str\"] is not a string", var, i);
 	return 0;
 }
 
-int profile_data_check(struct uow *uow, json_object *data, const struct user *acting, bool allow_remove)
+int profile_data_check_shape(struct uow *uow, json_object *data, bool allow_remove)
 {
 	const char *var = allow_remove ? "profile_data" : "data";
 	if (!json_object_is_type(data, json_type_array))
 		return uow_error(uow, ERR_BAD_REQUEST, "%s is not a list", var);
 	for (size_t i = 0; i < json_object_array_length(data); i++)
-		if (check_entry_shape(uow, json_object_array_get_idx(data, i), i, var) < 0)
+		if (check_entry_shape(uow, json_object_array_get_idx(data, i), i, var, allow_remove) < 0)
 			return -1;
+	return 0;
+}
+
+int profile_data_check(struct uow *uow, json_object *data, const struct user *acting, bool allow_remove)
+{
+	if (profile_data_check_shape(uow, data, allow_remove) < 0)
+		return -1;
 	for (size_t i = 0; i < json_object_array_length(data); i++) {
 		json_object *value;
 		struct field *f = entry_field(uow, data, i, &value);
@@ -408,8 +432,6 @@ int profile_data_check(struct uow *uow, json_object *data, const struct user *ac
 			    "You are not allowed to change this field. Contact an administrator to update it.");
 		if (allow_remove && is_removal(value))
 			continue;
-		if (!allow_remove && value == NULL)
-			return uow_error(uow, ERR_BAD_REQUEST, "%s[%zu][\"value\"] is not a string", var, i);
 		if (check_value(uow, f, value) < 0)
 			return -1;
 	}

@@ -54,6 +54,9 @@ int64_t profile_field_create(struct uow *uow, const struct profile_field_new *sp
  * change this field. ...", and each type's value errors. 0 or -1.
  */
 int profile_data_check(struct uow *uow, json_object *data, const struct user *acting, bool allow_remove);
+/* The part of profile_data_check() that needs no database: the list's shape, each entry an object with an integer
+ * "id" and a "value" of the reference's type ("data[0][\"value\"][\"str\"] is not a string"). 0 or -1. */
+int profile_data_check_shape(struct uow *uow, json_object *data, bool allow_remove);
 /*
  * Stores the checked values for target (removing those null or empty when allow_remove), each change announced by
  * realm_user update {user_id, custom_profile_field: {id, value, rendered_value?}} to those who may see target.

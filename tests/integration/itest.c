@@ -1198,6 +1198,7 @@ static void register_suites(void)
 	register_realm_tests();
 	register_realm_domains_tests();
 	register_drafts_tests();
+	register_shapes_tests();
 	register_saved_snippets_tests();
 	register_navigation_views_tests();
 	register_user_admin_tests();

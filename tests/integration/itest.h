@@ -270,6 +270,7 @@ void register_realm_tests(void);
 void register_realm_domains_tests(void);
 void register_realm_emoji_tests(void);
 void register_drafts_tests(void);
+void register_shapes_tests(void); /* structured parameters: the type of every value inside (test_shapes.c) */
 void register_saved_snippets_tests(void);
 void register_navigation_views_tests(void);
 void register_user_admin_tests(void);

@@ -495,8 +495,14 @@ static void test_subscription_properties(void)
 	r = api_post(
 	    u, "/users/me/subscriptions/properties",
 	    fmt("subscription_data=%s",
-	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":1}]", (long long)id))));
+	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":\"x\"}]", (long long)id))));
 	EXPECT_ERROR(r, 400, "BAD_REQUEST", "pin_to_top is not a boolean");
+	/* 1 is neither member of the value's union (bool | str): pydantic's words for its first member. */
+	r = api_post(
+	    u, "/users/me/subscriptions/properties",
+	    fmt("subscription_data=%s",
+	        url_encode(fmt("[{\"stream_id\":%lld,\"property\":\"pin_to_top\",\"value\":1}]", (long long)id))));
+	EXPECT_ERROR(r, 400, "BAD_REQUEST", "subscription_data[0][\"value\"][\"bool\"] is not a boolean");
 	r = api_post(
 	    other, "/users/me/subscriptions/properties",
 	    fmt("subscription_data=%s",
