@@ -247,8 +247,9 @@ static int cmp_user(const void *a, const void *b)
 	return ids_cmp(&((const struct message_user *)a)->id, &((const struct message_user *)b)->id);
 }
 
-int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal)
+int message_parse_direct(struct uow *uow, const char *to, struct message_recipients *r, const char **refusal)
 {
+	*r = (struct message_recipients){0};
 	json_object *list = recipients_json(uow, to);
 	json_object *first = json_object_is_type(list, json_type_array) ? json_object_array_get_idx(list, 0) : NULL;
 	if (!json_object_is_type(list, json_type_array) ||
@@ -257,20 +258,31 @@ int message_lookup_direct(struct uow *uow, const char *to, struct message_user *
 		return refuse(uow, refusal, "Invalid data type for recipients");
 	if (json_object_array_length(list) > MESSAGE_MAX_RECIPIENTS)
 		return refuse(uow, refusal, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
-	const char **emails = NULL;
 	struct ids ids = {0};
-	bool by_email = first != NULL && json_object_is_type(first, json_type_string);
+	r->by_email = first != NULL && json_object_is_type(first, json_type_string);
 	int rc = 0;
-	if (first != NULL &&
-	    (rc = by_email ? list_emails(uow, list, &emails, n, refusal) : list_ids(uow, list, &ids, refusal)) != 0)
+	if (first != NULL && (rc = r->by_email ? list_emails(uow, list, &r->emails, &r->n, refusal)
+	                                       : list_ids(uow, list, &ids, refusal)) != 0)
 		return rc;
-	if (!by_email)
-		*n = ids.n;
-	if (*n == 0)
+	if (!r->by_email) {
+		r->ids = ids.v;
+		r->n = ids.n;
+	}
+	if (r->n == 0)
 		return refuse(uow, refusal, "Message must have recipients");
+	return 0;
+}
+
+int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal)
+{
+	struct message_recipients r;
+	int rc = message_parse_direct(uow, to, &r, refusal);
+	if (rc != 0)
+		return rc;
+	*n = r.n;
 	*out = arena_alloc(&uow->arena, (size_t)*n * sizeof(**out));
-	if ((rc = by_email ? users_by_emails(uow, emails, *n, *out, refusal)
-	                   : users_by_ids(uow, ids.v, *n, *out, refusal)) != 0)
+	if ((rc = r.by_email ? users_by_emails(uow, r.emails, *n, *out, refusal)
+	                     : users_by_ids(uow, r.ids, *n, *out, refusal)) != 0)
 		return rc;
 	qsort(*out, (size_t)*n, sizeof(**out), cmp_user);
 	int k = 0; /* the same user by two addresses counts once */

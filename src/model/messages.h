@@ -120,6 +120,16 @@ int message_users_find(struct uow *uow, const char *const *emails, int n, struct
 int message_resolve_direct(struct uow *uow, const char *to, struct message_user **out, int *n);
 /* The same, but a refusal is returned (1, its message in *refusal), not recorded; -1 is a failure (recorded). */
 int message_lookup_direct(struct uow *uow, const char *to, struct message_user **out, int *n, const char **refusal);
+/* The recipients of a direct message's `to` as sent, before any lookup: e-mail addresses (stripped, empty ones
+ * dropped) or user ids, repeats removed, in the arena. */
+struct message_recipients {
+	bool by_email;
+	int n;
+	const char **emails; /* by_email */
+	const int64_t *ids;  /* !by_email */
+};
+/* The part of message_lookup_direct() that needs no database: 0 and *r, or 1 with the refusal in *refusal. */
+int message_parse_direct(struct uow *uow, const char *to, struct message_recipients *r, const char **refusal);
 /*
  * Checks that the requesting user may send a direct message to users (as resolved above): access to the users
  * ("You do not have permission to access some of the recipients."), no deactivated recipient ("'x' is no longer
