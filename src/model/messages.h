@@ -251,7 +251,8 @@ struct narrow;
  * group-pm-with, sender, id, is:(dm|private|starred|unread|mentioned|alerted|resolved|followed),
  * has:(attachment|image|link|reaction), in:(home|all), channels:(public|web-public), near, with, and search
  * (case-insensitive substring match of every word). The first topic term's "general chat" is the empty topic.
- * The narrow and its operands are also validated ("element is not a string pair", "operand is not a string", ...).
+ * The narrow and its operands are also validated ("Invalid narrow[0]: Value error, element is not a string pair",
+ * "operand is not a string", ...).
  * Errors are BAD_NARROW "Invalid narrow operator: ..." as the reference words them. Returns NULL
  * with the error recorded. Operands are looked up in the database (narrow_parse_with() in narrow.h, messages.c).
  */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/ids.h"
+#include "core/jsonv.h"
 #include "core/uow.h"
 #include "db/db.h"
 #include "model/channels.h"
@@ -273,32 +274,37 @@ static int narrow_simple(struct uow *uow, struct narrow *nw, const char *op, con
 	return 0;
 }
 
-/* The reference's NarrowParameter validation: the element's shape, then the operand's type for its operator. */
-static int term_parts(struct uow *uow, json_object *e, const char **op, json_object **operand, bool *negated)
+/* A refusal of the reference's NarrowParameter "before" validator, a ValueError as typed_endpoint words it. */
+static int term_invalid(struct uow *uow, int i, const char *why)
+{
+	return uow_error(uow, ERR_BAD_REQUEST, "Invalid narrow[%d]: Value error, %s", i, why);
+}
+
+/* The reference's NarrowParameter validation of term i: the element's shape, then its fields' types
+ * (operator: str, negated: bool), then the operand's type for its operator (check_operand()). */
+static int term_parts(struct uow *uow, json_object *e, int i, const char **op, json_object **operand, bool *negated)
 {
 	json_object *o = NULL, *neg = NULL;
 	*negated = false;
-	if (json_object_is_type(e, json_type_array)) {
-		if (json_object_array_length(e) != 2 ||
-		    !json_object_is_type(json_object_array_get_idx(e, 0), json_type_string) ||
-		    !json_object_is_type(json_object_array_get_idx(e, 1), json_type_string))
-			return uow_error(uow, ERR_BAD_REQUEST, "element is not a string pair");
+	if (jsonv_is(e, JV_LIST)) {
+		if (json_object_array_length(e) != 2 || !jsonv_is(json_object_array_get_idx(e, 0), JV_STR) ||
+		    !jsonv_is(json_object_array_get_idx(e, 1), JV_STR))
+			return term_invalid(uow, i, "element is not a string pair");
 		o = json_object_array_get_idx(e, 0);
 		*operand = json_object_array_get_idx(e, 1);
-	} else if (json_object_is_type(e, json_type_object)) {
+	} else if (jsonv_is(e, JV_DICT)) {
 		if (!json_object_object_get_ex(e, "operand", operand) || *operand == NULL)
-			return uow_error(uow, ERR_BAD_REQUEST, "operand is missing");
+			return term_invalid(uow, i, "operand is missing");
 		if (!json_object_object_get_ex(e, "operator", &o) || o == NULL)
-			return uow_error(uow, ERR_BAD_REQUEST, "operator is missing");
-		if (json_object_object_get_ex(e, "negated", &neg) && neg != NULL &&
-		    !json_object_is_type(neg, json_type_boolean))
-			return uow_error(uow, ERR_BAD_REQUEST, "negated is not a boolean");
+			return term_invalid(uow, i, "operator is missing");
+		const char *where = arena_printf(&uow->arena, "narrow[%d]", i);
+		if (jsonv_check(uow, o, JV_STR, jsonv_key(uow, where, "operator")) < 0 ||
+		    jsonv_member(uow, e, where, "negated", JV_BOOL, JV_OPTIONAL, &neg) < 0)
+			return -1;
 		*negated = neg != NULL && json_object_get_boolean(neg);
 	} else {
-		return uow_error(uow, ERR_BAD_REQUEST, "dict or list required");
+		return term_invalid(uow, i, "dict or list required");
 	}
-	if (!json_object_is_type(o, json_type_string))
-		return uow_error(uow, ERR_BAD_REQUEST, "operator is not a string");
 	*op = json_object_get_string(o);
 	return 0;
 }
@@ -456,7 +462,7 @@ struct narrow *narrow_parse_with(struct uow *uow, json_object *narrow, const str
 	struct term *t = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*t));
 	for (int i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(narrow, i);
-		if (term_parts(uow, e, &t[i].op, &t[i].operand, &t[i].negated) < 0 ||
+		if (term_parts(uow, e, i, &t[i].op, &t[i].operand, &t[i].negated) < 0 ||
 		    check_operand(uow, t[i].op, t[i].operand) < 0)
 			return NULL;
 	}

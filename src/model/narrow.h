@@ -71,7 +71,8 @@ struct narrow_lookup {
 /*
  * Parses narrow (a JSON array of {operator, operand, negated} objects or [operator, operand] pairs; NULL: no
  * narrow) for uow->user of uow->realm, resolving operands through lookup. See narrow_parse() in messages.h for
- * the operators. Validation errors are BAD_REQUEST ("element is not a string pair", "operand is not a string",
+ * the operators. Validation errors are BAD_REQUEST in the reference's typed_endpoint words ("Invalid narrow[0]: Value
+ * error, element is not a string pair", "narrow[0][\"operator\"] is not a string", "operand is not a string",
  * ...); unknown operators and operands BAD_NARROW "Invalid narrow operator: ..." with a desc field, as the
  * reference words them. Returns the narrow (arena), or NULL with the error recorded.
  */

@@ -554,7 +554,7 @@ static void test_fetch_errors(void)
 	EXPECT_ERROR(fetch(u, "[[\"id\",\"abc\"]]", "anchor=newest&num_before=1"), 400, "BAD_NARROW",
 	             "Invalid narrow operator: Invalid message ID");
 	EXPECT_ERROR(fetch(u, "[[\"channel\"]]", "anchor=newest&num_before=1"), 400, "BAD_REQUEST",
-	             "element is not a string pair");
+	             "Invalid narrow[0]: Value error, element is not a string pair");
 }
 
 static void test_fetch_narrows(void)

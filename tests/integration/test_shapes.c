@@ -1,9 +1,9 @@
 /*
  * Structured parameters: every value inside a list of objects (subscription_data, subscriptions, principals,
- * drafts, profile data) is type-checked before use, with the reference's words (its typed_endpoint and pydantic:
- * "subscription_data[0][\"property\"] is not a string"). Each refusal is followed by a request that must succeed:
- * a value of the wrong type once crashed the api worker that read it (issue 29: property null, strcmp(NULL)), and
- * with it every request in flight on that process (nginx answered 502). Reference: zerver/lib/typed_endpoint.py;
+ * drafts, profile data, narrow) is type-checked before use, with the reference's words (its typed_endpoint and
+ * pydantic: "subscription_data[0][\"property\"] is not a string"). Each refusal is followed by a request that must
+ * succeed: a value of the wrong type once crashed the api worker that read it (issue 29: property null, strcmp(NULL)),
+ * and with it every request in flight on that process (nginx answered 502). Reference: zerver/lib/typed_endpoint.py;
  * zerver/views/streams.py (SubscriptionPropertyChangeRequest, AddSubscriptionData, principals), zerver/lib/drafts.py,
  * zerver/views/custom_profile_fields.py.
  */
@@ -155,6 +155,35 @@ static void test_drafts(void)
 	        url_encode("[{\"type\":\"\",\"to\":[],\"topic\":\"\",\"content\":\"c\",\"timestamp\":null}]"))));
 }
 
+/* GET /messages' narrow (the reference's list[NarrowParameter]): its "before" validator's ValueErrors, then the
+ * fields' types, then the operand's type for the operator. */
+static void test_narrow(void)
+{
+	struct user *u = new_user("member");
+	const struct shape_case cases[] = {
+	    {"{}", "narrow is not a list"},
+	    {"[null]", "Invalid narrow[0]: Value error, dict or list required"},
+	    {"[[\"is\",\"starred\"],5]", "Invalid narrow[1]: Value error, dict or list required"},
+	    {"[[\"is\",null]]", "Invalid narrow[0]: Value error, element is not a string pair"},
+	    {"[{\"operator\":\"is\",\"operand\":null}]", "Invalid narrow[0]: Value error, operand is missing"},
+	    {"[{\"operand\":\"starred\"}]", "Invalid narrow[0]: Value error, operator is missing"},
+	    {"[{\"operator\":{},\"operand\":\"starred\"}]", "narrow[0][\"operator\"] is not a string"},
+	    {"[{\"operator\":\"is\",\"operand\":\"starred\",\"negated\":null}]",
+	     "narrow[0][\"negated\"] is not a boolean"},
+	    {"[{\"operator\":\"is\",\"operand\":\"starred\",\"negated\":1}]",
+	     "narrow[0][\"negated\"] is not a boolean"},
+	    {"[{\"operator\":\"is\",\"operand\":5}]", "operand is not a string"},
+	    {"[{\"operator\":\"channel\",\"operand\":[]}]", "operand is not a string or integer"},
+	    {"[{\"operator\":\"dm\",\"operand\":[null]}]", "operand is not a string or an integer list"},
+	    {NULL, NULL},
+	};
+	for (const struct shape_case *c = cases; c->json != NULL; c++) {
+		struct resp *r = api_get(u, fmt("/messages?anchor=newest&num_before=1&narrow=%s", url_encode(c->json)));
+		EXPECT_ERROR(r, 400, "BAD_REQUEST", c->msg);
+		EXPECT_SUCCESS(api_get(u, "/users/me"));
+	}
+}
+
 static void test_profile_data(void)
 {
 	struct user *u = new_user("member");
@@ -179,6 +208,7 @@ void register_shapes_tests(void)
 	    {"subscriptions", test_subscriptions},
 	    {"principals", test_principals},
 	    {"drafts", test_drafts},
+	    {"narrow", test_narrow},
 	    {"profile_data", test_profile_data},
 	    {NULL, NULL},
 	};

@@ -207,9 +207,10 @@ static void test_narrow_legacy_pairs(void)
 	CU_ASSERT_STRING_EQUAL(param(35), "5");
 	CU_ASSERT_STRING_EQUAL(param(36), "Lunch \"time\"");
 	CU_ASSERT_TRUE(nw->include_history);
-	assert_bad_request("[[\"stream\"]]", "element is not a string pair");
-	assert_bad_request("[[\"stream\", 5]]", "element is not a string pair");
-	assert_bad_request("[[\"stream\", \"Denmark\", \"x\"]]", "element is not a string pair");
+	assert_bad_request("[[\"stream\"]]", "Invalid narrow[0]: Value error, element is not a string pair");
+	assert_bad_request("[[\"stream\", 5]]", "Invalid narrow[0]: Value error, element is not a string pair");
+	assert_bad_request("[[\"stream\", \"Denmark\", \"x\"]]",
+	                   "Invalid narrow[0]: Value error, element is not a string pair");
 }
 
 static void test_narrow_channel_by_id_and_name(void)
@@ -262,7 +263,9 @@ static void test_narrow_negation(void)
 	CU_ASSERT_STRING_EQUAL(parse("[{\"operator\": \"channel\", \"operand\": 5, \"negated\": false}]"), "");
 	CU_ASSERT_STRING_EQUAL(param(3), "{5}");
 	assert_bad_request("[{\"operator\": \"channel\", \"operand\": 5, \"negated\": \"yes\"}]",
-	                   "negated is not a boolean");
+	                   "narrow[0][\"negated\"] is not a boolean");
+	assert_bad_request("[[\"is\", \"starred\"], {\"operator\": \"channel\", \"operand\": 5, \"negated\": null}]",
+	                   "narrow[1][\"negated\"] is not a boolean");
 }
 
 static void test_narrow_topic(void)
@@ -500,15 +503,18 @@ static void test_narrow_with(void)
 static void test_narrow_shape_errors(void)
 {
 	assert_bad_request("{\"operator\": \"is\"}", "narrow is not a list");
-	assert_bad_request("[3]", "dict or list required");
-	assert_bad_request("[\"is\"]", "dict or list required");
-	assert_bad_request("[{\"operator\": \"is\"}]", "operand is missing");
-	assert_bad_request("[{\"operand\": \"starred\"}]", "operator is missing");
-	assert_bad_request("[{\"operator\": 5, \"operand\": \"starred\"}]", "operator is not a string");
-	assert_bad_request("[{\"operator\": null, \"operand\": \"starred\"}]", "operator is missing");
+	assert_bad_request("[3]", "Invalid narrow[0]: Value error, dict or list required");
+	assert_bad_request("[\"is\"]", "Invalid narrow[0]: Value error, dict or list required");
+	assert_bad_request("[null]", "Invalid narrow[0]: Value error, dict or list required");
+	assert_bad_request("[{\"operator\": \"is\"}]", "Invalid narrow[0]: Value error, operand is missing");
+	assert_bad_request("[{\"operand\": \"starred\"}]", "Invalid narrow[0]: Value error, operator is missing");
+	assert_bad_request("[{\"operator\": 5, \"operand\": \"starred\"}]", "narrow[0][\"operator\"] is not a string");
+	assert_bad_request("[{\"operator\": [\"is\"], \"operand\": \"starred\"}]", "narrow[0][\"operator\"] is not a string");
+	assert_bad_request("[{\"operator\": null, \"operand\": \"starred\"}]",
+	                   "Invalid narrow[0]: Value error, operator is missing");
 	assert_bad_narrow("[[\"foo\", \"bar\"]]", "unknown operator foo");
 	/* the shape of every term is checked before any operand is resolved */
-	assert_bad_request("[[\"channel\", \"Nowhere\"], [\"is\"]]", "element is not a string pair");
+	assert_bad_request("[[\"channel\", \"Nowhere\"], [\"is\"]]", "Invalid narrow[1]: Value error, element is not a string pair");
 }
 
 static void test_narrow_sql_only_ids_and_range(void)
