@@ -1,11 +1,12 @@
 /*
  * libFuzzer target for the structured parameters, through the checks the handlers themselves call before they
  * touch the database: api/shapes.h (subscription_data, subscriptions, principals, drafts, typing's and scheduled
- * messages' to), model/profile_fields.h (profile data), model/messages.h (a direct message's to), model/narrow.h
- * (narrow, with the organization's lookups faked) and http/params.h (group-setting values and changes). The input is
+ * messages' to), model/profile_fields.h (profile data), model/messages.h (a message's to, direct or channel),
+ * model/narrow.h (narrow, with the organization's lookups faked) and http/params.h (group-setting values and
+ * changes). The input is
  *
  *     NAME\n
- *     the parameter's value (JSON, or any text for "message_to"), made valid UTF-8 as the form parser makes it
+ *     the value (JSON; any text for message_to and channel_to), made UTF-8 as the form parser makes it
  *
  * A value is accepted or refused with a recorded BAD_REQUEST (never a crash, never a refusal without a message);
  * what is accepted has the types its struct promises the handler.
@@ -144,6 +145,16 @@ static void check_message_to(struct request *req, const char *text)
 		FUZZ_CHECK(r.emails[i] != NULL && r.emails[i][0] != '\0');
 }
 
+static void check_channel_to(struct request *req, const char *text)
+{
+	int64_t id;
+	const char *name;
+	if (message_channel_indicator(&req->uow, text, &id, &name) == 0)
+		FUZZ_CHECK(name != NULL || id != 0 || strstr(text, "0") != NULL);
+	else
+		FUZZ_CHECK(req->error == ERR_BAD_REQUEST);
+}
+
 /* A group setting as a route declares it, through param_validate(). */
 static void check_group(struct request *req, const char *text, enum param_type type)
 {
@@ -164,6 +175,10 @@ static void run(struct request *req, const char *name, const char *text, size_t 
 {
 	if (strcmp(name, "message_to") == 0) {
 		check_message_to(req, text);
+		return;
+	}
+	if (strcmp(name, "channel_to") == 0) {
+		check_channel_to(req, text);
 		return;
 	}
 	if (strcmp(name, "group_setting") == 0 || strcmp(name, "group_update") == 0) {
