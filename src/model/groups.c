@@ -163,22 +163,28 @@ int group_check_subgroups(struct uow *uow, json_object *ids)
 
 /*
  * The reference's parse_group_setting_value: an object with no members and one subgroup means that group, an
- * empty object role:nobody. Returns the group id (*object NULL), or 0 with *object set to a value that stays an
- * object; -1 on error.
+ * empty object role:nobody. Sets *id to the group id (*object NULL), or *object to a value that stays an object.
+ * A client's id is taken as sent (a negative or unknown one is refused by the lookup, not mistaken for an error
+ * here); -1 on error.
  */
-static int64_t normalize(struct uow *uow, json_object *value, json_object **object)
+static int normalize(struct uow *uow, json_object *value, int64_t *id, json_object **object)
 {
 	*object = NULL;
-	if (json_object_is_type(value, json_type_int))
-		return json_object_get_int64(value);
+	*id = 0;
+	if (json_object_is_type(value, json_type_int)) {
+		*id = json_object_get_int64(value);
+		return 0;
+	}
 	json_object *members = json_object_object_get(value, "direct_members");
 	json_object *subgroups = json_object_object_get(value, "direct_subgroups");
 	size_t nmembers = json_object_array_length(members), nsubgroups = json_object_array_length(subgroups);
-	if (nmembers == 0 && nsubgroups == 1)
-		return json_object_get_int64(json_object_array_get_idx(subgroups, 0));
+	if (nmembers == 0 && nsubgroups == 1) {
+		*id = json_object_get_int64(json_object_array_get_idx(subgroups, 0));
+		return 0;
+	}
 	if (nmembers == 0 && nsubgroups == 0) {
-		int64_t nobody = group_system_id(uow, uow->realm->id, "role:nobody");
-		return nobody ? nobody : -1;
+		*id = group_system_id(uow, uow->realm->id, "role:nobody");
+		return *id ? 0 : -1;
 	}
 	*object = value;
 	return 0;
@@ -221,8 +227,8 @@ int64_t group_setting_update(struct uow *uow, const char *setting, json_object *
                              int64_t current_id)
 {
 	json_object *object;
-	int64_t id = normalize(uow, value, &object);
-	if (id < 0)
+	int64_t id;
+	if (normalize(uow, value, &id, &object) < 0)
 		return 0;
 	if (object == NULL)
 		return store_named(uow, setting, id, flags);
@@ -288,8 +294,8 @@ static bool same_ids(struct uow *uow, json_object *a, json_object *b)
 bool group_setting_equals(struct uow *uow, int64_t group_id, json_object *value)
 {
 	json_object *object;
-	int64_t id = normalize(uow, value, &object);
-	json_object *current = id < 0 ? NULL : uow_own_json(uow, group_setting_json(uow, group_id));
+	int64_t id;
+	json_object *current = normalize(uow, value, &id, &object) < 0 ? NULL : uow_own_json(uow, group_setting_json(uow, group_id));
 	if (current == NULL)
 		return false;
 	if (object == NULL)

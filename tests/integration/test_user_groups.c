@@ -248,6 +248,11 @@ static void test_create_setting_errors(void)
 	deactivate_user(d);
 	int64_t realm = realm_of(u);
 	BAD(create(u, gname("S"), "[]", kv("can_manage_group", "999999999")), "Invalid user group");
+	/* No id is taken for something else: -1 and 0 are unknown groups like any other. */
+	BAD(create(u, gname("S"), "[]", kv("can_manage_group", "-1")), "Invalid user group");
+	BAD(create(u, gname("S"), "[]", kv("can_manage_group", "0")), "Invalid user group");
+	BAD(create(u, gname("S"), "[]", kv("can_manage_group", "{\"direct_members\":[],\"direct_subgroups\":[-1]}")),
+	    "Invalid user group");
 	BAD(create(u, gname("S"), "[]",
 	           kv("can_manage_group", fmt("{\"direct_members\":[%lld],\"direct_subgroups\":[999999999,%lld]}",
 	                                      (long long)u->id, (long long)sysgroup(realm, "role:members")))),
