@@ -50,6 +50,7 @@ struct worker {
 	struct arena arena;                                                                                            \
 	struct worker *worker;                                                                                         \
 	unsigned long long id; /* for log lines */                                                                     \
+	const char *fault;     /* X-Confab-Fault (builds with --enable-fault-points only), else NULL */                \
                                                                                                                        \
 	/* Who acts: set by authentication (or the organization of the host for public routes); NULL for none. */      \
 	const struct realm *realm;                                                                                     \

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/crypto.h"
 #include "core/jsonx.h"
@@ -278,15 +279,29 @@ static json_object *render_entries(struct uow *uow, const char *qid, struct rrep
 	return events;
 }
 
-/* Marks this poll as the queue's waiter (ending the previous one) and refreshes the idle clock. */
+/*
+ * Marks this poll as the queue's waiter (ending the previous one) and refreshes the idle clock. Returns 0 when the
+ * queue is gone, 1 when the poll may wait, 2 when an event came after the poll's last read of the queue (ARGV[6],
+ * the id of the newest entry it read), 3 when the poll registers again (ARGV[7] "1") and a newer poll of the queue has
+ * taken its place.
+ *
+ * The check of ARGV[6] closes the window between the read and this registration: a publication in that window finds
+ * no waiter (or the previous poll) and wakes nobody, and without the check the poll would then sleep until its
+ * heartbeat (45-55 s). A script is atomic: a push runs before it (next_id has moved past what the poll read:
+ * 2, read again without waiting) or after it (it finds this poll as the waiter and wakes it). Registering again (after
+ * a wake-up that brought nothing to serve), a poll never takes the queue back from a newer poll: that one's client
+ * would be answered empty, and its wake-ups would go to a poll whose client may be gone.
+ */
 static const char wait_script[] =
     "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
     "local old = redis.call('HGET', KEYS[1], 'waiter') "
+    "if old and ARGV[7] == '1' then return 3 end "
     "if old then redis.call('RPUSH', ARGV[1] .. old, 'superseded') redis.call('EXPIRE', ARGV[1] .. old, 120) end "
     "redis.call('HSET', KEYS[1], 'waiter', ARGV[2], 'last_access', ARGV[3]) "
     "local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
     "redis.call('ZADD', 'confab:expiry', tonumber(ARGV[3]) + t, ARGV[4]) "
     "redis.call('ZADD', 'confab:waiting', ARGV[5], ARGV[4]) "
+    "if tonumber(redis.call('HGET', KEYS[1], 'next_id')) - 1 > tonumber(ARGV[6]) then return 2 end "
     "return 1";
 /* Clears the waiter if it is still this poll. */
 static const char unwait_script[] =
@@ -294,27 +309,27 @@ static const char unwait_script[] =
     "redis.call('ZREM', 'confab:waiting', ARGV[2]) end "
     "redis.call('DEL', KEYS[2]) return 1";
 
-/*
- * Waits for an event: returns "event", "superseded", "stopping" (the worker stops), "" on timeout, or NULL on error;
- * and, read in the same round trip as the end of the wait, the queue's entries (*entries) and settings (*meta,
- * checked as load_meta() does).
- */
-static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll, struct rreply **entries,
-                                  struct rreply **meta)
+/* The id of the newest of the entries r->elem[from..] ("<id> <txid> <event>", oldest first), else seen. */
+static long long newest_entry_id(const struct rreply *r, size_t from, long long seen)
 {
-	long long now = now_secs();
-	long long beat = now + HEARTBEAT_MIN_SECS + crypto_random_below(HEARTBEAT_SPREAD_SECS + 1);
-	const char *wake = arena_printf(&uow->arena, "confab:q:{%s}:wake:%s", qid, poll);
-	struct rreply *r =
-	    REDIS_CMD(uow, "EVAL", wait_script, "1", queue_key(uow, qid, "meta"),
-	              arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), poll,
-	              arena_printf(&uow->arena, "%lld", now), qid, arena_printf(&uow->arena, "%lld", beat));
-	*entries = NULL;
-	if (r == NULL)
-		return NULL;
-	if (r->integer == 0) /* deleted meanwhile: load_meta() records the error */
-		return (*meta = load_meta(uow, qid)) != NULL ? "superseded" : NULL;
-	/* Nothing held while waiting: no database connection, no pooled Redis connection. */
+	return r->n > from && r->elem[r->n - 1]->str ? strtoll(r->elem[r->n - 1]->str, NULL, 10) : seen;
+}
+
+#ifdef CONFAB_FAULT_POINTS
+/* Test-only (see router.c): "X-Confab-Fault: pause-before-wait" holds a poll 20 ms between its read of the queue
+ * and its registration as the waiter, so that a test's publications land in that window. */
+static void fault_pause(const struct uow *uow)
+{
+	if (uow->fault != NULL && strcmp(uow->fault, "pause-before-wait") == 0)
+		usleep(20000);
+}
+#else
+#define fault_pause(uow) ((void)0)
+#endif
+
+/* Waits on the wake-up list, holding no database connection and no pooled Redis connection meanwhile. */
+static const char *park(struct uow *uow, const char *wake)
+{
 	db_release(uow);
 	redis_release(uow);
 	/* A stopping worker answers its polls (polls_release()) and waits for no new one. */
@@ -326,6 +341,32 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 		metrics_add(uow->worker->metrics, M_POLLS_HELD, -1);
 		polls_unhold(uow->worker->polls, &held);
 	}
+	return woken;
+}
+
+/*
+ * Registers the poll as the queue's waiter (again: not the poll's first registration) and waits for an event unless one
+ * came after *seen, the newest entry id the poll has read. Returns "event", "superseded", "stopping" (the worker
+ * stops), "" on timeout, or NULL on error; and, read in the same round trip as the end of the wait, the queue's
+ * entries (*entries, *seen moved to the newest of them) and settings (*meta, checked as load_meta() does).
+ */
+static const char *wait_for_event(struct uow *uow, const char *qid, const char *poll, long long *seen, bool again,
+                                  struct rreply **entries, struct rreply **meta)
+{
+	long long now = now_secs();
+	long long beat = now + HEARTBEAT_MIN_SECS + crypto_random_below(HEARTBEAT_SPREAD_SECS + 1);
+	const char *wake = arena_printf(&uow->arena, "confab:q:{%s}:wake:%s", qid, poll);
+	fault_pause(uow);
+	struct rreply *r = REDIS_CMD(
+	    uow, "EVAL", wait_script, "1", queue_key(uow, qid, "meta"),
+	    arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), poll, arena_printf(&uow->arena, "%lld", now), qid,
+	    arena_printf(&uow->arena, "%lld", beat), arena_printf(&uow->arena, "%lld", *seen), again ? "1" : "");
+	*entries = NULL;
+	if (r == NULL)
+		return NULL;
+	if (r->integer == 0) /* deleted meanwhile: load_meta() records the error */
+		return (*meta = load_meta(uow, qid)) != NULL ? "superseded" : NULL;
+	const char *woken = r->integer == 2 ? "event" : r->integer == 3 ? "superseded" : park(uow, wake);
 	if (woken == NULL) { /* best effort: the poll no longer waits */
 		REDIS_TRY_CMD(uow, "EVAL", unwait_script, "2", queue_key(uow, qid, "meta"), wake, poll, qid);
 		return NULL;
@@ -338,6 +379,7 @@ static const char *wait_for_event(struct uow *uow, const char *qid, const char *
 	if (redis_pipeline(uow, 3, argcs, cmds, replies) < 0 || (*meta = checked_meta(uow, qid, replies[2])) == NULL)
 		return NULL;
 	*entries = replies[1];
+	*seen = newest_entry_id(replies[1], 0, *seen);
 	return woken;
 }
 
@@ -360,11 +402,14 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 		return NULL;
 	}
 	json_object *events = render_entries(uow, queue_id, r, 1, meta);
+	/* What the poll has read: every entry up to last_event_id was pruned, the others are in r (rendered or not). */
+	long long seen = newest_entry_id(r, 1, (long long)last_event_id);
 	char poll[37];
 	crypto_uuid4(poll);
 	long long deadline = now_secs() + POLL_MAX_SECS;
-	while (json_object_array_length(events) == 0 && !dont_block && now_secs() < deadline) {
-		const char *woken = wait_for_event(uow, queue_id, poll, &r, &meta);
+	for (bool again = false; json_object_array_length(events) == 0 && !dont_block && now_secs() < deadline;
+	     again = true) {
+		const char *woken = wait_for_event(uow, queue_id, poll, &seen, again, &r, &meta);
 		if (woken == NULL) {
 			json_object_put(events);
 			return NULL;

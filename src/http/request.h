@@ -49,8 +49,7 @@ struct request {
 	const char *host;
 	const char *authorization; /* NULL when the header is absent */
 	const char *remote_addr;
-	bool internal;     /* came through the internal address (FastCGI param CONFAB_INTERNAL): R_INTERNAL routes */
-	const char *fault; /* X-Confab-Fault, read only by builds configured with --enable-fault-points; else NULL */
+	bool internal; /* came through the internal address (FastCGI param CONFAB_INTERNAL): R_INTERNAL routes */
 	/* The front end sends files named by an X-Sendfile response header (Apache's mod_xsendfile), not by
 	 * X-Accel-Redirect (nginx): set by the FastCGI parameter CONFAB_FILE_SENDER=x-sendfile, which only the front
 	 * end's configuration can set (a client's headers arrive as HTTP_* parameters). */

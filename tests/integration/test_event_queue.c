@@ -324,6 +324,98 @@ static void test_flag_events_merge(void)
 	CHECK(events != NULL && json_object_array_length(events) == 2, "remove/read is not merged: %s", r->body);
 }
 
+/*
+ * A poll's wake-up is never lost (issue 29, item 14). Many short polls, each against one direct message sent at an
+ * offset of -8 to +8 ms from the poll, so that over the rounds the publication lands at every point of the poll's
+ * path, the window between its read of the queue and its registration as the queue's waiter included. Nothing else
+ * is sent to the receiver, so a wake-up lost in that window leaves the poll to the reaper's heartbeat (45-55 s): the
+ * round then fails at WAKEUP_DEADLINE_SECS, or on the heartbeat. In a build with fault points, "X-Confab-Fault:
+ * pause-before-wait" holds each poll 20 ms in that window (events/queues.c), so that most sends land there.
+ */
+#define WAKEUP_ROUNDS        300
+#define WAKEUP_DEADLINE_SECS 10
+
+struct wakeup_pair {
+	struct user *sender, *receiver;
+	char *queue;
+	int64_t last;
+};
+
+static void wakeup_pair_new(struct wakeup_pair *p)
+{
+	p->sender = new_user("member");
+	p->receiver = new_user("member");
+	p->queue = register_queue(p->receiver, "event_types=%5B%22message%22%5D");
+	p->last = -1;
+}
+
+/* In a child process: waits delay_us, sends round's message, exits 0 if it was accepted. */
+__attribute__((noreturn)) static void wakeup_send(const struct wakeup_pair *p, int round, long delay_us)
+{
+	itest_http_after_fork();
+	if (delay_us > 0)
+		usleep((useconds_t)delay_us);
+	struct resp *r =
+	    api_post(p->sender, "/messages",
+	             fmt("type=direct&to=%%5B%lld%%5D&content=wake-%d", (long long)p->receiver->id, round));
+	_exit(r->status == 200 ? 0 : 1);
+}
+
+/* Polls until round's message comes, failing on a heartbeat, an error or the deadline; moves p->last on. */
+static void wakeup_receive(struct wakeup_pair *p, int round, double start)
+{
+	static const char *const fault[] = {"X-Confab-Fault: pause-before-wait", NULL};
+	const char *want = fmt("wake-%d", round);
+	for (;;) {
+		long left = (long)(start + WAKEUP_DEADLINE_SECS - now_secs());
+		struct resp *r = NULL;
+		if (left > 0)
+			r = http(&(struct request){
+			    .path = fmt("/api/v1/events?queue_id=%s&last_event_id=%lld", p->queue, (long long)p->last),
+			    .user = p->receiver,
+			    .headers = fault,
+			    .timeout = left});
+		REQUIRE(r != NULL && r->status != 0,
+		        "round %d: no answer within %d s: a wake-up was lost, the poll waits for its heartbeat", round,
+		        WAKEUP_DEADLINE_SECS);
+		REQUIRE(r->status == 200 && jget(r->json, "events") != NULL, "round %d: %ld %s", round, r->status,
+		        r->body);
+		json_object *events = jget(r->json, "events");
+		for (size_t i = 0; i < json_object_array_length(events); i++) {
+			json_object *e = json_object_array_get_idx(events, i);
+			REQUIRE(strcmp(jstr(e, "type"), "heartbeat") != 0, "round %d: answered by a heartbeat: %s",
+			        round, r->body);
+			p->last = jint(e, "id");
+			const char *content = jstr(jget(e, "message"), "content");
+			if (content != NULL && strcmp(content, want) == 0)
+				return;
+		}
+	}
+}
+
+static void test_wakeup_races_sends(void)
+{
+	/* Each round costs the sender one request and the receiver one or more: a pair stays within its budget. */
+	int per_pair = itest_rate_limit / 2 - 10;
+	struct wakeup_pair pair = {0};
+	for (int round = 0; round < WAKEUP_ROUNDS; round++) {
+		if (round % per_pair == 0)
+			wakeup_pair_new(&pair);
+		long offset_us = (long)((round * 7919) % 16001) - 8000; /* > 0: the poll first */
+		fflush(NULL);
+		pid_t pid = fork();
+		REQUIRE(pid >= 0, "fork failed");
+		if (pid == 0)
+			wakeup_send(&pair, round, offset_us);
+		if (offset_us < 0)
+			usleep((useconds_t)-offset_us);
+		wakeup_receive(&pair, round, now_secs());
+		int status;
+		REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		        "round %d: the send failed", round);
+	}
+}
+
 void register_event_queue_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -338,6 +430,7 @@ void register_event_queue_tests(void)
 	    {"register_races_writes", test_register_races_writes},
 	    {"register_unread_in_snapshot", test_register_unread_in_snapshot},
 	    {"flag_events_merge", test_flag_events_merge},
+	    {"wakeup_races_sends", test_wakeup_races_sends},
 	    {NULL, NULL},
 	};
 	itest_add_suite("event_queue", cases);
