@@ -309,6 +309,24 @@ static void blocking_init(void)
 	pthread_key_create(&blocking_key, blocking_free);
 }
 
+#ifdef CONFAB_FAULT_POINTS
+/*
+ * Test-only (see router.c): "X-Confab-Fault: lose-wake-reply" throws away the value BLPOP popped and the connection
+ * with it, as a connection lost between Redis's pop and the reply's arrival would.
+ */
+static redisReply *fault_lose_reply(const struct uow *uow, redisContext *ctx, redisReply *r)
+{
+	if (r == NULL || r->type != REDIS_REPLY_ARRAY || uow->fault == NULL ||
+	    strcmp(uow->fault, "lose-wake-reply") != 0)
+		return r;
+	freeReplyObject(r);
+	snprintf(ctx->errstr, sizeof(ctx->errstr), "fault point lose-wake-reply");
+	return NULL;
+}
+#else
+#define fault_lose_reply(uow, ctx, r) (r)
+#endif
+
 const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs)
 {
 	struct redis_pool *pool = uow->worker->redis;
@@ -317,38 +335,35 @@ const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs)
 	const char *argv[] = {"BLPOP", key, secs};
 	pthread_once(&blocking_once, blocking_init);
 	redisContext *blocking_ctx = pthread_getspecific(blocking_key);
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (blocking_ctx == NULL || blocking_ctx->err) {
-			struct redis_conn c = {blocking_ctx};
-			int rc = conn_open(pool, &c);
-			blocking_ctx = c.ctx;
-			pthread_setspecific(blocking_key, blocking_ctx);
-			if (rc < 0) {
-				metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
-				uow_error(uow, ERR_UNAVAILABLE, NULL);
-				return NULL;
-			}
-		}
-		/* The read must outlast the BLPOP timeout, or hiredis gives up first (stack-notes 12). */
-		redisSetTimeout(blocking_ctx, (struct timeval){timeout_secs + 5, 0});
-		redisReply *r = redisCommandArgv(blocking_ctx, 3, argv, NULL);
-		redisSetTimeout(blocking_ctx, (struct timeval){5, 0});
-		if (r == NULL) {
-			log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", uow->id, blocking_ctx->errstr);
+	if (blocking_ctx == NULL || blocking_ctx->err) {
+		struct redis_conn c = {blocking_ctx};
+		int rc = conn_open(pool, &c);
+		pthread_setspecific(blocking_key, c.ctx);
+		if (rc < 0) {
 			metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
-			redisFree(blocking_ctx);
-			blocking_ctx = NULL;
-			pthread_setspecific(blocking_key, NULL);
-			continue;
+			uow_error(uow, ERR_UNAVAILABLE, NULL);
+			return NULL;
 		}
-		const char *out = "";
-		if (r->type == REDIS_REPLY_ARRAY && r->elements == 2)
-			out = arena_strndup(&uow->arena, r->element[1]->str, r->element[1]->len);
-		freeReplyObject(r);
-		return out;
+		blocking_ctx = c.ctx;
 	}
-	uow_error(uow, ERR_UNAVAILABLE, NULL);
-	return NULL;
+	/* The read must outlast the BLPOP timeout, or hiredis gives up first (stack-notes 12). */
+	redisSetTimeout(blocking_ctx, (struct timeval){timeout_secs + 5, 0});
+	redisReply *r = fault_lose_reply(uow, blocking_ctx, redisCommandArgv(blocking_ctx, 3, argv, NULL));
+	redisSetTimeout(blocking_ctx, (struct timeval){5, 0});
+	if (r == NULL) {
+		log_msg(LOG_WARNING, "request %llu: lost redis connection: %s", uow->id, blocking_ctx->errstr);
+		metrics_add(uow->worker->metrics, M_REDIS_CONNECT_ERRORS, 1);
+		redisFree(blocking_ctx);
+		pthread_setspecific(blocking_key, NULL);
+		/* Redis may have popped the value before the connection went: a second BLPOP would wait for a wake-up
+		 * already taken. The caller looks at what it waits for instead, as after a timeout. */
+		return "";
+	}
+	const char *out = "";
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2)
+		out = arena_strndup(&uow->arena, r->element[1]->str, r->element[1]->len);
+	freeReplyObject(r);
+	return out;
 }
 
 int redis_pipeline(struct uow *uow, int ncmds, const int *argcs, const char *const *const *cmds,

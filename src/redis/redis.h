@@ -56,8 +56,9 @@ int redis_try_pipeline(struct uow *uow, int ncmds, const int *argcs, const char 
 
 /*
  * BLPOP key with a timeout in seconds, on a connection of the calling thread's own (not the pool's: a waiting
- * long-poll must not hold a pooled connection). Returns the popped value (arena string), "" on timeout, or NULL
- * with the error recorded.
+ * long-poll must not hold a pooled connection). Returns the popped value (arena string); "" on timeout, and also when
+ * the connection was lost during the wait (a value Redis popped just before is lost with it, so the caller must look
+ * again at what it waits for rather than block again); or NULL with the error recorded when Redis cannot be reached.
  */
 const char *redis_blpop(struct uow *uow, const char *key, int timeout_secs);
 

@@ -361,10 +361,13 @@ __attribute__((noreturn)) static void wakeup_send(const struct wakeup_pair *p, i
 	_exit(r->status == 200 ? 0 : 1);
 }
 
-/* Polls until round's message comes, failing on a heartbeat, an error or the deadline; moves p->last on. */
-static void wakeup_receive(struct wakeup_pair *p, int round, double start)
+/*
+ * Polls until round's message comes, failing on a heartbeat, an error or the deadline; moves p->last on. fault names
+ * the fault point each poll asks for (builds without fault points ignore it).
+ */
+static void wakeup_receive(struct wakeup_pair *p, int round, double start, const char *fault)
 {
-	static const char *const fault[] = {"X-Confab-Fault: pause-before-wait", NULL};
+	const char *const headers[] = {fmt("X-Confab-Fault: %s", fault), NULL};
 	const char *want = fmt("wake-%d", round);
 	for (;;) {
 		long left = (long)(start + WAKEUP_DEADLINE_SECS - now_secs());
@@ -373,7 +376,7 @@ static void wakeup_receive(struct wakeup_pair *p, int round, double start)
 			r = http(&(struct request){
 			    .path = fmt("/api/v1/events?queue_id=%s&last_event_id=%lld", p->queue, (long long)p->last),
 			    .user = p->receiver,
-			    .headers = fault,
+			    .headers = headers,
 			    .timeout = left});
 		REQUIRE(r != NULL && r->status != 0,
 		        "round %d: no answer within %d s: a wake-up was lost, the poll waits for its heartbeat", round,
@@ -393,6 +396,22 @@ static void wakeup_receive(struct wakeup_pair *p, int round, double start)
 	}
 }
 
+/* One round: the message sent offset_us after the poll starts (before it when negative), and received. */
+static void wakeup_round(struct wakeup_pair *p, int round, long offset_us, const char *fault)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork failed");
+	if (pid == 0)
+		wakeup_send(p, round, offset_us);
+	if (offset_us < 0)
+		usleep((useconds_t)-offset_us);
+	wakeup_receive(p, round, now_secs(), fault);
+	int status;
+	REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	        "round %d: the send failed", round);
+}
+
 static void test_wakeup_races_sends(void)
 {
 	/* Each round costs the sender one request and the receiver one or more: a pair stays within its budget. */
@@ -401,19 +420,22 @@ static void test_wakeup_races_sends(void)
 	for (int round = 0; round < WAKEUP_ROUNDS; round++) {
 		if (round % per_pair == 0)
 			wakeup_pair_new(&pair);
-		long offset_us = (long)((round * 7919) % 16001) - 8000; /* > 0: the poll first */
-		fflush(NULL);
-		pid_t pid = fork();
-		REQUIRE(pid >= 0, "fork failed");
-		if (pid == 0)
-			wakeup_send(&pair, round, offset_us);
-		if (offset_us < 0)
-			usleep((useconds_t)-offset_us);
-		wakeup_receive(&pair, round, now_secs());
-		int status;
-		REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		        "round %d: the send failed", round);
+		/* From -8 to +8 ms (> 0: the poll first), spread over the rounds. */
+		wakeup_round(&pair, round, (long)((round * 7919) % 16001) - 8000, "pause-before-wait");
 	}
+}
+
+/*
+ * A wake-up lost with the poll's Redis connection: Redis popped it, the reply never arrived. The poll must look at its
+ * queue again rather than block again until its heartbeat. In a build with fault points, "X-Confab-Fault:
+ * lose-wake-reply" drops every value a poll's BLPOP pops, with the connection (redis/redis.c).
+ */
+static void test_wakeup_survives_lost_wake_reply(void)
+{
+	struct wakeup_pair pair;
+	wakeup_pair_new(&pair);
+	for (int round = 0; round < 3; round++)
+		wakeup_round(&pair, round, 300000, "lose-wake-reply"); /* the poll waits by then */
 }
 
 void register_event_queue_tests(void)
@@ -431,6 +453,7 @@ void register_event_queue_tests(void)
 	    {"register_unread_in_snapshot", test_register_unread_in_snapshot},
 	    {"flag_events_merge", test_flag_events_merge},
 	    {"wakeup_races_sends", test_wakeup_races_sends},
+	    {"wakeup_survives_lost_wake_reply", test_wakeup_survives_lost_wake_reply},
 	    {NULL, NULL},
 	};
 	itest_add_suite("event_queue", cases);
