@@ -282,8 +282,9 @@ static json_object *render_entries(struct uow *uow, const char *qid, struct rrep
 /*
  * Marks this poll as the queue's waiter (ending the previous one) and refreshes the idle clock. Returns 0 when the
  * queue is gone, 1 when the poll may wait, 2 when an event came after the poll's last read of the queue (ARGV[6],
- * the id of the newest entry it read), 3 when the poll registers again (ARGV[7] "1") and a newer poll of the queue has
- * taken its place.
+ * the id of the newest entry it read) and is not acknowledged yet (by another poll of the client: without that
+ * condition the poll would read nothing new and come back here in a loop), 3 when the poll registers again (ARGV[7]
+ * "1") and a newer poll of the queue has taken its place.
  *
  * The check of ARGV[6] closes the window between the read and this registration: a publication in that window finds
  * no waiter (or the previous poll) and wakes nobody, and without the check the poll would then sleep until its
@@ -301,7 +302,8 @@ static const char wait_script[] =
     "local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
     "redis.call('ZADD', 'confab:expiry', tonumber(ARGV[3]) + t, ARGV[4]) "
     "redis.call('ZADD', 'confab:waiting', ARGV[5], ARGV[4]) "
-    "if tonumber(redis.call('HGET', KEYS[1], 'next_id')) - 1 > tonumber(ARGV[6]) then return 2 end "
+    "local newest = tonumber(redis.call('HGET', KEYS[1], 'next_id')) - 1 "
+    "if newest > tonumber(ARGV[6]) and newest > tonumber(redis.call('HGET', KEYS[1], 'pruned')) then return 2 end "
     "return 1";
 /* Clears the waiter if it is still this poll. */
 static const char unwait_script[] =
