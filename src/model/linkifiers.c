@@ -13,6 +13,7 @@
 #include "core/re2c.h"
 #include "core/uow.h"
 #include "core/uritemplate.h"
+#include "core/url.h"
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -571,7 +572,7 @@ static const char *match_url(struct uow *uow, const struct compiled *c, const ch
 	buf_init(&b, URL_MAX);
 	const char *url = NULL;
 	if (uritemplate_expand(c->url_template, group_value, &v, &b) == 0)
-		url = markdown_sanitize_url(uow, buf_str(&b));
+		url = url_sanitize(&uow->arena, buf_str(&b));
 	buf_release(&b);
 	return url;
 }
@@ -717,7 +718,11 @@ static int cmp_index(const void *a, const void *b)
 	return x->precedence - y->precedence;
 }
 
-/* Every match of the linkifiers in the topic (each linkifier on its own), then the raw http(s) URLs. */
+/*
+ * Every match of the linkifiers in the topic (each linkifier on its own), then the raw http(s) URLs. A match whose
+ * URL the Markdown renderer would not link (javascript: and the other schemes url_sanitize() refuses) is
+ * none, as in message content; the reference hands such URLs out and trusts its clients to check them.
+ */
 static int topic_matches(struct uow *uow, const char *topic, struct topic_match **out)
 {
 	const struct linkifier_set *set = uow->linkifiers;
@@ -738,7 +743,8 @@ static int topic_matches(struct uow *uow, const char *topic, struct topic_match 
 			match_vars_init(uow, &vars, c->re, topic, m);
 			struct buf b;
 			buf_init(&b, URL_MAX);
-			if (uritemplate_expand(c->url_template, group_value, &vars, &b) == 0) {
+			if (uritemplate_expand(c->url_template, group_value, &vars, &b) == 0 &&
+			    url_sanitize(&uow->arena, buf_str(&b)) != NULL) {
 				if (n == cap) {
 					struct topic_match *w =
 					    arena_alloc(&uow->arena, (size_t)(cap *= 2) * sizeof(*w));

@@ -18,6 +18,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/uow.h"
+#include "core/url.h"
 #include "model/markdown_blocks.h"
 #include "model/markdown_md.h"
 
@@ -113,83 +114,6 @@ void md_put_hash_encoded(struct md *md, const char *s, size_t n, bool space_to_d
 
 /* Links. */
 
-static bool scheme_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' || c == '-' ||
-	       c == '.';
-}
-
-static bool in_list(const char *word, size_t n, const char *const *list)
-{
-	for (; *list != NULL; list++)
-		if (strlen(*list) == n && strncasecmp(word, *list, n) == 0)
-			return true;
-	return false;
-}
-
-/*
- * The reference's sanitize_url: domain-relative, fragment and mailto-looking links pass, links without a
- * scheme get http://, and only a few schemes are allowed (javascript: and friends are not). Returns the URL to
- * use, or NULL when the link must stay unrendered (shown as the text the user typed).
- */
-static const char *sanitize_url(struct md *md, const char *url, bool retried)
-{
-	static const char *const locless[] = {"mailto", "news", "file", "bitcoin", "sms", "tel", NULL};
-	static const char *const allowed[] = {"http", "https", "ftp", "mailto", "file", "sms", "tel", "bitcoin", NULL};
-	size_t spaces = 0, n = strlen(url);
-	for (const char *p = url; *p; p++)
-		spaces += *p == ' ';
-	char *u = arena_alloc(&md->uow->arena, n + 2 * spaces + 1), *w = u;
-	for (const char *p = url; *p; p++) {
-		if (*p != ' ') {
-			*w++ = *p;
-			continue;
-		}
-		memcpy(w, "%20", 3);
-		w += 3;
-	}
-
-	/* urlsplit(): scheme, then "//" netloc, then the path up to "?" or "#". */
-	size_t scheme_len = 0;
-	const char *colon = strchr(u, ':');
-	if (colon != NULL && colon > u && ((*u >= 'a' && *u <= 'z') || (*u >= 'A' && *u <= 'Z'))) {
-		scheme_len = (size_t)(colon - u);
-		for (const char *p = u; p < colon; p++)
-			if (!scheme_char(*p))
-				scheme_len = 0;
-	}
-	const char *rest = scheme_len ? u + scheme_len + 1 : u;
-	bool has_netloc = rest[0] == '/' && rest[1] == '/';
-	size_t netloc_len = has_netloc ? strcspn(rest + 2, "/?#") : 0;
-	const char *path = has_netloc ? rest + 2 + netloc_len : rest;
-	size_t path_len = strcspn(path, "?#");
-
-	if (scheme_len == 0 && netloc_len == 0) {
-		if (memchr(path, '@', path_len) != NULL)
-			return arena_printf(&md->uow->arena, "mailto:%s", path);
-		if (path_len > 0 && path[0] == '/')
-			return path; /* domain-relative */
-		if (path_len == 0 && path[0] == '#' && path[1] != '\0')
-			return path; /* fragment */
-	}
-	if (scheme_len == 0)
-		return retried ? NULL : sanitize_url(md, arena_printf(&md->uow->arena, "http://%s", url), true);
-	if (netloc_len == 0 && !in_list(u, scheme_len, locless))
-		return NULL;
-	if (!in_list(u, scheme_len, allowed))
-		return NULL;
-	for (size_t i = 0; i < scheme_len; i++)
-		if (u[i] >= 'A' && u[i] <= 'Z')
-			u[i] = (char)(u[i] - 'A' + 'a');
-	return u;
-}
-
-const char *markdown_sanitize_url(struct uow *uow, const char *url)
-{
-	struct md md = {.uow = uow};
-	return sanitize_url(&md, url, false);
-}
-
 /* Links the reference would show an inline preview for: the path ends with an image extension. */
 static bool is_image_url(const char *url)
 {
@@ -240,7 +164,7 @@ static bool is_autolink(cmark_node *n)
  */
 static bool enter_link(struct md *md, cmark_node *n, bool image)
 {
-	const char *url = sanitize_url(md, cmark_node_get_url(n), false);
+	const char *url = url_sanitize(&md->uow->arena, cmark_node_get_url(n));
 	if (image)
 		md_put_str(md, "!");
 	if (url == NULL && !image && is_autolink(n)) {

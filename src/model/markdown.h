@@ -78,9 +78,6 @@ struct markdown_result {
  * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
  * Everything in *out lives in uow's arena.
  */
-/* The reference's sanitize_url(): the URL to link to (an arena string), or NULL when it must not be a link. */
-const char *markdown_sanitize_url(struct uow *uow, const char *url);
-
 void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out);
 

@@ -391,6 +391,32 @@ static void test_topic_links(void)
 	expect_links(jget(jget(r->json, "message"), "topic_links"), NULL, 0, "direct message");
 }
 
+/*
+ * A linkifier whose URL has a scheme the Markdown renderer refuses (javascript:, data:) makes no link, in topic_links
+ * as in the content; a later linkifier may take the text instead. The reference hands such topic links out as they
+ * are; confab checks every URL it gives clients to link to.
+ */
+static void test_topic_links_unsafe_schemes(void)
+{
+	struct user *o = new_realm();
+	const char *ch = channel_in(o);
+	add_ok(o, "js(?P<id>[0-9]+)", "javascript:alert({id})");
+	add_ok(o, "data(?P<id>[0-9]+)", "data:text/html,{id}");
+	add_ok(o, "#(?P<id>[0-9]+)", "JavaScript:alert({id})");
+	add_ok(o, "#(?P<n>[0-9]+)", "https://safe.example/{n}");
+	struct queue *q = queue_register(o, "event_types=%5B%22message%22%2C%22update_message%22%5D");
+	int64_t id = send_channel_message(o, ch, "js1 data2 #3", "js1 data2 #3");
+	static const char *const want[] = {"#3", "https://safe.example/3"};
+	json_object *e = jget(json_object_array_get_idx(queue_drain(q), 0), "message");
+	expect_links(jget(e, "topic_links"), want, 1, "message event");
+	struct resp *r = api_get(o, fmt("/messages/%lld", (long long)id));
+	expect_links(jget(jget(r->json, "message"), "topic_links"), want, 1, "GET");
+	EXPECT_STR(jget(r->json, "message"), "content", "<p>js1 data2 <a href=\"https://safe.example/3\">#3</a></p>");
+	EXPECT_SUCCESS(edit(o, id, "topic=js4%20%235"));
+	static const char *const moved[] = {"#5", "https://safe.example/5"};
+	expect_links(jget(json_object_array_get_idx(queue_drain(q), 0), "topic_links"), moved, 1, "update_message");
+}
+
 void register_linkifiers_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -404,6 +430,7 @@ void register_linkifiers_tests(void)
 	    {"render_rules", test_render_rules},
 	    {"catastrophic_pattern", test_catastrophic_pattern},
 	    {"topic_links", test_topic_links},
+	    {"topic_links_unsafe_schemes", test_topic_links_unsafe_schemes},
 	    {NULL, NULL},
 	};
 	itest_add_suite("linkifiers", cases);
