@@ -9,7 +9,9 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm-extension_api.h>
 #include <cmark-gfm.h>
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/uow.h"
 #include "core/url.h"
 #include "model/markdown_blocks.h"
@@ -26,15 +29,61 @@
 #define MD_MAX_DEPTH 8 /* nested documents: ```quote inside ```quote, raw HTML blocks re-read as text */
 
 /*
- * cmark-gfm keeps the table of "special" inline characters in a process-wide array that every parse with
- * inline extensions changes (characters are added when inlines are parsed and removed afterwards), so two
- * parses must never run at the same time in one process. Only this module uses cmark, and it parses under
- * this lock; walking and freeing the tree needs no lock. Lookups (database queries) happen before parsing,
- * never while the lock is held.
+ * Thread safety. cmark-gfm 0.29's parser keeps its state in the parser, with two exceptions:
+ * - the registry of extensions (and the node types they add): written only when extensions are registered,
+ *   which init() does once, under pthread_once, before any parse; cmark_find_syntax_extension() only reads it,
+ *   and is called only there;
+ * - the table of "special" inline characters (those at which the inline parser stops to ask the extensions), one
+ *   array for the process, to which every cmark_parser_finish() adds the characters of its parser's extensions
+ *   before parsing inlines and from which it removes them afterwards, through the exported
+ *   cmark_manage_extensions_special_characters(). Two parses at once would race: one removing "~" or "@" while
+ *   the other is in the middle of its inlines, which then loses a strikethrough or a mention.
+ * Memory comes from the default allocator (calloc/realloc/free, thread-safe), never from cmark's arena allocator,
+ * which is one process-wide arena.
+ *
+ * Every parse here attaches the same extensions, so the table can be filled once: init() fills it through the
+ * library's own function (found with dlsym), and the definition below, to which the dynamic linker binds the
+ * library's own calls (they go through its PLT, and the executable's definition comes first, as a malloc of an
+ * executable replaces libc's), leaves it alone afterwards. Then a parse only reads process-wide state and needs no
+ * lock. init() checks that the library really calls this definition; if it does not (a build of cmark-gfm bound
+ * to its own symbols), every parse takes parse_lock, as all did before.
  */
 static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static cmark_syntax_extension *ext_table, *ext_strikethrough, *ext_autolink;
+static atomic_bool library_calls_us;
+static bool lock_free;
+
+void cmark_manage_extensions_special_characters(cmark_parser *parser, int add)
+{
+	(void)parser;
+	(void)add;
+	atomic_store_explicit(&library_calls_us, true, memory_order_relaxed);
+}
+
+/* Fills cmark's table of special characters with those of every extension a parse attaches; true when the
+ * library's own changes to it then reach the definition above. */
+static bool fill_special_characters(void)
+{
+	void (*manage)(cmark_parser *, int) =
+	    (void (*)(cmark_parser *, int))dlsym(RTLD_NEXT, "cmark_manage_extensions_special_characters");
+	if (manage == NULL)
+		return false;
+	cmark_syntax_extension *chat = md_chat_extension_new(NULL);
+	cmark_parser *parser = cmark_parser_new(MD_OPTIONS);
+	cmark_parser_attach_syntax_extension(parser, chat);
+	cmark_parser_attach_syntax_extension(parser, ext_strikethrough);
+	cmark_parser_attach_syntax_extension(parser, ext_autolink);
+	manage(parser, 1);
+	cmark_parser_free(parser);
+	cmark_syntax_extension_free(cmark_get_default_mem_allocator(), chat);
+
+	parser = cmark_parser_new(MD_OPTIONS);
+	cmark_parser_feed(parser, "~~x~~", 5);
+	cmark_node_free(cmark_parser_finish(parser));
+	cmark_parser_free(parser);
+	return atomic_load(&library_calls_us);
+}
 
 static void init(void)
 {
@@ -42,6 +91,10 @@ static void init(void)
 	ext_table = cmark_find_syntax_extension("table");
 	ext_strikethrough = cmark_find_syntax_extension("strikethrough");
 	ext_autolink = cmark_find_syntax_extension("autolink");
+	lock_free = fill_special_characters();
+	if (!lock_free)
+		log_msg(LOG_WARNING, "cmark-gfm does not call our cmark_manage_extensions_special_characters: parses "
+		                     "take a lock");
 }
 
 /* Output. */
@@ -775,12 +828,29 @@ static bool render_node(struct md *md, cmark_node *n, bool entering)
 	return false;
 }
 
+/* Whether a line of text has more than MARKDOWN_MAX_TABLE_PIPES "|": cmark's table extension would spend time
+ * quadratic in them (it appends each cell of a row to a linked list by walking the list). */
+static bool has_wide_line(const char *text, size_t len)
+{
+	int pipes = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			pipes = 0;
+		else if (text[i] == '|' && ++pipes > MARKDOWN_MAX_TABLE_PIPES)
+			return true;
+	}
+	return false;
+}
+
 static cmark_node *parse(struct md *md, const char *text, size_t len)
 {
-	pthread_mutex_lock(&parse_lock);
+	bool tables = !has_wide_line(text, len);
+	if (!lock_free)
+		pthread_mutex_lock(&parse_lock);
 	cmark_parser *parser = cmark_parser_new(MD_OPTIONS);
 	cmark_parser_attach_syntax_extension(parser, md->chat_ext);
-	cmark_parser_attach_syntax_extension(parser, ext_table);
+	if (tables)
+		cmark_parser_attach_syntax_extension(parser, ext_table);
 	cmark_parser_attach_syntax_extension(parser, ext_strikethrough);
 	cmark_parser_attach_syntax_extension(parser, ext_autolink);
 	cmark_parser_feed(parser, text, len);
@@ -788,7 +858,8 @@ static cmark_node *parse(struct md *md, const char *text, size_t len)
 	cmark_parser_free(parser);
 	md->subject = NULL;
 	md->emoji_miss_subject = NULL;
-	pthread_mutex_unlock(&parse_lock);
+	if (!lock_free)
+		pthread_mutex_unlock(&parse_lock);
 	return doc;
 }
 
@@ -832,6 +903,12 @@ static void render_document(struct md *md, const char *text, size_t len)
 		len -= f.end;
 	}
 	md->depth--;
+}
+
+bool markdown_is_lock_free(void)
+{
+	pthread_once(&init_once, init);
+	return lock_free;
 }
 
 void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,

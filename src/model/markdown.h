@@ -13,7 +13,8 @@
  * preprocessor finds them, list items nesting by two spaces, one list for *, - and + items, a quote taking the rest
  * of its paragraph, no link reference definitions; code spans keep their spaces. Not rendered (left as text): TeX,
  * timestamps, inline image previews, Unicode emoji characters (not wrapped in spans).
- * Only this module may use cmark (see markdown.c on its process-wide state); rendering is thread-safe.
+ * Only this module may use cmark (see markdown.c on its process-wide state); rendering is thread-safe, and
+ * renderings run in parallel (markdown_is_lock_free()).
  */
 #ifndef CONFAB_MARKDOWN_H
 #define CONFAB_MARKDOWN_H
@@ -78,7 +79,17 @@ struct markdown_result {
  * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
  * Everything in *out lives in uow's arena.
  */
+/*
+ * A part of a message that cmark parses (the text between fenced blocks, or inside a quote or spoiler) with a line
+ * of more than MARKDOWN_MAX_TABLE_PIPES "|" has no tables: cmark-gfm 0.29 spends time quadratic in the cells of a
+ * row (docs/LIMITS.md, "Markdown").
+ */
+#define MARKDOWN_MAX_TABLE_PIPES 128
+
 void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
                      struct markdown_result *out);
+
+/* Whether renderings run in parallel (markdown.c, "Thread safety"); false when every parse takes one lock. */
+bool markdown_is_lock_free(void);
 
 #endif

@@ -1211,6 +1211,7 @@ static void register_suites(void)
 	register_presence_tests();
 	register_realm_emoji_tests();
 	register_linkifiers_tests();
+	register_markdown_tests();
 	register_apns_tests();
 	register_mail_tests();
 	register_zulip_js_tests();

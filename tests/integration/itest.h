@@ -281,6 +281,7 @@ void register_user_status_tests(void);
 void register_user_topics_tests(void);
 void register_presence_tests(void);
 void register_linkifiers_tests(void);
+void register_markdown_tests(void);
 void register_apns_tests(void);
 void register_mail_tests(void);
 void register_zulip_js_tests(void);

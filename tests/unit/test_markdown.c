@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/arena.h"
 #include "core/uow.h"
 #include "model/markdown.h"
 #include "unit.h"
@@ -748,7 +749,8 @@ static void test_markdown_looks_up_each_name_once(void)
 	CU_ASSERT_STRING_EQUAL(res.html, "");
 }
 
-/* Renders concurrently: cmark's parser has process-wide state, so this checks our locking holds. */
+/* Renders concurrently, without a lock: cmark's parser has process-wide state (markdown.c, "Thread safety"), which
+ * must stay unchanged by parses. */
 static const char *const thread_input = "~~gone~~ @**King Hamlet** and www.example.com #**Denmark**";
 static const char *const thread_output =
     "<p><del>gone</del> <span class=\"user-mention\" data-user-id=\"10\">@King Hamlet</span> and <a "
@@ -772,6 +774,7 @@ static void *render_many(void *arg)
 
 static void test_markdown_threads(void)
 {
+	CU_ASSERT_TRUE(markdown_is_lock_free());
 	pthread_t threads[4];
 	int failures[4] = {0};
 	for (int i = 0; i < 4; i++)
@@ -825,6 +828,33 @@ static void test_markdown_linkify_runs(void)
 	CU_ASSERT_STRING_EQUAL(contexts, "[x and x]");
 }
 
+/* A table row of n cells ("|" between them), after a table's header of two columns: an arena string. */
+static const char *table_with_row_of(int pipes)
+{
+	char *s = arena_alloc(&req.arena, (size_t)pipes + 16);
+	memcpy(s, "a|b\n-|-\n", 8);
+	memset(s + 8, '|', (size_t)pipes);
+	s[8 + pipes] = '\0';
+	return s;
+}
+
+/* cmark-gfm's table extension spends time quadratic in the cells of a row: a part of a message with a line of more
+ * than MARKDOWN_MAX_TABLE_PIPES "|" is rendered without tables (its pipes as text), so the cost stays linear. */
+static void test_markdown_wide_rows_are_not_tables(void)
+{
+	render(table_with_row_of(MARKDOWN_MAX_TABLE_PIPES));
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.html, "<table>"));
+	render(table_with_row_of(MARKDOWN_MAX_TABLE_PIPES + 1));
+	CU_ASSERT_PTR_NULL(strstr(res.html, "<table>"));
+	render(table_with_row_of(10000));
+	CU_ASSERT_PTR_NULL(strstr(res.html, "<table>"));
+	CU_ASSERT_EQUAL(strlen(res.html), strlen("<p>a|b<br>\n-|-<br>\n</p>") + 10000);
+	/* Only the part holding the line: a table after a fenced block is one still. */
+	char *s = arena_printf(&req.arena, "%s\n```\ncode\n```\nc|d\n-|-\n", table_with_row_of(10000));
+	render(s);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.html, "<table>"));
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -862,6 +892,7 @@ int main(void)
 	    {"test_markdown_whitespace_is_normalized", test_markdown_whitespace_is_normalized},
 	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
 	    {"test_markdown_threads", test_markdown_threads},
+	    {"test_markdown_wide_rows_are_not_tables", test_markdown_wide_rows_are_not_tables},
 	    {NULL, NULL},
 	};
 	uow_init(&req, NULL, 1);
