@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/budget.h"
 #include "core/buf.h"
 #include "core/re2c.h"
 #include "core/uow.h"
@@ -617,8 +618,9 @@ struct found {
 	const char *url;
 };
 
-/* One linkifier over the run, as the reference's processor applies one inline pattern again and again. */
-static void run_pass(struct run *r, const struct compiled *c)
+/* One linkifier over the run, as the reference's processor applies one inline pattern again and again. Returns
+ * -1 when the budget ran out on the way (the run is then left as it was), else 0. */
+static int run_pass(struct run *r, const struct compiled *c, struct budget *budget)
 {
 	size_t len, *starts = arena_alloc(&r->uow->arena, ((size_t)r->p.n + 1) * sizeof(size_t));
 	const char *s = run_string(r, &len, starts);
@@ -627,6 +629,8 @@ static void run_pass(struct run *r, const struct compiled *c)
 	struct found *found = NULL;
 	int nfound = 0, capfound = 0, k = 0;
 	for (size_t pos = 0; pos < len;) {
+		if (budget_tick(budget))
+			return -1;
 		if (!re2c_search(c->re, s, len, pos, m, ng))
 			break;
 		size_t a = (size_t)m[OUTER_GROUP].begin, b = (size_t)m[OUTER_GROUP].end, next = (size_t)m[0].end;
@@ -649,7 +653,7 @@ static void run_pass(struct run *r, const struct compiled *c)
 		pos = next > pos ? next : pos + 1;
 	}
 	if (nfound == 0)
-		return;
+		return 0;
 	struct pieces out = {NULL, 0, 0};
 	for (int i = 0, f = 0; i < r->p.n; i++) {
 		size_t at = r->p.v[i].a;
@@ -661,9 +665,11 @@ static void run_pass(struct run *r, const struct compiled *c)
 		pieces_add(r->uow, &out, at, r->p.v[i].b, r->p.v[i].url);
 	}
 	r->p = out;
+	return 0;
 }
 
-int linkifiers_linkify(void *ctx, const char *text, size_t len, char before, char after, struct markdown_link **out)
+int linkifiers_linkify(void *ctx, const char *text, size_t len, char before, char after, struct budget *budget,
+                       struct markdown_link **out)
 {
 	struct uow *uow = ctx;
 	const struct linkifier_set *set = uow->linkifiers;
@@ -673,8 +679,8 @@ int linkifiers_linkify(void *ctx, const char *text, size_t len, char before, cha
 	struct run r = {uow, text, before, after, {NULL, 0, 0}};
 	pieces_add(uow, &r.p, 0, len, NULL);
 	for (int i = 0; i < set->n; i++)
-		if (set->items[i].re != NULL)
-			run_pass(&r, &set->items[i]);
+		if (set->items[i].re != NULL && (budget_check(budget) || run_pass(&r, &set->items[i], budget) < 0))
+			return -1;
 	int n = 0;
 	for (int i = 0; i < r.p.n; i++)
 		n += r.p.v[i].url != NULL;

@@ -16,8 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct uow;
+struct budget;
 struct markdown_link;
+struct uow;
 
 /* What POST /realm/filters and PATCH /realm/filters/{id} set; NULL example_input/reverse_template: none. */
 struct linkifier_input {
@@ -43,9 +44,11 @@ json_object *linkifiers_json(struct uow *uow);
  * Linkifies one run of text for the Markdown renderer (a markdown_lookup linkify callback, ctx the uow): the
  * acting organization's linkifiers applied in order as the reference's inline processor applies them. before and
  * after are the characters the reference's processor sees around the run ('\0': the start or end of its block).
- * Returns the number of links stored in *out (an arena array, in order, not overlapping), 0 when none.
+ * Returns the number of links stored in *out (an arena array, in order, not overlapping), 0 when none, or -1 when
+ * budget ran out (checked before each linkifier and each search).
  */
-int linkifiers_linkify(void *uow, const char *text, size_t len, char before, char after, struct markdown_link **out);
+int linkifiers_linkify(void *uow, const char *text, size_t len, char before, char after, struct budget *budget,
+                       struct markdown_link **out);
 /* Loads the acting organization's compiled linkifiers into uow (once per unit of work), at the version its row was
  * read with (struct realm; a change reaches the process cache like one of the realm's row). 0, or -1 (recorded). */
 int linkifiers_load(struct uow *uow);

@@ -18,10 +18,12 @@
 #include <strings.h>
 
 #include "core/arena.h"
+#include "core/budget.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/uow.h"
 #include "core/url.h"
+#include "core/utf8.h"
 #include "model/markdown_blocks.h"
 #include "model/markdown_md.h"
 
@@ -736,7 +738,7 @@ static bool in_link(cmark_node *n)
 /* A text node: with the linkifiers, the run of adjacent text nodes it starts (the later ones write nothing). */
 static void render_text(struct md *md, cmark_node *n)
 {
-	if (md->lookup->linkify == NULL || in_link(n)) {
+	if (md->lookup->linkify == NULL || in_link(n) || md->budget.exceeded) {
 		md_put_text(md, cmark_node_get_literal(n));
 		return;
 	}
@@ -753,7 +755,11 @@ static void render_text(struct md *md, cmark_node *n)
 	const char *text = buf_str(&run);
 	int nlinks = md->lookup->linkify(md->lookup->linkify_ctx, text, run.len,
 	                                 run_context(cmark_node_previous(n), cmark_node_parent(n)),
-	                                 run_context(cmark_node_next(last), cmark_node_parent(n)), &links);
+	                                 run_context(cmark_node_next(last), cmark_node_parent(n)), &md->budget, &links);
+	if (nlinks < 0) { /* out of time: nothing more is written */
+		buf_release(&run);
+		return;
+	}
 	size_t at = 0;
 	for (int i = 0; i < nlinks; i++) {
 		md_put_escaped(md, text + at, links[i].start - at, ESC_TEXT);
@@ -866,7 +872,7 @@ static cmark_node *parse(struct md *md, const char *text, size_t len)
 /* Parses and writes a part of a document between fenced blocks, its blocks rewritten for cmark. */
 static void render_blocks(struct md *md, const char *text, size_t len)
 {
-	if (strspn(text, "\n") >= len)
+	if (strspn(text, "\n") >= len || budget_check(&md->budget))
 		return;
 	struct md_rewrite rw, *outer = md->rewrite;
 	md_blocks_rewrite(&md->uow->arena, text, len, &rw);
@@ -874,7 +880,7 @@ static void render_blocks(struct md *md, const char *text, size_t len)
 	cmark_node *doc = parse(md, rw.text, rw.len);
 	cmark_iter *iter = cmark_iter_new(doc);
 	cmark_event_type ev;
-	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
+	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE && !budget_tick(&md->budget)) {
 		cmark_node *n = cmark_iter_get_node(iter);
 		if (render_node(md, n, ev == CMARK_EVENT_ENTER))
 			cmark_iter_reset(iter, n, CMARK_EVENT_EXIT);
@@ -892,7 +898,7 @@ static void render_blocks(struct md *md, const char *text, size_t len)
 static void render_document(struct md *md, const char *text, size_t len)
 {
 	md->depth++;
-	while (len > 0) {
+	while (len > 0 && !md->budget.exceeded) {
 		struct md_fence f;
 		bool found = md_fence_find(&md->uow->arena, text, len, &f);
 		render_blocks(md, text, found ? f.start : len);
@@ -905,25 +911,38 @@ static void render_document(struct md *md, const char *text, size_t len)
 	md->depth--;
 }
 
+/* The HTML without its final newlines, or NULL when the reference would refuse it: rendering took too long, or
+ * its HTML has more than MARKDOWN_MAX_HTML_CHARS characters (md.html holds at most 4 bytes for each). */
+static char *finished_html(struct md *md)
+{
+	size_t n = md->html.len;
+	while (n > 0 && md->html.data[n - 1] == '\n')
+		n--;
+	if (md->overflow || budget_check(&md->budget))
+		return NULL;
+	char *html = arena_strndup(&md->uow->arena, buf_str(&md->html), n);
+	return utf8_length(html) <= MARKDOWN_MAX_HTML_CHARS ? html : NULL;
+}
+
 bool markdown_is_lock_free(void)
 {
 	pthread_once(&init_once, init);
 	return lock_free;
 }
 
-void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
-                     struct markdown_result *out)
+int markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
+                    struct markdown_result *out)
 {
 	static const struct markdown_lookup no_lookup;
 	pthread_once(&init_once, init);
 	memset(out, 0, sizeof(*out));
 	if (content == NULL)
 		content = "";
+	struct md md = {.uow = uow, .lookup = lookup != NULL ? lookup : &no_lookup, .out = out};
+	budget_start(&md.budget, MARKDOWN_BUDGET_MS);
 	size_t len = strlen(content);
 	const char *text = md_normalize(&uow->arena, content, &len);
-	struct md md = {.uow = uow, .lookup = lookup != NULL ? lookup : &no_lookup, .out = out};
-	/* Output is bounded: a few hundred bytes per input byte at worst (a short mention of a long name). */
-	buf_init(&md.html, 65536 + 256 * len);
+	buf_init(&md.html, 4 * (size_t)MARKDOWN_MAX_HTML_CHARS);
 	md_chat_prefetch(&md, content);
 	md.chat_ext = md_chat_extension_new(&md);
 	render_document(&md, text, len);
@@ -931,11 +950,14 @@ void markdown_render(struct uow *uow, const char *content, const struct markdown
 	ids_sort_unique(&out->mentioned_users);
 	ids_sort_unique(&out->mentioned_groups);
 	cmark_syntax_extension_free(cmark_get_default_mem_allocator(), md.chat_ext);
-
-	size_t n = md.html.len;
-	while (n > 0 && md.html.data[n - 1] == '\n')
-		n--;
-	out->html = md.overflow ? arena_strdup(&uow->arena, "") : arena_strndup(&uow->arena, buf_str(&md.html), n);
+	char *html = finished_html(&md);
 	buf_release(&md.html);
 	out->is_me_message = strncmp(content, "/me ", 4) == 0;
+	if (html == NULL) {
+		memset(out, 0, sizeof(*out));
+		out->html = arena_strdup(&uow->arena, "");
+		return -1;
+	}
+	out->html = html;
+	return 0;
 }

@@ -25,8 +25,9 @@
 
 #include "core/ids.h"
 
-struct uow;
+struct budget;
 struct markdown_link;
+struct uow;
 
 /*
  * What the renderer may look up; every callback may be NULL (then nothing of that kind resolves). They are
@@ -51,9 +52,10 @@ struct markdown_lookup {
 	 * The organization's linkifiers over one run of text outside code and links (model/linkifiers.h), called while
 	 * rendering (it must not query the database): before and after are the characters around the run as the
 	 * reference's inline processor sees them ('\0' at the start or end of a block). Returns the number of links in
-	 * *out. Called with linkify_ctx.
+	 * *out, or -1 when budget ran out (it checks budget as it goes). Called with linkify_ctx.
 	 */
-	int (*linkify)(void *ctx, const char *text, size_t len, char before, char after, struct markdown_link **out);
+	int (*linkify)(void *ctx, const char *text, size_t len, char before, char after, struct budget *budget,
+	               struct markdown_link **out);
 	void *linkify_ctx;
 };
 
@@ -75,19 +77,23 @@ struct markdown_result {
 };
 
 /*
- * Renders content (NULL is ""); lookup may be NULL. Never fails: malformed Markdown is still rendered, and
- * out->html is "" only for blank content (or output past the size bound, which no real message reaches).
- * Everything in *out lives in uow's arena.
- */
-/*
- * A part of a message that cmark parses (the text between fenced blocks, or inside a quote or spoiler) with a line
- * of more than MARKDOWN_MAX_TABLE_PIPES "|" has no tables: cmark-gfm 0.29 spends time quadratic in the cells of a
- * row (docs/LIMITS.md, "Markdown").
+ * Bounds of rendering (docs/LIMITS.md, "Markdown"). A part of a message that cmark parses (the text between
+ * fenced blocks, or inside a quote or spoiler) with a line of more than MARKDOWN_MAX_TABLE_PIPES "|" has no tables:
+ * cmark-gfm 0.29 spends time quadratic in the cells of a row. Rendering has MARKDOWN_BUDGET_MS of its thread's CPU
+ * time, and its HTML at most MARKDOWN_MAX_HTML_CHARS characters (the reference's MAX_MESSAGE_LENGTH * 100).
  */
 #define MARKDOWN_MAX_TABLE_PIPES 128
+#define MARKDOWN_BUDGET_MS       1000
+#define MARKDOWN_MAX_HTML_CHARS  1000000
 
-void markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
-                     struct markdown_result *out);
+/*
+ * Renders content (NULL is ""); lookup may be NULL. Malformed Markdown is still rendered: out->html is "" only
+ * for blank content. Returns 0, or -1 when rendering ran out of its time budget or its HTML is too long (the
+ * reference's MarkdownRenderingError: out->html is then "", and the caller answers "Unable to render message").
+ * Everything in *out lives in uow's arena.
+ */
+int markdown_render(struct uow *uow, const char *content, const struct markdown_lookup *lookup,
+                    struct markdown_result *out);
 
 /* Whether renderings run in parallel (markdown.c, "Thread safety"); false when every parse takes one lock. */
 bool markdown_is_lock_free(void);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/budget.h"
 #include "core/buf.h"
 #include "model/markdown.h"
 #include "model/markdown_blocks.h"
@@ -48,7 +49,8 @@ struct md {
 	const struct markdown_lookup *lookup;
 	struct markdown_result *out;
 	struct buf html;
-	bool overflow;
+	bool overflow;        /* the HTML passed its bound */
+	struct budget budget; /* of the whole rendering; once exceeded, nothing more is parsed or written */
 	cmark_syntax_extension *chat_ext;
 	struct cand *buckets[MD_BUCKETS];
 	int depth;       /* nested documents being rendered */

@@ -481,8 +481,15 @@ int message_render(struct uow *uow, const struct message_draft *d, struct markdo
 	memset(md, 0, sizeof(*md));
 	if (linkifiers_load(uow) < 0)
 		return -1;
-	markdown_render(uow, d->content, &lookup, md);
-	if (uow->error || (!d->skip_mention_checks && check_mentions(uow, d, md) < 0))
+	int rendered = markdown_render(uow, d->content, &lookup, md);
+	if (uow->error)
+		return -1;
+	if (rendered < 0) { /* the reference's MarkdownRenderingError */
+		log_msg(LOG_WARNING, "request %llu: could not render a message of %zu bytes in time or size", uow->id,
+		        strlen(d->content));
+		return uow_error(uow, ERR_BAD_REQUEST, "Unable to render message");
+	}
+	if (!d->skip_mention_checks && check_mentions(uow, d, md) < 0)
 		return -1;
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include <strings.h>
 
 #include "core/arena.h"
+#include "core/budget.h"
+#include "core/buf.h"
 #include "core/uow.h"
 #include "model/markdown.h"
 #include "unit.h"
@@ -789,9 +791,11 @@ static void test_markdown_threads(void)
  * reference's inline processor sees around it; its links are written as <a href>. */
 static char contexts[256];
 
-static int fake_linkify(void *ctx, const char *text, size_t len, char before, char after, struct markdown_link **out)
+static int fake_linkify(void *ctx, const char *text, size_t len, char before, char after, struct budget *budget,
+                        struct markdown_link **out)
 {
 	(void)ctx;
+	(void)budget;
 	size_t n = strlen(contexts);
 	snprintf(contexts + n, sizeof(contexts) - n, "[%c%.*s%c]", before ? (before == '\n' ? 'n' : 'x') : '^',
 	         (int)len, text, after ? (after == '\n' ? 'n' : 'x') : '$');
@@ -855,6 +859,67 @@ static void test_markdown_wide_rows_are_not_tables(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(res.html, "<table>"));
 }
 
+/* A linkifier that spends 20 ms of its thread's CPU time on every run of text, and stops when the budget is out. */
+static int linkify_calls;
+
+static int slow_linkify(void *ctx, const char *text, size_t len, char before, char after, struct budget *budget,
+                        struct markdown_link **out)
+{
+	(void)ctx, (void)text, (void)len, (void)before, (void)after, (void)out;
+	linkify_calls++;
+	struct budget spin;
+	budget_start(&spin, 20);
+	while (!budget_check(&spin))
+		if (budget_check(budget))
+			return -1;
+	return 0;
+}
+
+/* Rendering has MARKDOWN_BUDGET_MS of CPU time: past it, it stops and fails, as the reference's timeout does. */
+static void test_markdown_time_budget(void)
+{
+	static const struct markdown_lookup slow = {.linkify = slow_linkify};
+	struct buf content;
+	buf_init(&content, 0);
+	int runs = 5 * MARKDOWN_BUDGET_MS / 20; /* five times the budget */
+	for (int i = 0; i < runs; i++)
+		buf_adds(&content, "text\n\n");
+	linkify_calls = 0;
+	CU_ASSERT_EQUAL(markdown_render(&req, buf_str(&content), &slow, &res), -1);
+	CU_ASSERT_STRING_EQUAL(res.html, "");
+	CU_ASSERT_TRUE(linkify_calls < runs / 2); /* it stopped soon after its budget */
+	buf_release(&content);
+	CU_ASSERT_EQUAL(markdown_render(&req, "text\n\ntext", &slow, &res), 0);
+	CU_ASSERT_STRING_EQUAL(res.html, "<p>text</p>\n<p>text</p>");
+}
+
+static bool long_custom_emoji(void *ctx, const char *name, const char **out_url)
+{
+	(void)ctx, (void)name;
+	static char url[1001];
+	memset(url, 'x', 1000);
+	url[0] = '/';
+	*out_url = url;
+	return true;
+}
+
+/* HTML of more than MARKDOWN_MAX_HTML_CHARS characters (the reference's MAX_MESSAGE_LENGTH * 100) fails. */
+static void test_markdown_html_is_bounded(void)
+{
+	struct markdown_lookup custom = {.custom_emoji = long_custom_emoji};
+	struct buf content;
+	buf_init(&content, 0);
+	for (int i = 0; i < 500; i++) /* 500 images of about 1,060 characters each */
+		buf_adds(&content, ":x: ");
+	CU_ASSERT_EQUAL(markdown_render(&req, buf_str(&content), &custom, &res), 0);
+	CU_ASSERT_TRUE(strlen(res.html) > MARKDOWN_MAX_HTML_CHARS / 2);
+	for (int i = 0; i < 500; i++)
+		buf_adds(&content, ":x: ");
+	CU_ASSERT_EQUAL(markdown_render(&req, buf_str(&content), &custom, &res), -1);
+	CU_ASSERT_STRING_EQUAL(res.html, "");
+	buf_release(&content);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -893,6 +958,8 @@ int main(void)
 	    {"test_markdown_looks_up_each_name_once", test_markdown_looks_up_each_name_once},
 	    {"test_markdown_threads", test_markdown_threads},
 	    {"test_markdown_wide_rows_are_not_tables", test_markdown_wide_rows_are_not_tables},
+	    {"test_markdown_time_budget", test_markdown_time_budget},
+	    {"test_markdown_html_is_bounded", test_markdown_html_is_bounded},
 	    {NULL, NULL},
 	};
 	uow_init(&req, NULL, 1);
