@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <string.h>
 
+#include "core/arena.h"
 #include "core/jsonv.h"
 #include "core/jsonx.h"
 #include "core/limits.h"
@@ -123,6 +124,26 @@ static int check_select_data(struct uow *uow, json_object *data)
 	return 0;
 }
 
+static bool is_url(const char *s);
+
+/*
+ * The reference's check_external_account_url_pattern: clients link a user's account name through the pattern, so
+ * it holds "%(username)s" once and, with a name in its place, is an http(s) or ftp(s) URL (not javascript:).
+ */
+static int check_url_pattern(struct uow *uow, json_object *pattern)
+{
+	static const char placeholder[] = "%(username)s";
+	if (!json_object_is_type(pattern, json_type_string))
+		return uow_error(uow, ERR_BAD_REQUEST, "field_data[\"url_pattern\"] is not a string");
+	const char *p = json_object_get_string(pattern), *at = strstr(p, placeholder);
+	if (at == NULL || strstr(at + 1, placeholder) != NULL)
+		return uow_error(uow, ERR_BAD_REQUEST, "URL pattern must contain '%%(username)s'.");
+	char *url = arena_printf(&uow->arena, "%.*susername%s", (int)(at - p), p, at + strlen(placeholder));
+	if (!is_url(url))
+		return uow_error(uow, ERR_BAD_REQUEST, "field_data[\"url_pattern\"] is not a URL");
+	return 0;
+}
+
 /* External accounts: {"subtype": "github" | "twitter" | "custom", "url_pattern" for custom}. Sets *name and *hint
  * to the defaults of a known subtype. */
 static int check_external_data(struct uow *uow, json_object *data, const char **name, const char **hint)
@@ -132,6 +153,8 @@ static int check_external_data(struct uow *uow, json_object *data, const char **
 	    !json_object_is_type(subtype, json_type_string))
 		return uow_error(uow, ERR_BAD_REQUEST, "field_data key is missing: subtype");
 	const char *s = json_object_get_string(subtype);
+	if (json_object_object_get_ex(data, "url_pattern", &pattern) && check_url_pattern(uow, pattern) < 0)
+		return -1;
 	if (strcmp(s, "github") == 0) {
 		*name = "GitHub", *hint = "Enter your GitHub username";
 		return 0;
@@ -142,11 +165,8 @@ static int check_external_data(struct uow *uow, json_object *data, const char **
 	}
 	if (strcmp(s, "custom") != 0)
 		return uow_error(uow, ERR_BAD_REQUEST, "Invalid external account type");
-	if (!json_object_object_get_ex(data, "url_pattern", &pattern) ||
-	    !json_object_is_type(pattern, json_type_string))
+	if (!json_object_object_get_ex(data, "url_pattern", &pattern))
 		return uow_error(uow, ERR_BAD_REQUEST, "Custom external account must define URL pattern");
-	if (strstr(json_object_get_string(pattern), "%(username)s") == NULL)
-		return uow_error(uow, ERR_BAD_REQUEST, "URL pattern must contain '%%(username)s'.");
 	return 0;
 }
 

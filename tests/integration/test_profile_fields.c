@@ -119,6 +119,30 @@ static void test_create_errors(void)
 	             "A field with that label already exists.");
 }
 
+/* A custom external account's URL pattern is a link clients build: "%(username)s" once, in an http(s) or ftp(s)
+ * URL, as the reference's check_external_account_url_pattern requires. */
+static void test_external_account_url_pattern(void)
+{
+	struct user *admin = new_user("admin");
+	static const struct {
+		const char *pattern, *msg;
+	} bad[] = {
+	    {"javascript:alert(%(username)s)", "field_data[\"url_pattern\"] is not a URL"},
+	    {"data:text/html,%(username)s", "field_data[\"url_pattern\"] is not a URL"},
+	    {"https://x.example/%(username)s/%(username)s", "URL pattern must contain '%(username)s'."},
+	    {"https://x.example/", "URL pattern must contain '%(username)s'."},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *data = fmt("{\"subtype\":\"custom\",\"url_pattern\":\"%s\"}", bad[i].pattern);
+		EXPECT_ERROR(create(admin, fmt("name=%s&field_type=7&field_data=%s", url_encode(unique_label("Acct")),
+		                               url_encode(data))),
+		             400, "BAD_REQUEST", bad[i].msg);
+	}
+	field(admin, 7,
+	      fmt("&field_data=%s", url_encode("{\"subtype\":\"custom\",\"url_pattern\":"
+	                                       "\"https://x.example/u/%(username)s\"}")));
+}
+
 static void test_summary_limit(void)
 {
 	struct user *owner = new_realm();
@@ -247,6 +271,7 @@ void register_profile_fields_tests(void)
 	static const struct itest_case cases[] = {
 	    {"create_and_list", test_create_and_list},
 	    {"create_errors", test_create_errors},
+	    {"external_account_url_pattern", test_external_account_url_pattern},
 	    {"summary_limit", test_summary_limit},
 	    {"set_own_values", test_set_own_values},
 	    {"value_errors", test_value_errors},
