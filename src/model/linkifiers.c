@@ -679,7 +679,7 @@ int linkifiers_linkify(void *ctx, const char *text, size_t len, char before, cha
 	struct run r = {uow, text, before, after, {NULL, 0, 0}};
 	pieces_add(uow, &r.p, 0, len, NULL);
 	for (int i = 0; i < set->n; i++)
-		if (set->items[i].re != NULL && (budget_check(budget) || run_pass(&r, &set->items[i], budget) < 0))
+		if (set->items[i].re != NULL && (budget_tick(budget) || run_pass(&r, &set->items[i], budget) < 0))
 			return -1;
 	int n = 0;
 	for (int i = 0; i < r.p.n; i++)

@@ -45,7 +45,7 @@ json_object *linkifiers_json(struct uow *uow);
  * acting organization's linkifiers applied in order as the reference's inline processor applies them. before and
  * after are the characters the reference's processor sees around the run ('\0': the start or end of its block).
  * Returns the number of links stored in *out (an arena array, in order, not overlapping), 0 when none, or -1 when
- * budget ran out (checked before each linkifier and each search).
+ * budget ran out (ticked before each linkifier and each search: budget_tick()).
  */
 int linkifiers_linkify(void *uow, const char *text, size_t len, char before, char after, struct budget *budget,
                        struct markdown_link **out);
