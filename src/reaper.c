@@ -7,8 +7,8 @@
  * daily message counts of the completed days (model/traffic.h); expiry of invitations past their time
  * (expire_invitations); and, in a thread of its own, the mail outbox (model/mail.h). Every step claims its work
  * atomically in Redis or PostgreSQL, so two reapers running at once are harmless. It outlives Redis and PostgreSQL
- * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by multiwatch
- * or systemd if it dies.
+ * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by
+ * confab-supervise or systemd if it dies.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "core/crash.h"
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -282,15 +283,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "confab-reaper: could not open log file \"%s\": %s\n", cfg.log_file, strerror(errno));
 		return 1;
 	}
-	if (crypto_init() < 0) {
-		log_msg(LOG_FATAL, "could not initialize libsodium");
+	if (crypto_init() < 0 || crash_init(1) < 0) {
+		log_msg(LOG_FATAL, "could not initialize libsodium or the crash handler");
 		return 1;
 	}
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1); /* reopen the log file; USR2 too (multiwatch passes only USR2 on) */
+	sigaddset(&set, SIGUSR1); /* reopen the log file; USR2 too (what logrotate sends the supervisors) */
 	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* A write to a Redis that went away must fail with EPIPE (and be reconnected), not end the process. */

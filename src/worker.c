@@ -14,6 +14,7 @@
 
 #include "api/ratelimit_watch.h"
 #include "core/config.h"
+#include "core/crash.h"
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -49,7 +50,7 @@ static void block_signals(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGUSR1); /* reopen the log file (logrotate), as nginx does */
-	sigaddset(set, SIGUSR2); /* the same: multiwatch passes USR2 on to its children (USR1 would stop it) */
+	sigaddset(set, SIGUSR2); /* the same (what logrotate sends the supervisors, which pass it on) */
 	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -114,6 +115,10 @@ int main(int argc, char **argv)
 		log_msg(LOG_FATAL, "could not initialize libsodium");
 		return 1;
 	}
+	if (crash_init(cfg.threads) < 0) {
+		log_msg(LOG_FATAL, "could not install the crash handler: %s", strerror(errno));
+		return 1;
+	}
 	sigset_t set;
 	block_signals(&set);
 
@@ -151,8 +156,8 @@ int main(int argc, char **argv)
 	}
 	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
 	/*
-	 * Stop accepting (the socket stays open: the group's other processes, and the one multiwatch or systemd starts
-	 * in our place, take the next connections), answer the long-polls held here (their clients poll again
+	 * Stop accepting (the socket stays open: the group's other processes, and the one confab-supervise or systemd
+	 * starts in our place, take the next connections), answer the long-polls held here (their clients poll again
 	 * elsewhere), then give requests in progress up to 3 s to finish; idle threads just end with us.
 	 */
 	stopping = 1;

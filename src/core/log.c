@@ -36,6 +36,11 @@ int log_open(const char *path, const char *program)
 	return 0;
 }
 
+const char *log_program_name(void)
+{
+	return log_program;
+}
+
 int log_reopen(void)
 {
 	if (log_path == NULL)
@@ -54,7 +59,7 @@ int log_reopen(void)
 	return 0;
 }
 
-static void log_write(const char *s, size_t len)
+void log_write_raw(const char *s, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(log_fd, s, len);
@@ -177,7 +182,7 @@ void log_rec_begin(struct log_rec *r, enum log_level level, const char *msg)
 void log_rec_end(struct log_rec *r)
 {
 	r->buf[r->len++] = '\n';
-	log_write(r->buf, r->len);
+	log_write_raw(r->buf, r->len);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -23,6 +23,13 @@ int log_open(const char *path, const char *program);
  * once (dup2), so concurrent writers never see a closed one. Returns 0 (also with no file), -1 with errno set.
  */
 int log_reopen(void);
+/*
+ * Writes len bytes to the log as they are, with write(2) only: async-signal-safe, for a fatal signal's handler
+ * (core/crash.c), whose caller formats the line. Errors are ignored.
+ */
+void log_write_raw(const char *s, size_t len);
+/* The program name given to log_open() ("confab" before). */
+const char *log_program_name(void);
 /* Writes a line with msg="the formatted message". */
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

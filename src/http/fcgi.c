@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/crash.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "http/request.h"
@@ -25,10 +26,10 @@ static atomic_ullong next_request_id;
 static atomic_int busy_threads;
 /*
  * Stopping a process must not stop its group: the listening socket is shared with the other processes of the group
- * (spawn-fcgi or systemd made it, multiwatch passes it to each process it starts), so shutdown() on it would close it
- * for all of them and for the process started in our place. Instead one thread at a time, the leader, waits for a
- * connection, in poll() on the socket and on the read end of stop_pipe, which fcgi_stop() makes readable; it gives up
- * the lead before accepting, so that a peer slow to send its request holds no other thread. The socket is
+ * (spawn-fcgi or systemd made it, confab-supervise passes it to each process it starts), so shutdown() on it would
+ * close it for all of them and for the process started in our place. Instead one thread at a time, the leader, waits
+ * for a connection, in poll() on the socket and on the read end of stop_pipe, which fcgi_stop() makes readable; it
+ * gives up the lead before accepting, so that a peer slow to send its request holds no other thread. The socket is
  * non-blocking: a connection another thread or process took first makes accept() fail with EAGAIN, not wait.
  *
  * The other idle threads wait each on a condition of its own, the latest idle first (a stack): the next leader is
@@ -277,15 +278,17 @@ static double elapsed_ms(const struct timespec *start)
 	return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
-/* One logfmt line per request (log.h escapes every value): no query string, it may carry credentials. */
-static void log_access(const struct request *req, FCGX_Request *fr, double ms)
+/*
+ * One logfmt line per request (log.h escapes every value): no query string, it may carry credentials, and the path
+ * with its secrets masked (request_log_path()).
+ */
+static void log_access(const struct request *req, FCGX_Request *fr, const char *path, double ms)
 {
 	struct log_rec r;
 	log_rec_begin(&r, LOG_INFO, "access");
 	log_rec_int(&r, "request", (long long)req->id);
 	log_rec_str(&r, "method", req->method);
-	const char *path = param(fr, "DOCUMENT_URI"); /* req->path may have lost its /api/v1 prefix by now */
-	log_rec_str(&r, "path", *path ? path : param(fr, "SCRIPT_NAME"));
+	log_rec_str(&r, "path", path);
 	log_rec_int(&r, "status", req->status);
 	log_rec_num(&r, "duration_ms", ms);
 	log_rec_int(&r, "user", req->user ? (long long)req->user->id : 0LL);
@@ -314,11 +317,15 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 #ifdef CONFAB_FAULT_POINTS
 	req.fault = FCGX_GetParam("HTTP_X_CONFAB_FAULT", fr->envp);
 #endif
+	/* The whole path: req.path may lose its /api/v1 prefix in the router. */
+	const char *logged = request_log_path(&req, req.path);
+	crash_note(req.id, req.method, logged);
 	if (read_body(&req, fr) == 0)
 		handle(&req);
 	write_response(&req, fr);
 	metrics_request(w->metrics, req.route ? (int)(req.route - routes) : -1, req.status, elapsed_ms(&start) / 1e3);
-	log_access(&req, fr, elapsed_ms(&start));
+	log_access(&req, fr, logged, elapsed_ms(&start));
+	crash_clear();
 	request_finish(&req);
 }
 

@@ -361,7 +361,8 @@ static struct param_value *lookup(struct request *req, const char *name)
 	for (size_t k = 0; specs != NULL && specs[k].name != NULL; k++)
 		if (strcmp(specs[k].name, name) == 0)
 			return &req->values[k];
-	log_msg(LOG_FATAL, "parameter \"%s\" is not declared by route %s %s", name, req->method, req->path);
+	log_msg(LOG_FATAL, "parameter \"%s\" is not declared by route %s %s", name, req->method,
+	        req->route ? req->route->pattern : "(none)");
 	abort();
 }
 

@@ -150,3 +150,14 @@ const char *request_body_json(struct request *req, size_t *len)
 	*len = n;
 	return s;
 }
+
+const char *request_log_path(struct request *req, const char *path)
+{
+	static const char *const secret_prefixes[] = {"/join/", "/user_uploads/", "/api/v1/user_uploads/"};
+	for (size_t i = 0; i < sizeof(secret_prefixes) / sizeof(secret_prefixes[0]); i++) {
+		size_t n = strlen(secret_prefixes[i]);
+		if (strncmp(path, secret_prefixes[i], n) == 0 && path[n] != '\0')
+			return arena_printf(&req->arena, "%s***", secret_prefixes[i]);
+	}
+	return path;
+}

@@ -103,5 +103,11 @@ const char *request_body_json(struct request *req, size_t *len);
  * that is no valid media type (header_is_media_type()) is logged and sent as application/octet-stream.
  */
 void request_set_raw(struct request *req, int status, const char *content_type, const char *body, size_t len);
+/*
+ * path as the logs may show it: what follows a prefix whose rest is a credential (/join/<invitation key>, the token
+ * of /user_uploads/temporary/...) or private (an upload's random part and file name) becomes "***". Returns path
+ * itself or a copy in req's arena.
+ */
+const char *request_log_path(struct request *req, const char *path);
 
 #endif

@@ -2,6 +2,7 @@
 #include "pipeline/router.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -160,12 +161,16 @@ static int authenticate(struct request *req, unsigned flags)
 /*
  * Test-only (configure --enable-fault-points; ./scripts/test builds that way, releases never): a request with
  * "X-Confab-Fault: NAME" ends the whole worker process at fault point NAME, as kill -9 would, so that tests can
- * show that nothing is lost there (tests/integration/test_outbox.c). multiwatch starts a new worker.
+ * show that nothing is lost there (tests/integration/test_outbox.c); at "crash" it aborts, as a failed check or a
+ * bad pointer would end it, so that the crash handler logs the route (core/crash.h; tests/integration/
+ * test_supervision.c). confab-supervise starts a new worker.
  */
 static void fault_point(const struct request *req, const char *name)
 {
 	if (req->fault != NULL && strcmp(req->fault, name) == 0) {
 		log_msg(LOG_WARNING, "request %llu: fault point %s: exiting", req->id, name);
+		if (strcmp(name, "crash") == 0)
+			abort();
 		_exit(70);
 	}
 }
@@ -179,6 +184,7 @@ static int run(struct request *req)
 	if (r == NULL)
 		return -1;
 	req->route = r;
+	fault_point(req, "crash");
 	if (form_parse_body(req) < 0 || authenticate(req, r->flags) < 0)
 		return -1;
 	if (param_validate(req, r->params) < 0)
