@@ -3,13 +3,17 @@
 # Source it, then call cf_init STATE_DIR. Everything runs as root on Debian 12 without systemd:
 # PostgreSQL (own cluster), Redis, two spawn-fcgi worker groups, the reaper and nginx, all with
 # their sockets, pid files and logs under the state directory. Each worker group and the reaper run
-# under multiwatch, which restarts a process that dies (conf/systemd/ has the same layout for
-# production).
+# under confab-supervise, which replaces a process that dies (with a backoff, never giving up) and takes
+# its processes with it when it dies itself (conf/systemd/ has the same layout for production).
 #
-# Access: PostgreSQL has no TCP listener and authenticates by peer on its socket (www-data and root
-# as the role confab, which owns only its database; root and postgres as postgres); Redis runs as
-# user redis with group www-data on a socket of mode 0770 in a directory of mode 0750, so of the
-# local users only www-data (and root) can open it.
+# Users (docs/OPERATIONS.md "Local users"): the workers, the reaper and pgbouncer run as the user confab
+# (CF_SVC_USER), not as the web server's www-data, which every other site on the machine shares. nginx's and
+# Apache's workers run as www-data with the group confab-web (CF_WEB_GROUP), which no user has: that group, and
+# no other local user, opens the FastCGI sockets and reads the uploads (mode 2750/0640). PostgreSQL has no TCP
+# listener and authenticates by peer on its socket (confab and root as the role confab, which owns only its
+# database; root and postgres as postgres); Redis runs as user redis with group confab on a socket of mode 0770
+# in a directory of mode 0750, so of the local users only confab (and root) can open it. Logs are the writer's,
+# mode 0640 (the log directory 0711); mails of the SMTP sink are root's, 0600 in a 0700 directory.
 #
 # Layout of a state directory:
 #   confab.conf        configuration for worker, reaper and confabctl (regenerated at every start)
@@ -17,28 +21,42 @@
 #   run/               pid files and sockets (run/pg: PostgreSQL's socket directory, run/redis: Redis's)
 #   log/               logs (log/asan: sanitizer reports, when the caller sets ASAN_OPTIONS log_path)
 #   pg/data            PostgreSQL cluster;  redis/  Redis working dir;  nginx/  nginx prefix and temp dirs
-#   uploads/           upload_dir (owned by www-data)
+#   uploads/           upload_dir (confab:confab-web, 2750; files 0640)
+#   mail/              the SMTP sink's mails (root, 0700)
 
 CF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 CF_PACKAGES=(
     build-essential autoconf automake libtool pkg-config libfcgi-dev spawn-fcgi libpq-dev
     libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
-    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev libre2-dev multiwatch
+    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev libre2-dev
     clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd chromium
     apache2 libapache2-mod-xsendfile
 )
 # scripts/test rotates the stack's logs with conf/logrotate/confab.
 CF_PACKAGES+=(logrotate)
-CF_WWW_USER=www-data
+CF_WWW_USER=www-data     # the web server's user (nginx, Apache), shared with the machine's other sites
+CF_WEB_GROUP=confab-web  # the web server's workers' group for this stack only: FastCGI sockets, uploads
+CF_SVC_USER=confab       # workers, reaper, pgbouncer
 CF_REDIS_USER=redis
 
 cf_log() { printf '==> %s\n' "$*" >&2; }
 cf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 cf_require_root() {
-    [ "$(id -u)" -eq 0 ] || cf_die "run as root (PostgreSQL runs as postgres, workers as www-data)"
+    [ "$(id -u)" -eq 0 ] || cf_die "run as root (PostgreSQL runs as postgres, workers as confab)"
 }
+
+# The service's user and the web server's group (system accounts, no login), created when missing.
+cf_users() {
+    getent group "$CF_WEB_GROUP" >/dev/null || groupadd --system "$CF_WEB_GROUP"
+    id -u "$CF_SVC_USER" >/dev/null 2>&1 ||
+        useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+            "$CF_SVC_USER"
+}
+
+# cf_as_svc COMMAND...: COMMAND as the service's user, with its groups.
+cf_as_svc() { (cd / && setpriv --reuid="$CF_SVC_USER" --regid="$CF_SVC_USER" --init-groups -- "$@"); }
 
 # ---------------------------------------------------------------------------------------------
 # Packages
@@ -168,10 +186,11 @@ cf_stop_pidfile() {
     rm -f "$4"
 }
 
-# Create FILE (if missing) writable by the worker user.
-cf_touch_www() {
-    [ -e "$1" ] || install -m 0644 /dev/null "$1"
-    chown "$CF_WWW_USER:$CF_WWW_USER" "$1"
+# Create FILE (if missing) writable by the service's user only (a log: it may name users and addresses).
+cf_touch_svc() {
+    [ -e "$1" ] || install -m 0640 /dev/null "$1"
+    chown "$CF_SVC_USER:$CF_SVC_USER" "$1"
+    chmod 0640 "$1"
 }
 
 # Print the value of "FIELD" (string or number) in the one-line JSON object read from stdin.
@@ -225,18 +244,30 @@ cf_init() {
     CF_EVENTS_THREADS=${CF_EVENTS_THREADS:-1000}
 }
 
-# postgres must traverse the state dir, www-data must traverse it and write its logs and uploads.
+# postgres, confab and the web server must traverse the state dir; confab writes its logs and the uploads, which
+# only the web server's group reads (and the log directory lists nothing: each log is its writer's, 0640).
 cf_layout() {
     mkdir -p "$CF_STATE/conf" "$CF_STATE/nginx/tmp"
     chmod 755 "$CF_STATE"
-    install -d -m 755 "$CF_RUN" "$CF_LOG"
+    install -d -m 755 "$CF_RUN"
+    install -d -m 711 "$CF_LOG"
     install -d -m 1777 "$CF_LOG/asan"
-    install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 755 "$CF_UPLOAD_DIR"
+    cf_uploads_layout
     local u
-    for u in postgres "$CF_WWW_USER"; do
+    for u in postgres "$CF_SVC_USER" "$CF_WWW_USER"; do
         setpriv --reuid="$u" --regid="$u" --init-groups -- test -x "$CF_STATE" ||
             cf_die "$u cannot reach $CF_STATE (a parent directory is not traversable): use another state dir"
     done
+}
+
+# upload_dir: confab's, readable by the web server's group (nginx's X-Accel-Redirect, Apache's X-Sendfile send the
+# files), by no other user. setgid: the directories and files the workers create get that group (and the workers
+# create them 0750/0640). Files of an older stack (www-data's, 0644 in 0755) are taken over.
+cf_uploads_layout() {
+    install -d -o "$CF_SVC_USER" -g "$CF_WEB_GROUP" -m 2750 "$CF_UPLOAD_DIR"
+    chown -R "$CF_SVC_USER:$CF_WEB_GROUP" "$CF_UPLOAD_DIR"
+    find "$CF_UPLOAD_DIR" -mindepth 1 -type d ! -perm 2750 -exec chmod 2750 {} +
+    find "$CF_UPLOAD_DIR" -type f ! -perm 0640 -exec chmod 0640 {} +
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -264,9 +295,9 @@ cf_psql() {
     "$(cf_pg_bin)/psql" -h "$CF_PGSOCK" -p "$CF_PG_PORT" -U postgres -d postgres -qAtX -v ON_ERROR_STOP=1 "$@"
 }
 
-# Peer authentication on the socket only (there is no TCP listener): the workers' user and root connect as
-# confab, root and postgres as postgres, nobody else at all. Rewritten at every start, so that a cluster
-# initialized by an older version (trust) is locked too.
+# Peer authentication on the socket only (there is no TCP listener): the service's user (workers, reaper,
+# pgbouncer) and root connect as confab, root and postgres as postgres, nobody else at all (www-data neither).
+# Rewritten at every start, so that a cluster initialized by an older version (trust) is locked too.
 cf_pg_auth() {
     cat >"$CF_PGDATA/pg_hba.conf" <<EOF
 # written by scripts/lib.sh at every start
@@ -279,7 +310,7 @@ EOF
 # MAP   SYSTEM-USER  PG-USER
 admin   postgres     postgres
 admin   root         postgres
-confab  $CF_WWW_USER     confab
+confab  $CF_SVC_USER       confab
 confab  root         confab
 EOF
     chown postgres:postgres "$CF_PGDATA/pg_hba.conf" "$CF_PGDATA/pg_ident.conf"
@@ -341,9 +372,9 @@ cf_pg_restart() {
 
 # ---------------------------------------------------------------------------------------------
 # pgbouncer (CF_PGBOUNCER=1): Debian's pgbouncer in pool_mode = transaction between every confab program (workers,
-# reaper, confabctl) and PostgreSQL; they then run with pg_prepared_statements = off. It runs as the workers' user
+# reaper, confabctl) and PostgreSQL; they then run with pg_prepared_statements = off. It runs as the service's user
 # (PostgreSQL's peer authentication maps it to the role confab) without a TCP listener; its socket is in
-# run/pgbouncer/ (mode 0750, the workers' user's), so of the local users only www-data and root open it, and it
+# run/pgbouncer/ (mode 0750, the service user's), so of the local users only confab and root open it, and it
 # trusts whoever gets there (auth_type = trust for the users of conf/pgbouncer.users). Its admin console (database
 # and user pgbouncer) answers SHOW STATS, SHOW POOLS... (cf_pgbouncer_admin). CF_PG_PREPARED=on keeps named
 # statements through it, which breaks (the manual check of docs/OPERATIONS.md, "pgbouncer").
@@ -369,8 +400,8 @@ cf_pgbouncer_config_lines() {
 cf_pgbouncer_start() {
     [ "${CF_PGBOUNCER:-0}" = 1 ] || return 0
     command -v pgbouncer >/dev/null || { local CF_PACKAGES=(pgbouncer); cf_install_packages; }
-    install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 750 "$CF_PGB_DIR"
-    cf_touch_www "$CF_LOG/pgbouncer.log"
+    install -d -o "$CF_SVC_USER" -g "$CF_SVC_USER" -m 750 "$CF_PGB_DIR"
+    cf_touch_svc "$CF_LOG/pgbouncer.log"
     printf '"confab" ""\n"pgbouncer" ""\n' >"$CF_STATE/conf/pgbouncer.users"
     # default_pool_size: more than the stack's clients (2 x 4 + 2 x 4 workers, 2 for the reaper, confabctl), so that
     # no request waits for a server connection; server_login_retry: back within a second of a PostgreSQL restart
@@ -398,8 +429,7 @@ stats_period = 1
 PGB
     chmod 644 "$CF_STATE/conf/pgbouncer.ini" "$CF_STATE/conf/pgbouncer.users"
     cf_log "pgbouncer (pool_mode = transaction) on $CF_PGB_DIR (port $CF_PGB_PORT, no TCP)"
-    (cd / && setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- \
-        pgbouncer -d -q "$CF_STATE/conf/pgbouncer.ini") ||
+    cf_as_svc pgbouncer -d -q "$CF_STATE/conf/pgbouncer.ini" ||
         { tail -n 20 "$CF_LOG/pgbouncer.log" >&2; cf_die "pgbouncer did not start"; }
     cf_wait 10 cf_pgbouncer_ping || { tail -n 20 "$CF_LOG/pgbouncer.log" >&2; cf_die "pgbouncer does not answer"; }
 }
@@ -414,14 +444,14 @@ cf_pgbouncer_ping() { cf_pgbouncer_admin "SHOW VERSION" >/dev/null 2>&1; }
 cf_pgbouncer_stop() { cf_stop_pidfile pgbouncer TERM 10 "$CF_PGB_DIR/pgbouncer.pid"; }
 
 # ---------------------------------------------------------------------------------------------
-# Redis (volatile; unix socket only). It runs as user redis with group www-data: the socket (mode 0770, in a
-# directory of mode 0750) is open to the workers and root only.
+# Redis (volatile; unix socket only). It runs as user redis with group confab: the socket (mode 0770, in a
+# directory of mode 0750) is open to the service's user and root only.
 
 cf_redis_ping() { [ "$(redis-cli -s "$CF_REDIS_SOCK" ping 2>/dev/null)" = PONG ]; }
 
 cf_redis_start() {
     install -d -o "$CF_REDIS_USER" -g "$CF_REDIS_USER" -m 700 "$CF_STATE/redis"
-    install -d -o "$CF_REDIS_USER" -g "$CF_WWW_USER" -m 750 "$CF_REDIS_DIR"
+    install -d -o "$CF_REDIS_USER" -g "$CF_SVC_USER" -m 750 "$CF_REDIS_DIR"
     [ -e "$CF_LOG/redis.log" ] || install -m 640 /dev/null "$CF_LOG/redis.log"
     chown "$CF_REDIS_USER:$CF_REDIS_USER" "$CF_LOG/redis.log"
     cat >"$CF_STATE/conf/redis.conf" <<EOF
@@ -438,7 +468,7 @@ appendonly no
 maxclients 19000
 EOF
     cf_log "Redis on $CF_REDIS_SOCK"
-    (cd / && setpriv --reuid="$CF_REDIS_USER" --regid="$CF_WWW_USER" --clear-groups -- \
+    (cd / && setpriv --reuid="$CF_REDIS_USER" --regid="$CF_SVC_USER" --clear-groups -- \
         redis-server "$CF_STATE/conf/redis.conf")
     cf_wait 10 cf_redis_ping || { tail -n 20 "$CF_LOG/redis.log" >&2; cf_die "Redis did not start"; }
 }
@@ -458,18 +488,22 @@ cf_redis_restart() { cf_redis_stop && cf_redis_start; }
 # SMTP sink (scripts/smtp-sink): every mail the stack sends lands in $CF_MAIL_DIR as one .eml file.
 
 cf_smtp_running() { [ -n "${CF_SMTP_PORT:-}" ] && cf_port_in_use "$CF_SMTP_PORT"; }
+# The mails hold invitation links and confirmation keys: root's only (0600 in 0700, older ones too).
 cf_smtp_start() {
     CF_SMTP_PORT=${CF_SMTP_PORT:-$(cf_free_port "${CF_HTTP_PORT:-}" "${CF_PG_PORT:-}")}
-    install -d -m 755 "$CF_MAIL_DIR"
+    install -d -m 700 "$CF_MAIL_DIR"
+    chmod 700 "$CF_MAIL_DIR"
+    find "$CF_MAIL_DIR" -type f ! -perm 0600 -exec chmod 0600 {} +
     cf_log "SMTP sink on 127.0.0.1:$CF_SMTP_PORT, mails in $CF_MAIL_DIR"
-    setsid "$CF_REPO/scripts/smtp-sink" "$CF_SMTP_PORT" "$CF_MAIL_DIR" >>"$CF_LOG/smtp-sink.log" 2>&1 </dev/null &
+    (umask 077 && exec setsid "$CF_REPO/scripts/smtp-sink" "$CF_SMTP_PORT" "$CF_MAIL_DIR" >>"$CF_LOG/smtp-sink.log" \
+        2>&1 </dev/null) &
     echo $! >"$CF_RUN/smtp-sink.pid"
     cf_wait 10 cf_smtp_running || { tail -n 20 "$CF_LOG/smtp-sink.log" >&2; cf_die "the SMTP sink did not start"; }
 }
 cf_smtp_stop() { cf_stop_pidfile smtp-sink TERM 10 "$CF_RUN/smtp-sink.pid"; }
 
 cf_write_config() {
-    cf_touch_www "$CF_LOG/confab.log"
+    cf_touch_svc "$CF_LOG/confab.log"
     [ -n "${CF_METRICS_DIR:-}" ] || cf_metrics_layout
     cat >"$CF_CONF" <<EOF
 # written by scripts/lib.sh at every start; see conf/confab.conf.example
@@ -497,13 +531,15 @@ cf_migrate() {
     cf_ctl migrate >>"$CF_LOG/migrate.log"
 }
 
+# The binaries are there and the service's user (created here when missing) can run them.
 cf_check_binaries() {
     local b
-    for b in confab-worker confab-reaper confabctl; do
+    cf_users
+    for b in confab-worker confab-reaper confab-supervise confabctl; do
         [ -x "$CF_BIN_DIR/$b" ] || cf_die "$CF_BIN_DIR/$b not found: build first"
     done
-    setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- test -x "$CF_BIN_DIR/confab-worker" ||
-        cf_die "$CF_WWW_USER cannot execute $CF_BIN_DIR/confab-worker (check the permissions of its parent dirs)"
+    cf_as_svc test -x "$CF_BIN_DIR/confab-worker" ||
+        cf_die "$CF_SVC_USER cannot execute $CF_BIN_DIR/confab-worker (check the permissions of its parent dirs)"
 }
 
 # cf_children PID [NAME]: the pids of PID's child processes (whose command line mentions NAME), one a line.
@@ -514,60 +550,76 @@ cf_children() {
     done
 }
 
-# cf_supervise NAME COMMAND...: run COMMAND, which execs multiwatch, in the background in a session of its
-# own; its pid goes to run/NAME.pid, its output (multiwatch reports each restart) to log/NAME.out.
+# cf_supervise NAME COMMAND...: run COMMAND, which execs confab-supervise, in the background in a session (and
+# process group) of its own; its pid, the group's id, goes to run/NAME.pid, its output to log/NAME.out.
 cf_supervise() {
     local name=$1
     shift
+    [ -e "$CF_LOG/$name.out" ] || install -m 0640 /dev/null "$CF_LOG/$name.out"
+    chmod 0640 "$CF_LOG/$name.out"
     setsid "$@" </dev/null >>"$CF_LOG/$name.out" 2>&1 &
     echo "$!" >"$CF_RUN/$name.pid"
+    # Tests kill supervisors: no "Killed" notice from this shell's job table.
+    disown "$!" 2>/dev/null || true
 }
 
-# cf_stop_supervised NAME SECONDS: TERM the multiwatch of run/NAME.pid, which passes TERM on to its children
-# (sent a second time: passed on again) and exits when they have; after SECONDS, KILL it and them. The pid
-# files of versions before multiwatch listed the processes themselves: they get TERM directly.
+# cf_group_members PGID: the live confab processes of process group PGID, one a line.
+cf_group_members() {
+    local pid pg
+    while read -r pid pg; do
+        [ "$pg" = "$1" ] && cf_pid_is "$pid" confab- && echo "$pid"
+    done < <(ps -e -o pid= -o pgid= 2>/dev/null)
+    return 0
+}
+
+cf_group_gone() { [ -z "$(cf_group_members "$1")" ]; }
+
+# cf_stop_supervised NAME SECONDS: stops the process group of run/NAME.pid (cf_supervise made it): TERM to its
+# confab-supervise, which passes it on and exits when its processes have; or, when the supervisor is gone, TERM to
+# what is left of the group. After SECONDS, KILL to the whole group. Nothing of the group survives, orphans
+# included.
 cf_stop_supervised() {
-    local file=$CF_RUN/$1.pid secs=$2 p pids=() top=() all=()
+    local file=$CF_RUN/$1.pid secs=$2 pg
     [ -f "$file" ] || return 0
-    mapfile -t pids <"$file"
-    for p in "${pids[@]}"; do
-        cf_pid_is "$p" confab- || continue
-        top+=("$p")
-        mapfile -t -O "${#all[@]}" all < <(echo "$p"; cf_children "$p")
-    done
-    if [ "${#top[@]}" -gt 0 ]; then
-        kill -TERM "${top[@]}" 2>/dev/null || true
-        if ! cf_wait "$secs" cf_all_gone "${all[@]}"; then
-            cf_log "$1 (${all[*]}) still running after ${secs}s: sending KILL"
-            kill -KILL "${all[@]}" 2>/dev/null || true
-            cf_wait 5 cf_all_gone "${all[@]}" || { cf_log "could not stop $1 (${all[*]})"; return 1; }
+    pg=$(head -n 1 "$file")
+    if [[ $pg =~ ^[0-9]+$ ]] && ! cf_group_gone "$pg"; then
+        if cf_pid_is "$pg" confab-supervise; then kill -TERM "$pg" 2>/dev/null || true
+        else kill -TERM -- "-$pg" 2>/dev/null || true; fi
+        if ! cf_wait "$secs" cf_group_gone "$pg"; then
+            cf_log "$1 (process group $pg) still running after ${secs}s: sending KILL"
+            kill -KILL -- "-$pg" 2>/dev/null || true
+            cf_wait 5 cf_group_gone "$pg" || { cf_log "could not stop $1 (process group $pg)"; return 1; }
         fi
     fi
     rm -f "$file"
 }
 
-# The reaper as www-data under multiwatch (restarted when it dies); multiwatch's pid goes to run/reaper.pid.
+# cf_supervisor_runs NAME PROG N: run/NAME.pid names a confab-supervise with N children PROG.
+cf_supervisor_runs() {
+    local pid
+    pid=$(cat "$CF_RUN/$1.pid" 2>/dev/null) && cf_pid_is "$pid" confab-supervise &&
+        [ "$(cf_children "$pid" "$2" | wc -l)" -eq "$3" ]
+}
+
+# The reaper as confab under confab-supervise (replaced when it dies); the supervisor's pid goes to run/reaper.pid.
 cf_reaper_start() {
-    cf_touch_www "$CF_LOG/reaper.log"
-    cf_touch_www "$CF_LOG/reaper.out"
-    cf_supervise reaper setpriv --reuid="$CF_WWW_USER" --regid="$CF_WWW_USER" --init-groups -- \
+    cf_touch_svc "$CF_LOG/reaper.log"
+    cf_touch_svc "$CF_LOG/reaper.out"
+    rm -f "$CF_RUN/reaper.pid"
+    cf_supervise reaper setpriv --reuid="$CF_SVC_USER" --regid="$CF_SVC_USER" --init-groups -- \
         env CONFAB_CONFIG="$CF_CONF" CONFAB_LOG_FILE="$CF_LOG/reaper.log" \
-        multiwatch -f 1 -s TERM -- "$CF_BIN_DIR/confab-reaper"
+        "$CF_BIN_DIR/confab-supervise" -n 1 -- "$CF_BIN_DIR/confab-reaper"
     cf_wait 5 cf_reaper_alive ||
         { tail -n 20 "$CF_LOG/reaper.out" "$CF_LOG/reaper.log" >&2; cf_die "confab-reaper did not start"; }
 }
 
-cf_reaper_alive() {
-    local pid
-    pid=$(cat "$CF_RUN/reaper.pid" 2>/dev/null) && cf_pid_is "$pid" multiwatch &&
-        [ -n "$(cf_children "$pid" confab-reaper)" ]
-}
+cf_reaper_alive() { cf_supervisor_runs reaper confab-reaper 1; }
 
 cf_reaper_stop() { cf_stop_supervised reaper 15; }
 
 # cf_supervise_workers NAME KIND METRICS_GROUP BIND...: CF_<KIND>_PROCS confab-workers (KIND api or events) of
-# CF_<KIND>_THREADS threads each, supervised as NAME (run/NAME.pid, log worker-NAME.log): spawn-fcgi (as www-data)
-# binds BIND (-s SOCKET ... or -a ADDRESS -p PORT) and execs multiwatch, which restarts any worker that dies.
+# CF_<KIND>_THREADS threads each, supervised as NAME (run/NAME.pid, log worker-NAME.log): spawn-fcgi binds BIND
+# (-s SOCKET ... or -a ADDRESS -p PORT) and execs, as confab, confab-supervise, which replaces any worker that dies.
 cf_supervise_workers() {
     local name=$1 kind=$2 metrics=$3 log=$CF_LOG/worker-$1.log procs=$CF_API_PROCS threads=$CF_API_THREADS stack=512
     local backlog=1024
@@ -578,17 +630,31 @@ cf_supervise_workers() {
     if [ "$kind" = events ]; then
         procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS stack=${CF_EVENTS_STACK_KB:-256} backlog=4096
     fi
-    cf_touch_www "$log"
+    cf_touch_svc "$log"
     cf_log "workers '$name': $procs x $threads threads on $*"
     cf_supervise "$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" \
-        CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$metrics" spawn-fcgi -n "$@" -u "$CF_WWW_USER" -g "$CF_WWW_USER" \
-        -b "$backlog" -- /usr/bin/multiwatch -f "$procs" -s TERM -- "$CF_BIN_DIR/confab-worker"
+        CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$metrics" spawn-fcgi -n "$@" -u "$CF_SVC_USER" -g "$CF_SVC_USER" \
+        -b "$backlog" -- "$CF_BIN_DIR/confab-supervise" -n "$procs" -- "$CF_BIN_DIR/confab-worker"
 }
 
-# cf_worker_group KIND SOCKET: the local group of KIND (api or events) on the unix socket SOCKET.
+# cf_worker_group KIND SOCKET: the local group of KIND (api or events) on the unix socket SOCKET, which only the
+# web server's group opens.
 cf_worker_group() {
     rm -f "$2" "$CF_RUN/$1.pid"
-    cf_supervise_workers "$1" "$1" "$1" -s "$2" -M 0660 -U "$CF_WWW_USER" -G "$CF_WWW_USER"
+    cf_supervise_workers "$1" "$1" "$1" -s "$2" -M 0660 -U "$CF_SVC_USER" -G "$CF_WEB_GROUP"
+}
+
+# cf_group_start NAME: (re)starts the group NAME (api, events or reaper) after its supervisor is gone (the
+# supervision tests kill it; CONFAB_GROUP_CTL of scripts/test and scripts/itest). What is left of it is stopped
+# first.
+cf_group_start() {
+    case "$1" in
+    api) cf_stop_supervised api 20 && cf_worker_group api "$CF_API_SOCK" ;;
+    events) cf_stop_supervised events 20 && cf_worker_group events "$CF_EVENTS_SOCK" ;;
+    reaper) cf_stop_supervised reaper 15 && cf_reaper_start ;;
+    *) cf_die "unknown group '$1' (api, events or reaper)" ;;
+    esac
+    [ "$1" = reaper ] || cf_wait 10 cf_workers_alive || cf_die "the worker group $1 did not start"
 }
 
 cf_workers_start() {
@@ -598,15 +664,9 @@ cf_workers_start() {
         { tail -n 5 "$CF_LOG/api.out" "$CF_LOG/events.out" >&2; cf_die "the worker groups did not start"; }
 }
 
-# True if each group's multiwatch runs its full number of workers (a crash at start shows up here).
+# True if each group's supervisor runs its full number of workers (a crash at start shows up here).
 cf_workers_alive() {
-    local name procs pid
-    for name in api events; do
-        procs=$CF_API_PROCS
-        [ "$name" = api ] || procs=$CF_EVENTS_PROCS
-        pid=$(cat "$CF_RUN/$name.pid" 2>/dev/null) && cf_pid_is "$pid" multiwatch || return 1
-        [ "$(cf_children "$pid" confab-worker | wc -l)" -eq "$procs" ] || return 1
-    done
+    cf_supervisor_runs api confab-worker "$CF_API_PROCS" && cf_supervisor_runs events confab-worker "$CF_EVENTS_PROCS"
 }
 
 # Workers finish their requests in progress for up to 3 s, then exit (sanitizer builds write reports).
@@ -636,10 +696,18 @@ cf_nginx_config() {
         "$CF_REPO/conf/nginx/nginx-standalone.conf.in" >"$CF_STATE/conf/nginx.conf"
 }
 
+# cf_private_log FILE: FILE (created if missing) readable by root and the group adm only.
+cf_private_log() {
+    [ -e "$1" ] || install -m 0640 -g adm /dev/null "$1"
+    chmod 0640 "$1"
+}
+
 cf_nginx_start() {
     local args
     read -ra args <<<"$(cf_nginx_args)"
     cf_nginx_config
+    # Its errors may quote a request line (an invitation key in /join/...): root's and the adm group's only.
+    cf_private_log "$CF_LOG/nginx-error.log"
     nginx -t -q "${args[@]}" || cf_die "nginx configuration test failed"
     cf_log "nginx on http://127.0.0.1:$CF_HTTP_PORT"
     nginx "${args[@]}"
@@ -656,13 +724,14 @@ cf_nginx_stop() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Metrics (docs/OPERATIONS.md "Metrics"): the groups' shared counter files in run/metrics (www-data writes them, the
+# Metrics (docs/OPERATIONS.md "Metrics"): the groups' shared counter files in run/metrics (confab writes them, the
 # api workers read them all), and the port of nginx's metrics server: CF_METRICS_PORT, or CONFAB_METRICS_PORT, or a
 # free port.
 
 cf_metrics_layout() {
     CF_METRICS_DIR=$CF_RUN/metrics
-    install -d -o "$CF_WWW_USER" -g "$CF_WWW_USER" -m 755 "$CF_METRICS_DIR"
+    install -d -o "$CF_SVC_USER" -g "$CF_SVC_USER" -m 700 "$CF_METRICS_DIR"
+    chown -R "$CF_SVC_USER:$CF_SVC_USER" "$CF_METRICS_DIR"
     CF_METRICS_PORT=${CF_METRICS_PORT:-${CONFAB_METRICS_PORT:-$(cf_free_port "$CF_HTTP_PORT" "${CF_PG_PORT:-}" \
         "${CF_SMTP_PORT:-}" "${CF_APACHE_PORT:-}")}}
     cf_log "metrics on http://127.0.0.1:$CF_METRICS_PORT/metrics"
@@ -699,6 +768,7 @@ cf_apache_start() {
     read -ra args <<<"$(cf_apache_args)"
     ! cf_port_in_use "$CF_APACHE_PORT" || cf_die "port $CF_APACHE_PORT (Apache) is already in use"
     cf_apache_config
+    cf_private_log "$CF_LOG/apache-error.log"
     apache2 -t "${args[@]}" 2>"$CF_LOG/apache-configtest.log" ||
         { cat "$CF_LOG/apache-configtest.log" >&2; cf_die "Apache configuration test failed"; }
     cf_log "Apache on http://127.0.0.1:$CF_APACHE_PORT"
@@ -800,24 +870,18 @@ cf_scaleout_ports() {
         "$CF_SCALEOUT_A_PORT" "$CF_SCALEOUT_B_PORT" "$CF_SCALEOUT_API_PORT")}
 }
 
-# cf_scaleout_group HOST GROUP: GROUP (api|events) of HOST (a|b) under multiwatch, on TCP; pid file run/HOST-GROUP.pid.
+# cf_scaleout_group HOST GROUP: GROUP (api|events) of HOST (a|b) under confab-supervise, on TCP; pid file
+# run/HOST-GROUP.pid.
 cf_scaleout_group() {
     local host=$1 name=$2 port=$CF_SCALEOUT_API_PORT
     [ "$name" = api ] || port=$CF_SCALEOUT_EVENTS_PORT
     cf_supervise_workers "$host-$name" "$name" "host-$host-$name" -a "$(cf_scaleout_addr "$host")" -p "$port"
-    # The scaleout suite kills these groups: no "Killed" notice from this shell's job table.
-    disown "$!" 2>/dev/null || true
 }
 
 # True if both groups of HOST run their full number of workers.
 cf_scaleout_host_alive() {
-    local name procs pid
-    for name in api events; do
-        procs=$CF_API_PROCS
-        [ "$name" = api ] || procs=$CF_EVENTS_PROCS
-        pid=$(cat "$CF_RUN/$1-$name.pid" 2>/dev/null) && cf_pid_is "$pid" multiwatch || return 1
-        [ "$(cf_children "$pid" confab-worker | wc -l)" -eq "$procs" ] || return 1
-    done
+    cf_supervisor_runs "$1-api" confab-worker "$CF_API_PROCS" &&
+        cf_supervisor_runs "$1-events" confab-worker "$CF_EVENTS_PROCS"
 }
 
 # cf_scaleout_host_start HOST: both groups of HOST (a or b).
@@ -828,18 +892,18 @@ cf_scaleout_host_start() {
         { tail -n 5 "$CF_LOG/$1-api.out" "$CF_LOG/$1-events.out" >&2; cf_die "host $1's workers did not start"; }
 }
 
-# cf_scaleout_host_kill HOST: SIGKILL to each group of HOST as a whole (multiwatch and its workers: the process
-# group cf_supervise made), as if the host were lost.
+# cf_scaleout_host_kill HOST: SIGKILL to each group of HOST as a whole (confab-supervise and its workers: the
+# process group cf_supervise made), as if the host were lost.
 cf_scaleout_host_kill() {
     local name pid
     for name in api events; do
         pid=$(cat "$CF_RUN/$1-$name.pid" 2>/dev/null) || continue
-        cf_pid_is "$pid" multiwatch || continue
+        cf_pid_is "$pid" confab-supervise || continue
         kill -KILL -- "-$pid" 2>/dev/null || true
     done
     for name in api events; do
         pid=$(cat "$CF_RUN/$1-$name.pid" 2>/dev/null) || continue
-        cf_wait 10 cf_all_gone "$pid" || cf_die "host $1: $name group $pid still alive after SIGKILL"
+        cf_wait 10 cf_group_gone "$pid" || cf_die "host $1: $name group $pid still alive after SIGKILL"
         rm -f "$CF_RUN/$1-$name.pid"
     done
 }
@@ -890,16 +954,17 @@ cf_scaleout_nginx_config() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Rolling restart of a worker group (run/NAME.pid names its multiwatch): TERM to one worker at a time, each
-# replaced by multiwatch before the next. A stopping worker stops accepting without closing the group's socket and
-# answers the long-polls it holds, so clients see neither a refused connection nor a cut poll.
+# Rolling restart of a worker group (run/NAME.pid names its confab-supervise): TERM to one worker at a time, each
+# replaced by the supervisor before the next (at once: a worker that ran 10 s is replaced without a delay). A
+# stopping worker stops accepting without closing the group's socket and answers the long-polls it holds, so clients
+# see neither a refused connection nor a cut poll.
 
 cf_group_size_is() { [ "$(cf_children "$1" confab-worker | wc -l)" -eq "$2" ]; }
 
 cf_rolling_restart() {
     local name=$1 sup p old=()
     sup=$(cat "$CF_RUN/$name.pid" 2>/dev/null) || cf_die "$name: no pid file"
-    cf_pid_is "$sup" multiwatch || cf_die "$name: $sup is not a multiwatch"
+    cf_pid_is "$sup" confab-supervise || cf_die "$name: $sup is not a confab-supervise"
     mapfile -t old < <(cf_children "$sup" confab-worker)
     [ "${#old[@]}" -gt 0 ] || cf_die "$name: no workers"
     for p in "${old[@]}"; do
@@ -922,7 +987,7 @@ cf_logrotate_has() {
 }
 
 # Runs logrotate -f twice with conf/logrotate/confab (paths pointed at the state dir): after each rotation every
-# worker and the reaper write to the new files (their multiwatch passed USR2 on), a request is logged in the new
+# worker and the reaper write to the new files (their confab-supervise passed USR2 on), a request is logged in the new
 # worker-api.log, the supervisors kept running; the second rotation compresses the first's files (delaycompress).
 cf_logrotate_check() {
     local dir conf round marker f

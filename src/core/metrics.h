@@ -1,12 +1,13 @@
 /*
  * Process metrics shared by the processes of a group (api, events, reaper) through one memory-mapped file per group,
- * <metrics_dir>/<group>.metrics: spawn-fcgi/multiwatch run N processes on one socket and a scrape lands on one of
- * them, so each process counts into a slot of its own in the file and /metrics sums every slot of every group's file.
+ * <metrics_dir>/<group>.metrics: spawn-fcgi and confab-supervise run N processes on one socket and a scrape lands on
+ * one of them, so each process counts into a slot of its own in the file and /metrics sums every slot of every
+ * group's file.
  * Counting is one relaxed atomic add on the process's slot: no lock, no system call, no round trip.
  *
  * A process takes a free slot, or the slot of a process that is gone (its pid no longer exists), at metrics_open():
- * counters then go on from where the dead process left them, so a worker restarted by multiwatch resets nothing; the
- * gauges of a slot whose process is gone are not reported and are zeroed when the slot is taken again. The file
+ * counters then go on from where the dead process left them, so a worker restarted by its supervisor resets nothing;
+ * the gauges of a slot whose process is gone are not reported and are zeroed when the slot is taken again. The file
  * lives as long as the run directory (tmpfs): a reboot, or a binary whose layout differs (another route table),
  * starts from zero, which Prometheus reads as a counter reset.
  */

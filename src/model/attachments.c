@@ -885,7 +885,7 @@ static int make_dirs(struct uow *uow, const char *path_id)
 			continue;
 		char c = *p;
 		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
 			log_msg(LOG_ERROR, "request %llu: could not create directory \"%s\": %s", uow->id, dir,
 			        strerror(errno));
 			return -1;
@@ -915,8 +915,9 @@ static int write_file(struct uow *uow, const char *path_id, const char *data, si
 			break;
 		done += (size_t)n;
 	}
-	/* mkstemp makes the file private; the web server (another user, perhaps) serves it. */
-	bool ok = done == len && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+	/* mkstemp makes the file private; the web server (another user, of upload_dir's group) serves it, no one else
+	 * reads it (docs/OPERATIONS.md "Local users"). */
+	bool ok = done == len && fchmod(fd, 0640) == 0 && fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (!ok || rename(tmp, path) < 0) {
 		log_msg(LOG_ERROR, "request %llu: could not write \"%s\": %s", uow->id, path, strerror(errno));

@@ -1224,6 +1224,8 @@ static void register_suites(void)
 	register_outbox_tests();
 	register_restart_tests();
 	register_faults_tests();
+	register_access_tests();
+	register_supervision_tests();
 	register_scaleout_tests();
 }
 

@@ -292,7 +292,10 @@ void register_metrics_tests(void);
 void register_apache_tests(void); /* through Apache (CONFAB_APACHE_URL): conf/apache/confab.conf */
 void register_outbox_tests(void);  /* ends api workers at fault points (a build with --enable-fault-points) */
 void register_restart_tests(void); /* restarts PostgreSQL and Redis */
-void register_faults_tests(void);  /* faults and access (test_faults.c): kills workers and the reaper */
+void register_faults_tests(void);  /* kills workers and the reaper (test_faults.c) */
+void register_access_tests(void);  /* what other local users reach (test_access.c; runuser) */
+/* Crashes api workers (fault points) and kills supervisors (test_supervision.c); restarts them (CONFAB_GROUP_CTL). */
+void register_supervision_tests(void);
 /* Two worker hosts, one killed; rolling restarts (CONFAB_SCALEOUT_*). */
 void register_scaleout_tests(void);
 

@@ -40,8 +40,8 @@ pid_t proc_parent(pid_t pid)
 }
 
 /*
- * Not the whole command line but argv[0]: a child of multiwatch that has not exec'd yet has multiwatch's, which
- * names the program too.
+ * Not the whole command line but argv[0]: a child of confab-supervise that has not exec'd yet has the supervisor's
+ * command line, which names the program too.
  */
 int proc_children(pid_t parent, const char *prog, pid_t *out, int max)
 {
@@ -84,9 +84,55 @@ pid_t group_supervisor(const char *group)
 {
 	pid_t pid = group_supervisor_pid(group);
 	char cmd[1024] = "(gone)";
-	REQUIRE(pid > 0 && proc_read(pid, "cmdline", cmd, sizeof(cmd), NULL) && strstr(cmd, "multiwatch") != NULL,
-	        "%s/%s.pid names pid %d, which is not a multiwatch: %s", run_dir(), group, (int)pid, cmd);
+	REQUIRE(pid > 0 && proc_read(pid, "cmdline", cmd, sizeof(cmd), NULL) && strstr(cmd, "confab-supervise") != NULL,
+	        "%s/%s.pid names pid %d, which is not a confab-supervise: %s", run_dir(), group, (int)pid, cmd);
 	return pid;
+}
+
+const char *proc_log_file(pid_t pid)
+{
+	static char buf[65536];
+	size_t n = 0;
+	REQUIRE(proc_read(pid, "environ", buf, sizeof(buf), &n), "cannot read the environment of %d", (int)pid);
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strncmp(buf + i, "CONFAB_LOG_FILE=", 16) == 0)
+			return fmt("%s", buf + i + 16);
+	REQUIRE(false, "process %d has no CONFAB_LOG_FILE", (int)pid);
+	return NULL;
+}
+
+char *file_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return fmt("%s", "");
+	size_t cap = 65536, n = 0, k;
+	char *buf = malloc(cap);
+	REQUIRE(buf != NULL, "out of memory");
+	while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += k;
+		if (n + 1 == cap) {
+			char *more = realloc(buf, cap *= 2);
+			REQUIRE(more != NULL, "out of memory");
+			buf = more;
+		}
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return keep(buf);
+}
+
+char *command_output(const char *cmd, int *status)
+{
+	fflush(NULL);
+	FILE *f = popen(fmt("%s 2>&1", cmd), "r");
+	REQUIRE(f != NULL, "popen failed");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	int st = pclose(f);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return fmt("%s", buf);
 }
 
 double mono_secs(void)

@@ -1,6 +1,6 @@
 /*
  * What the fault, scale-out and operations suites share: the stack's processes as /proc shows them (the
- * multiwatch of each group named by CONFAB_RUN_DIR/<group>.pid, and its children), and clients that run in child
+ * confab-supervise of each group named by CONFAB_RUN_DIR/<group>.pid, and its children), and clients that run in child
  * processes while the test kills or restarts parts of the stack, each sending its report back on a pipe.
  */
 #ifndef CONFAB_ITEST_PROCS_H
@@ -21,10 +21,17 @@ bool proc_read(pid_t pid, const char *what, char *buf, size_t size, size_t *len)
 pid_t proc_parent(pid_t pid);
 /* Fills out with the live children of parent whose argv[0] contains prog; returns how many (at most max). */
 int proc_children(pid_t parent, const char *prog, pid_t *out, int max);
-/* The multiwatch of a group (CONFAB_RUN_DIR/<group>.pid); a fatal assertion if the file names something else. */
+/* The confab-supervise of a group (CONFAB_RUN_DIR/<group>.pid); a fatal assertion if the file names something else. */
 pid_t group_supervisor(const char *group);
-/* The multiwatch pid of CONFAB_RUN_DIR/<group>.pid, or 0 (no assertion: the group may be down on purpose). */
+/* The supervisor's pid of CONFAB_RUN_DIR/<group>.pid, or 0 (no assertion: the group may be down on purpose). */
 pid_t group_supervisor_pid(const char *group);
+/* The value of CONFAB_LOG_FILE in the environment of pid (freed after the test): the log file it writes. */
+const char *proc_log_file(pid_t pid);
+/* The whole file (freed after the test), "" if it does not exist. */
+char *file_text(const char *path);
+/* Runs cmd through sh, stderr with stdout; its output (up to 4 KB, freed after the test), its exit status in *status
+ * (128 when it did not exit). */
+char *command_output(const char *cmd, int *status);
 /* Seconds on the monotonic clock. */
 double mono_secs(void);
 

@@ -1,11 +1,11 @@
 /*
- * Faults and isolation of the running stack. "faults" (after "restarts"): a worker of either group and the reaper,
- * killed with SIGKILL under traffic, are replaced by their multiwatch within seconds, and no request is lost beyond
- * those the killed process held; the reaper survives a Redis restart and logs an outage once. "access": other
- * local users can open neither PostgreSQL nor Redis.
+ * Faults of the running stack. "faults" (after "restarts"): a worker of either group and the reaper, killed with
+ * SIGKILL under traffic, are replaced by their supervisor (confab-supervise) within seconds, and no request is lost
+ * beyond those the killed process held; the reaper survives a Redis restart and logs an outage once. (What other
+ * local users can open: test_access.c.)
  *
  * Needs CONFAB_RUN_DIR (the stack's run/ directory, where api.pid, events.pid and reaper.pid name each group's
- * multiwatch; its children are found in /proc) and CONFAB_REDIS_CLI (redis-cli on the stack's socket).
+ * confab-supervise; its children are found in /proc) and CONFAB_REDIS_CLI (redis-cli on the stack's socket).
  */
 #include <poll.h>
 #include <signal.h>
@@ -31,7 +31,7 @@ static pid_t only_child(const char *group, const char *prog)
 {
 	pid_t kids[MAX_KIDS];
 	int n = proc_children(group_supervisor(group), prog, kids, MAX_KIDS);
-	REQUIRE(n == 1, "%d %s processes under the %s multiwatch, expected 1", n, prog, group);
+	REQUIRE(n == 1, "%d %s processes under the %s supervisor, expected 1", n, prog, group);
 	return kids[0];
 }
 
@@ -220,7 +220,7 @@ static void kill_under_traffic(const char *group, const char *prog, int posters_
 {
 	pid_t sup = group_supervisor(group), before[MAX_KIDS];
 	int n = proc_children(sup, prog, before, MAX_KIDS);
-	REQUIRE(n >= 1, "no %s under the %s multiwatch (pid %d)", prog, group, (int)sup);
+	REQUIRE(n >= 1, "no %s under the %s supervisor (pid %d)", prog, group, (int)sup);
 	struct traffic *t = keep(calloc(1, sizeof(*t)));
 	traffic_start(t);
 	usleep(1000000); /* polls held, messages flowing */
@@ -362,53 +362,6 @@ static void test_reaper_logs_outage_once(void)
 	CHECK(failed == 1, "\"event queue maintenance failed\" logged %d times in 7.5 s, expected once", failed);
 }
 
-/* ---- access: only the workers' user (and root) open PostgreSQL and Redis ------------------------------------ */
-
-/* Runs cmd as user (from /, with stderr), its output in *out; returns the exit status. */
-static int run_as(const char *user, const char *cmd, char **out)
-{
-	fflush(NULL);
-	FILE *f = popen(fmt("cd / && runuser -u %s -- %s 2>&1", user, cmd), "r");
-	REQUIRE(f != NULL, "popen failed");
-	char buf[4096];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	int st = pclose(f);
-	*out = fmt("%s", buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static void test_nobody_cannot_open_postgresql(void)
-{
-	const char *psql = getenv("CONFAB_PSQL");
-	REQUIRE(psql != NULL && *psql != '\0', "CONFAB_PSQL is not set");
-	char *out;
-	int rc = run_as("www-data", fmt("%s -c 'SELECT 1'", psql), &out);
-	CHECK(rc == 0 && strcmp(out, "1\n") == 0, "the workers' user www-data cannot query PostgreSQL as confab: %s",
-	      out);
-	static const char *const as[] = {
-	    "-c 'SELECT 1'",                                      /* the role confab on the socket */
-	    "-U postgres -d postgres -c 'SELECT 1'",              /* the superuser on the socket */
-	    "-h 127.0.0.1 -U postgres -d postgres -c 'SELECT 1'", /* the superuser over TCP */
-	};
-	for (size_t i = 0; i < sizeof(as) / sizeof(*as); i++) {
-		rc = run_as("nobody", fmt("%s %s", psql, as[i]), &out);
-		CHECK(rc != 0, "user nobody ran `psql %s`: exit %d, %s", as[i], rc, out);
-	}
-}
-
-static void test_nobody_cannot_open_redis(void)
-{
-	const char *cli = getenv("CONFAB_REDIS_CLI");
-	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
-	char *out;
-	run_as("www-data", fmt("%s PING", cli), &out);
-	CHECK(strcmp(out, "PONG\n") == 0, "the workers' user www-data cannot open Redis: %s", out);
-	run_as("nobody", fmt("%s PING", cli), &out);
-	CHECK(strstr(out, "PONG") == NULL, "user nobody opened Redis: %s", out);
-	CHECK(strstr(out, "Permission denied") != NULL, "redis-cli as nobody: %s", out);
-}
-
 void register_faults_tests(void)
 {
 	static const struct itest_case faults[] = {
@@ -420,10 +373,4 @@ void register_faults_tests(void)
 	    {NULL, NULL},
 	};
 	itest_add_suite("faults", faults);
-	static const struct itest_case access[] = {
-	    {"nobody_cannot_open_postgresql", test_nobody_cannot_open_postgresql},
-	    {"nobody_cannot_open_redis", test_nobody_cannot_open_redis},
-	    {NULL, NULL},
-	};
-	itest_add_suite("access", access);
 }

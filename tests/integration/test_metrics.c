@@ -463,7 +463,7 @@ static void test_metrics_scheduled_failed(void)
 	CHECK(d == 1, "failed scheduled messages moved by %g", d);
 }
 
-/* The live worker processes of the api group: the children of the multiwatch named by CONFAB_RUN_DIR/api.pid. */
+/* The live worker processes of the api group: the children of the confab-supervise named by CONFAB_RUN_DIR/api.pid. */
 static int api_workers(pid_t *out, int max)
 {
 	const char *run = getenv("CONFAB_RUN_DIR");
@@ -513,7 +513,7 @@ static void test_metrics_counters_survive_restart(void)
 			for (int j = 0; j < n; j++)
 				replaced = replaced && now[i] != old[j];
 	}
-	REQUIRE(replaced, "multiwatch did not replace the %d api workers", n);
+	REQUIRE(replaced, "the supervisor did not replace the %d api workers", n);
 	struct scrape *b = NULL;
 	long status = 0;
 	for (int t = 0; t < 100 && status != 200; t++) { /* the new workers may still be starting */

@@ -3,11 +3,11 @@
  *
  * "ops": every line the workers and the reaper write is strict logfmt (ts, level, proc, pid, msg first; values
  * escaped so that hostile paths and user agents can forge neither a line nor a field); SIGUSR1 to a worker, or
- * SIGUSR2 to the multiwatch of a group, reopens the log file after a rename (logrotate); `confabctl probe`
+ * SIGUSR2 to the confab-supervise of a group, reopens the log file after a rename (logrotate); `confabctl probe`
  * answers OK with a latency through nginx, the workers and Redis, WARNING over its threshold, and CRITICAL when
  * Redis is down or nothing answers at its URL.
  *
- * Needs CONFAB_RUN_DIR (api.pid, events.pid and reaper.pid name each group's multiwatch; the log file of a
+ * Needs CONFAB_RUN_DIR (api.pid, events.pid and reaper.pid name each group's confab-supervise; the log file of a
  * process is its CONFAB_LOG_FILE), CONFAB_CTL, CONFAB_STOP_REDIS and CONFAB_START_REDIS.
  */
 #include <fcntl.h>
@@ -28,46 +28,11 @@
 
 /* ---- processes ---------------------------------------------------------------------------------------------- */
 
-/* The value of CONFAB_LOG_FILE in the environment of pid. */
-static const char *log_file_of(pid_t pid)
-{
-	static char buf[65536];
-	size_t n = 0;
-	REQUIRE(proc_read(pid, "environ", buf, sizeof(buf), &n), "cannot read the environment of %d", (int)pid);
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-		if (strncmp(buf + i, "CONFAB_LOG_FILE=", 16) == 0)
-			return fmt("%s", buf + i + 16);
-	REQUIRE(false, "process %d has no CONFAB_LOG_FILE", (int)pid);
-	return NULL;
-}
-
-/* The whole file (freed after the test), "" if it does not exist. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return fmt("%s", "");
-	size_t cap = 65536, n = 0, k;
-	char *buf = malloc(cap);
-	REQUIRE(buf != NULL, "out of memory");
-	while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += k;
-		if (n + 1 == cap) {
-			char *more = realloc(buf, cap *= 2);
-			REQUIRE(more != NULL, "out of memory");
-			buf = more;
-		}
-	}
-	fclose(f);
-	buf[n] = '\0';
-	return keep(buf);
-}
-
 /* Waits up to secs seconds until path holds text; true if it does. */
 static bool wait_for_text(const char *path, const char *text, int secs)
 {
 	for (int i = 0; i < secs * 20; i++) {
-		if (strstr(slurp(path), text) != NULL)
+		if (strstr(file_text(path), text) != NULL)
 			return true;
 		usleep(50000);
 	}
@@ -219,7 +184,7 @@ static bool header_ok(const struct field *f)
  */
 static int check_log(const char *path, const char *want_path, struct field **found, int *nfound)
 {
-	char *text = slurp(path);
+	char *text = file_text(path);
 	int lines = 0;
 	for (char *line = text, *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
 		*nl = '\0';
@@ -243,7 +208,7 @@ static void test_logfmt_hostile(void)
 {
 	pid_t kids[MAX_KIDS];
 	REQUIRE(proc_children(group_supervisor("api"), "confab-worker", kids, MAX_KIDS) > 0, "no api worker");
-	const char *log = log_file_of(kids[0]);
+	const char *log = proc_log_file(kids[0]);
 	char *tag = unique_email("log");
 	*strchr(tag, '@') = '\0';
 	/* As nginx decodes it into DOCUMENT_URI: a forged field and line, CR, an ANSI escape, a backslash, a byte
@@ -299,9 +264,9 @@ static void test_logfmt_hostile(void)
 	      "the fields after the long path are missing");
 	/* The other logs of the stack too: the events group and the reaper. */
 	REQUIRE(proc_children(group_supervisor("events"), "confab-worker", kids, MAX_KIDS) > 0, "no events worker");
-	check_log(log_file_of(kids[0]), NULL, NULL, NULL);
+	check_log(proc_log_file(kids[0]), NULL, NULL, NULL);
 	REQUIRE(proc_children(group_supervisor("reaper"), "confab-reaper", kids, MAX_KIDS) > 0, "no reaper");
-	check_log(log_file_of(kids[0]), NULL, NULL, NULL);
+	check_log(proc_log_file(kids[0]), NULL, NULL, NULL);
 }
 
 /* Renames the log of the processes, signals them (to, sig), waits for each one's "log file reopened" in the new
@@ -310,8 +275,8 @@ static void reopen_case(const char *group, const char *prog, bool via_supervisor
 {
 	pid_t sup = group_supervisor(group), kids[MAX_KIDS];
 	int n = proc_children(sup, prog, kids, MAX_KIDS);
-	REQUIRE(n > 0, "no %s under the %s multiwatch", prog, group);
-	const char *log = log_file_of(kids[0]);
+	REQUIRE(n > 0, "no %s under the %s supervisor", prog, group);
+	const char *log = proc_log_file(kids[0]);
 	const char *old = fmt("%s.itest-%ld", log, (long)time(NULL));
 	/* As logrotate does (create): rename, then a new file of the same owner and mode (the log directory is not
 	 * the workers' to write in). */
@@ -327,7 +292,7 @@ static void reopen_case(const char *group, const char *prog, bool via_supervisor
 	for (int i = 0; i < n; i++)
 		CHECK(wait_for_text(log, fmt("pid=%d msg=\"log file reopened\"", (int)kids[i]), 10),
 		      "%s %d did not reopen %s after signal %d%s", prog, (int)kids[i], log, sig,
-		      via_supervisor ? " to its multiwatch" : "");
+		      via_supervisor ? " to its supervisor" : "");
 	pid_t now[MAX_KIDS];
 	CHECK(group_supervisor(group) == sup && proc_children(sup, prog, now, MAX_KIDS) == n,
 	      "the %s group changed on signal %d", group, sig);
@@ -338,7 +303,7 @@ static void reopen_case(const char *group, const char *prog, bool via_supervisor
 	for (int i = 0; i < 2 * n; i++) /* likely to reach every worker */
 		http(&(struct request){.path = fmt("/api/v1/ops-%s-%d", tag, i)});
 	CHECK(wait_for_text(log, fmt("path=/api/v1/ops-%s-0 ", tag), 5), "the request is not in the new %s", log);
-	CHECK(strstr(slurp(old), tag) == NULL, "a request after the reopen went to the renamed %s", old);
+	CHECK(strstr(file_text(old), tag) == NULL, "a request after the reopen went to the renamed %s", old);
 }
 
 static void test_log_reopen_usr1(void)
@@ -346,8 +311,8 @@ static void test_log_reopen_usr1(void)
 	reopen_case("api", "confab-worker", false, SIGUSR1);
 }
 
-/* What conf/logrotate/confab does under spawn-fcgi and systemd: USR2 to multiwatch, which passes it on. */
-static void test_log_reopen_multiwatch_usr2(void)
+/* What conf/logrotate/confab does under spawn-fcgi and systemd: USR2 to confab-supervise, which passes it on. */
+static void test_log_reopen_supervisor_usr2(void)
 {
 	reopen_case("api", "confab-worker", true, SIGUSR2);
 	reopen_case("events", "confab-worker", true, SIGUSR2);
@@ -361,15 +326,7 @@ static char *probe(const char *args, int *status)
 {
 	const char *ctl = getenv("CONFAB_CTL");
 	REQUIRE(ctl != NULL && *ctl != '\0', "CONFAB_CTL is not set");
-	fflush(NULL);
-	FILE *f = popen(fmt("%s probe --realm '' %s 2>&1", ctl, args), "r");
-	REQUIRE(f != NULL, "popen failed");
-	char buf[4096];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	int st = pclose(f);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	return fmt("%s", buf);
+	return command_output(fmt("%s probe --realm '' %s", ctl, args), status);
 }
 
 /* The latency of an answered probe line ("... | latency_ms=12.5;W;C;0"), or -1. */
@@ -497,7 +454,7 @@ void register_ops_tests(void)
 {
 	static const struct itest_case cases[] = {
 	    {"log_reopen_usr1", test_log_reopen_usr1},
-	    {"log_reopen_multiwatch_usr2", test_log_reopen_multiwatch_usr2},
+	    {"log_reopen_supervisor_usr2", test_log_reopen_supervisor_usr2},
 	    {"logfmt_hostile", test_logfmt_hostile},
 	    {"probe_ok", test_probe_ok},
 	    {"probe_thresholds", test_probe_thresholds},

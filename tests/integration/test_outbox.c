@@ -4,7 +4,7 @@
  * the row left behind, and a row published again is dropped (events.c push_script: whole, or queue by queue).
  *
  * Needs a stack built with --enable-fault-points (./scripts/test): the request header "X-Confab-Fault: NAME" ends
- * the worker at fault point NAME (src/http/router.c), and multiwatch starts a new one. Without it the faulty
+ * the worker at fault point NAME (src/http/router.c), and confab-supervise starts a new one. Without it the faulty
  * request succeeds and the tests fail, saying so.
  */
 #include <signal.h>

@@ -158,7 +158,8 @@ static void test_prepared_statements_break_it(void)
 	printf("(%d of 6 runs with prepared statements failed) ", failed);
 }
 
-/* Only the workers' user (and root) open pgbouncer's socket, as for PostgreSQL's (access:*). */
+/* Only the service's user confab (and root) open pgbouncer's socket, as for PostgreSQL's (access:*): not www-data,
+ * which the machine's other sites share, nor nobody. */
 static void test_nobody_cannot_open_it(void)
 {
 	if (!through_pgbouncer())
@@ -166,12 +167,14 @@ static void test_nobody_cannot_open_it(void)
 	const char *cmd = getenv("CONFAB_PGBOUNCER_ADMIN");
 	REQUIRE(cmd != NULL && *cmd != '\0', "CONFAB_PGBOUNCER_ADMIN is not set");
 	int status;
-	char *out = run(fmt("cd / && runuser -u www-data -- %s -c 'SHOW VERSION'", cmd), &status);
-	CHECK(status == 0 && strstr(out, "PgBouncer") != NULL, "www-data cannot open pgbouncer: exit %d, %s", status,
-	      out);
-	out = run(fmt("cd / && runuser -u nobody -- %s -c 'SHOW VERSION'", cmd), &status);
-	CHECK(status != 0 && strstr(out, "Permission denied") != NULL, "user nobody opened pgbouncer: exit %d, %s",
-	      status, out);
+	char *out = run(fmt("cd / && runuser -u confab -- %s -c 'SHOW VERSION'", cmd), &status);
+	CHECK(status == 0 && strstr(out, "PgBouncer") != NULL, "confab cannot open pgbouncer: exit %d, %s", status, out);
+	static const char *const others[] = {"www-data", "nobody"};
+	for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++) {
+		out = run(fmt("cd / && runuser -u %s -- %s -c 'SHOW VERSION'", others[i], cmd), &status);
+		CHECK(status != 0 && strstr(out, "Permission denied") != NULL, "user %s opened pgbouncer: exit %d, %s",
+		      others[i], status, out);
+	}
 }
 
 void register_pgbouncer_tests(void)

@@ -4,12 +4,12 @@
  * and each alone (CONFAB_SCALEOUT_A_URL, CONFAB_SCALEOUT_B_URL). Any worker of any host serves any queue: a queue
  * registered on one host is polled on the other, a message sent through one wakes a poll held by the other, and the
  * loss of host A (SIGKILL to its whole process groups) loses no acknowledged message, executes no message twice and
- * leaves the polls held by B working. A rolling restart (TERM to one worker at a time, each replaced by multiwatch)
+ * leaves the polls held by B working. A rolling restart (TERM to one worker at a time, each replaced by its supervisor)
  * of the events and the api groups answers every poll with 200 and delivers every message once per queue.
  *
  * Needs (scripts/test sets them; missing ones fail the test): CONFAB_SCALEOUT_URL, CONFAB_SCALEOUT_A_URL,
  * CONFAB_SCALEOUT_B_URL, CONFAB_SCALEOUT_CTL (kill|start HOST, rolling-restart GROUP), CONFAB_RUN_DIR (a-events.pid
- * ... name the hosts' multiwatch processes) and CONFAB_REDIS_CLI.
+ * ... name the hosts' confab-supervise processes) and CONFAB_REDIS_CLI.
  */
 #include <poll.h>
 #include <signal.h>
@@ -379,7 +379,7 @@ static void traffic_check(const struct traffic *t, int sender_may_fail, const in
 }
 
 /*
- * Host A is lost (SIGKILL to its groups, multiwatch included) while a sender posts through the upstream over both
+ * Host A is lost (SIGKILL to its groups, supervisors included) while a sender posts through the upstream over both
  * hosts and pollers hold polls through B and through that upstream. A send that A had taken may fail (a non-200 the
  * sender repeats); nothing else does: the upstream answers through B, and the polls go on.
  */
@@ -411,7 +411,7 @@ static void test_host_loss(void)
 }
 
 /*
- * A rolling restart of the events group, then of the api group (TERM to one worker at a time, multiwatch starting
+ * A rolling restart of the events group, then of the api group (TERM to one worker at a time, the supervisor starting
  * another on the same socket) while a sender posts and pollers hold polls: every poll is answered with a 200 (the
  * stopping worker answers those it holds), every send succeeds, every message arrives once on every queue.
  */

@@ -7,7 +7,7 @@
  * Reference: Zulip zerver/views/scheduled_messages.py, zerver/actions/scheduled_messages.py
  * (try_deliver_one_scheduled_message, send_failed_scheduled_message_notification), zerver/lib/scheduled_messages.py,
  * zerver/lib/recipient_parsing.py and zerver/tests/test_scheduled_messages.py. The process helpers need
- * CONFAB_RUN_DIR (reaper.pid names the reaper's multiwatch) and the right to signal the reaper (root).
+ * CONFAB_RUN_DIR (reaper.pid names the reaper's confab-supervise) and the right to signal the reaper (root).
  */
 #include <dirent.h>
 #include <signal.h>
@@ -434,7 +434,7 @@ static char *proc_file(pid_t pid, const char *what, size_t *len)
 	return buf;
 }
 
-/* The confab-reaper child of the reaper's multiwatch (RUN_DIR/reaper.pid), or 0. */
+/* The confab-reaper child of the reaper's supervisor (RUN_DIR/reaper.pid), or 0. */
 static pid_t stack_reaper(void)
 {
 	size_t len;
@@ -522,7 +522,7 @@ static void test_two_reapers(void)
 
 /*
  * The reaper is killed (SIGKILL) in the middle of a delivery: it has claimed the message and waits to insert it
- * (a test session holds a lock on messages). Its transaction never commits; the reaper multiwatch starts sends the
+ * (a test session holds a lock on messages). Its transaction never commits; the reaper the supervisor starts sends the
  * message once, after the lock is gone.
  */
 static void test_kill_reaper_mid_delivery(void)
@@ -540,7 +540,7 @@ static void test_kill_reaper_mid_delivery(void)
 	REQUIRE(waiting, "the reaper never waited to insert the message");
 	REQUIRE(reaper > 0, "no reaper to kill");
 	CHECK(await_handled(id, 20), "not delivered within 20 s after the kill");
-	CHECK(stack_reaper() != reaper && stack_reaper() > 0, "multiwatch started a new reaper");
+	CHECK(stack_reaper() != reaper && stack_reaper() > 0, "the supervisor started a new reaper");
 	CHECK(count_message_events(qb, 3) == 1, "one message event");
 	CHECK(count_received(b, content) == 1, "received %d times", count_received(b, content));
 }
