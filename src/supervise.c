@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	static struct supervisor s;
 	s.n = 1;
 	int opt;
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:")) != -1) { /* "+": PROGRAM's options are its own */
 		if (opt != 'n' || (s.n = atoi(optarg)) < 1 || s.n > MAX_PROCS)
 			return usage();
 	}
