@@ -33,6 +33,8 @@ static const char usage[] =
     "  reset-api-key --realm S --email E\n"
     "  deactivate-user --realm S --email E\n"
     "  show-realm --subdomain S\n"
+    "  set-upload-quota --realm S --gb N|default  (an organization's upload quota in GiB, 0 refusing every\n"
+    "                   upload; default: the server's upload_quota_gb)\n"
     "  retention-run\n"
     "  send-test-mail --email E\n"
     "  probe --realm S [--url URL] [--warning MS] [--critical MS] [--timeout S] [--prometheus]\n"
@@ -40,7 +42,7 @@ static const char usage[] =
     "  version\n";
 
 struct opts {
-	const char *subdomain, *name, *owner_name, *email, *password, *role;
+	const char *subdomain, *name, *owner_name, *email, *password, *role, *gb;
 	bool bot, can_create_users;
 	struct probe_opts probe;
 };
@@ -304,6 +306,32 @@ static int cmd_show_realm(struct uow *uow, struct opts *o)
 	return 0;
 }
 
+static struct db_stmt st_set_quota =
+    DB_STMT("UPDATE realms SET custom_upload_quota_gb = $2 WHERE id = $1 RETURNING custom_upload_quota_gb");
+
+/* realms.custom_upload_quota_gb (NULL for "default"): {"realm_id": id, "upload_quota_gb": n|null}. */
+static int cmd_set_upload_quota(struct uow *uow, struct opts *o)
+{
+	char *end = NULL;
+	long gb = o->gb ? strtol(o->gb, &end, 10) : -1;
+	bool is_default = o->gb && strcmp(o->gb, "default") == 0;
+	if (!is_default && (o->gb == NULL || *end != '\0' || gb < 0 || gb > 1000000000)) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct realm *realm = find_realm(uow, o->subdomain);
+	struct db_res *res = NULL;
+	if (realm == NULL || (res = DB_EXEC(uow, &st_set_quota, db_arg_int(uow, realm->id),
+	                                    is_default ? NULL : db_arg_int(uow, gb))) == NULL)
+		return fail(uow, "could not set the upload quota");
+	json_object *out = json_object_new_object();
+	json_object_object_add(out, "realm_id", json_object_new_int64(realm->id));
+	json_object_object_add(out, "upload_quota_gb",
+	                       db_null(res, 0, 0) ? NULL : json_object_new_int64(db_int(res, 0, 0)));
+	print(out);
+	return 0;
+}
+
 /* Message retention once, as the reaper runs it: {"deleted": n}. */
 static int cmd_retention_run(struct worker *w)
 {
@@ -391,6 +419,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	    {"critical", required_argument, NULL, 'c'},
 	    {"timeout", required_argument, NULL, 't'},
 	    {"prometheus", no_argument, NULL, 'P'},
+	    {"gb", required_argument, NULL, 'g'},
 	    {NULL, 0, NULL, 0},
 	};
 	optind = 2;
@@ -410,6 +439,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'c': o->probe.critical_ms = strtod(optarg, &end); break;
 		case 't': o->probe.timeout_s = strtod(optarg, &end); break;
 		case 'P': o->probe.prometheus = true; break;
+		case 'g': o->gb = optarg; break;
 		default: return -1;
 		}
 		if (end != NULL && (end == optarg || *end != '\0'))
@@ -468,6 +498,8 @@ int main(int argc, char **argv)
 		rc = cmd_deactivate_user(&uow, &o);
 	} else if (strcmp(cmd, "show-realm") == 0) {
 		rc = cmd_show_realm(&uow, &o);
+	} else if (strcmp(cmd, "set-upload-quota") == 0) {
+		rc = cmd_set_upload_quota(&uow, &o);
 	} else if (strcmp(cmd, "retention-run") == 0) {
 		rc = cmd_retention_run(&w);
 	} else if (strcmp(cmd, "send-test-mail") == 0) {

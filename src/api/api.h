@@ -108,6 +108,9 @@ int user_group_members_list(struct request *req);
 int user_group_member_get(struct request *req);
 int user_group_subgroups_list(struct request *req);
 
+/* attachments.c */
+int attachments_list(struct request *req);
+int attachments_delete(struct request *req);
 /* uploads.c */
 int uploads_create(struct request *req);
 int uploads_temporary_url(struct request *req);

@@ -641,6 +641,11 @@ static const struct param_spec saved_snippet_edit_params[] = {
     END,
 };
 
+static const struct param_spec attachment_id_params[] = {
+    {"attachment_id", PT_INT, P_PATH, 0, NULL},
+    END,
+};
+
 static const struct param_spec saved_snippet_id_params[] = {
     {"saved_snippet_id", PT_INT, P_PATH, 0, NULL},
     END,
@@ -755,6 +760,8 @@ const struct route routes[] = {
     {"GET", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_list, R_NO_GUEST,
      user_group_subgroups_list_params},
     {"POST", "/user_uploads", uploads_create, R_TXN, no_params},
+    {"GET", "/attachments", attachments_list, 0, no_params},
+    {"DELETE", "/attachments/{attachment_id}", attachments_delete, R_TXN, attachment_id_params},
     {"GET", "/user_uploads/{realm_id_str}/{directory}/{random}/{filename}", uploads_temporary_url, 0,
      user_upload_params},
     {"GET", "/messages", messages_list, 0, messages_list_params},

@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "http/params.h"
 #include "http/request.h"
+#include "model/attachment_space.h"
 #include "model/attachments.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -51,9 +52,11 @@ int uploads_create(struct request *req)
 	if (file->len > (size_t)max_mib * 1024 * 1024)
 		return api_error(req, ERR_BAD_REQUEST,
 		                 "File is larger than this server's configured maximum upload size (%d MiB).", max_mib);
+	if (attachment_space_check_quota(&req->uow, (int64_t)file->len) < 0)
+		return -1;
 	const char *type = attachments_content_type(&req->arena, file->content_type, name, file->value, file->len);
 	struct attachment *at = attachments_store(&req->uow, name, type, file->value, file->len);
-	if (at == NULL)
+	if (at == NULL || attachment_space_added(&req->uow, at->id) < 0)
 		return -1;
 	const char *url = arena_printf(&req->arena, UPLOADS_PREFIX "%s", at->path_id);
 	json_object *out = request_result(req);

@@ -33,6 +33,13 @@ struct config {
 	char *migrations_dir;
 	char *upload_dir;
 	int max_file_upload_mb; /* largest uploaded file, in MiB (the reference's MAX_FILE_UPLOAD_SIZE) */
+	/* The uploads an organization may keep, in GiB, unless realms.custom_upload_quota_gb says otherwise; 0: no
+	 * quota (the reference's self-hosted default). */
+	int upload_quota_gb;
+	/* Uploads no message links are deleted by the reaper this many days after their upload (the reference's
+	 * delete_old_unclaimed_attachments, 5 weeks), checked every attachment_cleanup_interval seconds; 0: never. */
+	int unclaimed_attachment_days;
+	int attachment_cleanup_interval;
 	int rate_limit_per_minute;
 	/* Failed authentication (http/ratelimit.c): failures allowed per window; 0 turns a limit off. */
 	int login_fail_limit_user;      /* failed password logins per account (the reference's 5) */

@@ -40,6 +40,7 @@ static const struct err_info table[ERR_COUNT] = {
     [ERR_REACTION_ALREADY_EXISTS] = {400, "REACTION_ALREADY_EXISTS", "Reaction already exists."},
     [ERR_REACTION_DOES_NOT_EXIST] = {400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist."},
     [ERR_INVITATION_FAILED] = {400, "INVITATION_FAILED", "Invitation failed"},
+    [ERR_REALM_UPLOAD_QUOTA] = {400, "REALM_UPLOAD_QUOTA", "Upload would exceed your organization's upload quota."},
 };
 
 const struct err_info *err_info(enum err e)

@@ -41,6 +41,7 @@ enum err {
 	ERR_REACTION_DOES_NOT_EXIST,     /* 400 REACTION_DOES_NOT_EXIST "Reaction doesn't exist." */
 	/* 400 INVITATION_FAILED, with errors, sent_invitations, license_limit_reached and daily_limit_reached */
 	ERR_INVITATION_FAILED,
+	ERR_REALM_UPLOAD_QUOTA, /* 400 REALM_UPLOAD_QUOTA "Upload would exceed your organization's upload quota." */
 	ERR_COUNT
 };
 

@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "core/header.h"
+#include "core/jsonx.h"
 #include "core/uow.h"
 #include "model/realm.h"
 #include "model/user.h"
@@ -783,12 +784,14 @@ struct attachment *attachments_find(struct uow *uow, const char *path_id, int64_
 static struct db_stmt st_unlink = DB_STMT("DELETE FROM attachment_messages am USING attachments a "
                                           "WHERE am.message_id = $1 AND a.id = am.attachment_id "
                                           "AND a.path_id NOT IN (SELECT jsonb_array_elements_text($2::jsonb))");
-/* Links the named attachments the sender may read, and counts the message's links. */
+/* Links the named attachments the sender may read, and counts the message's links. The rows are locked as the
+ * links' foreign keys would lock them, but before they are read: one the reaper or its owner is deleting is waited
+ * for and then skipped, rather than linked and failing the foreign key check. */
 static struct db_stmt st_link =
     DB_STMT("WITH linked AS (INSERT INTO attachment_messages (attachment_id, message_id) "
             "SELECT a.id, $1 FROM attachments a JOIN users u ON u.id = $2 "
             "WHERE a.path_id IN (SELECT jsonb_array_elements_text($3::jsonb)) AND " CAN_READ_ATTACHMENT " "
-            "ON CONFLICT DO NOTHING RETURNING 1) "
+            "FOR KEY SHARE OF a ON CONFLICT DO NOTHING RETURNING 1) "
             "SELECT (SELECT count(*) FROM linked) + (SELECT count(*) FROM attachment_messages WHERE message_id = $1)");
 
 int attachments_link_message(struct uow *uow, int64_t message_id, int64_t sender_id, const char *content,
@@ -820,10 +823,9 @@ int attachments_of_message(struct uow *uow, int64_t message_id, int64_t **ids)
 }
 
 static struct db_stmt st_detached =
-    DB_STMT("SELECT a.id, a.file_name, a.path_id, a.size, floor(extract(epoch FROM a.create_time))::bigint "
+    DB_STMT("SELECT COALESCE(json_agg(" ATTACHMENT_JSON " ORDER BY a.id), '[]')::text "
             "FROM attachments a WHERE a.id IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint) "
-            "AND a.owner_id = $1 AND NOT EXISTS (SELECT 1 FROM attachment_messages am WHERE am.attachment_id = a.id) "
-            "ORDER BY a.id");
+            "AND a.owner_id = $1 AND NOT EXISTS (SELECT 1 FROM attachment_messages am WHERE am.attachment_id = a.id)");
 
 json_object *attachments_detached(struct uow *uow, int64_t owner_id, const int64_t *previous_ids, int n)
 {
@@ -832,19 +834,9 @@ json_object *attachments_detached(struct uow *uow, int64_t owner_id, const int64
 		json_object_array_add(ids, json_object_new_int64(previous_ids[i]));
 	struct db_res *res = DB_EXEC(uow, &st_detached, db_arg_int(uow, owner_id),
 	                             json_object_to_json_string_ext(ids, JSON_C_TO_STRING_PLAIN));
-	if (res == NULL)
+	json_object *out = NULL;
+	if (res == NULL || jsonx_parse(db_val(res, 0, 0), strlen(db_val(res, 0, 0)), &out) < 0)
 		return NULL;
-	json_object *out = json_object_new_array_ext(db_rows(res));
-	for (int i = 0; i < db_rows(res); i++) {
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_int64(db_int(res, i, 0)));
-		json_object_object_add(o, "name", json_object_new_string(db_val(res, i, 1)));
-		json_object_object_add(o, "path_id", json_object_new_string(db_val(res, i, 2)));
-		json_object_object_add(o, "size", json_object_new_int64(db_int(res, i, 3)));
-		json_object_object_add(o, "create_time", json_object_new_int64(db_int(res, i, 4)));
-		json_object_object_add(o, "message_ids", json_object_new_array());
-		json_object_array_add(out, o);
-	}
 	return out;
 }
 
@@ -927,8 +919,8 @@ static int write_file(struct uow *uow, const char *path_id, const char *data, si
 	return 0;
 }
 
-/* Removes the file of path_id and the directories that leaves empty (a shared one stays). */
-static void remove_file(struct uow *uow, const char *path_id)
+/* A shared directory stays (rmdir fails on it). */
+void attachments_remove_file(struct uow *uow, const char *path_id)
 {
 	char *path = arena_strdup(&uow->arena, attachments_local_path(uow, path_id));
 	unlink(path);
@@ -961,7 +953,7 @@ struct attachment *attachments_store(struct uow *uow, const char *file_name, con
 	struct db_res *res = DB_EXEC(uow, &st_insert, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id),
 	                             path_id, file_name, db_arg_int(uow, (int64_t)len), content_type);
 	if (res == NULL) {
-		remove_file(uow, path_id);
+		attachments_remove_file(uow, path_id);
 		return NULL;
 	}
 	return attachment_from_row(uow, res, 0);

@@ -13,6 +13,17 @@
 struct arena;
 struct uow;
 
+/*
+ * An attachment as the API shows it (the reference's Attachment.to_dict), on `attachments a`: id, name, path_id,
+ * size, create_time (seconds) and message_ids (the messages linking it, ascending); a json value (aggregate it, or
+ * cast it to text).
+ */
+#define ATTACHMENT_JSON                                                                                                \
+	"json_build_object('id', a.id, 'name', a.file_name, 'path_id', a.path_id, 'size', a.size,"                     \
+	" 'create_time', floor(extract(epoch FROM a.create_time))::bigint, 'message_ids', COALESCE((SELECT"            \
+	" json_agg(am.message_id ORDER BY am.message_id) FROM attachment_messages am WHERE am.attachment_id = a.id),"  \
+	" '[]'))"
+
 struct attachment {
 	int64_t id;
 	int64_t realm_id;
@@ -67,6 +78,9 @@ int attachments_write(struct uow *uow, const char *path_id, const char *data, si
  * with *can_read set, or NULL if there is none (check uow->error for a database failure).
  */
 struct attachment *attachments_find(struct uow *uow, const char *path_id, int64_t realm_id, bool *can_read);
+
+/* Removes the file of path_id and the directories that leaves empty (a missing file is no error). */
+void attachments_remove_file(struct uow *uow, const char *path_id);
 
 /* The file of path_id under upload_dir (an arena string). */
 const char *attachments_local_path(struct uow *uow, const char *path_id);

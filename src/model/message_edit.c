@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "events/events.h"
 #include "core/uow.h"
+#include "model/attachment_space.h"
 #include "model/attachments.h"
 #include "model/channels.h"
 #include "model/linkifiers.h"
@@ -411,6 +412,8 @@ static json_object *apply_content(struct uow *uow, struct message_edit *e, json_
 	int linked = nprevious < 0 ? -1 : attachments_link_message(uow, m->id, m->sender_id, e->content, false);
 	if (linked < 0 || DB_EXEC(uow, &st_update_content, id, e->content, e->md.html, bool_arg(linked > 0),
 	                          bool_arg(e->md.has_image), bool_arg(e->md.has_link)) == NULL)
+		return NULL;
+	if (linked > 0 && attachment_space_claimed(uow, m->id, m->sender_id, previous, nprevious) < 0)
 		return NULL;
 	bool topic_wildcard = e->md.topic_wildcard && m->channel != NULL;
 	if (DB_EXEC(uow, &st_mention_flags, id, db_arg_ids(uow, e->md.mentioned_users.v, e->md.mentioned_users.n),

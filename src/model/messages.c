@@ -21,6 +21,7 @@
 #include "db/db.h"
 #include "events/events.h"
 #include "core/uow.h"
+#include "model/attachment_space.h"
 #include "model/attachments.h"
 #include "model/channel_cache.h"
 #include "model/channels.h"
@@ -505,7 +506,8 @@ int message_send(struct uow *uow, const struct message_draft *d, struct message_
 	int attached = attachments_link_message(uow, out->id, d->sender->id, d->content, true);
 	if (attached < 0)
 		return -1;
-	if (attached > 0 && DB_EXEC(uow, &st_set_has_attachment, db_arg_int(uow, out->id)) == NULL)
+	if (attached > 0 && (DB_EXEC(uow, &st_set_has_attachment, db_arg_int(uow, out->id)) == NULL ||
+	                     attachment_space_claimed(uow, out->id, d->sender->id, NULL, 0) < 0))
 		return -1;
 	return 0;
 }

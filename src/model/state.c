@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/config.h"
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "core/uow.h"
@@ -142,6 +143,7 @@ static int add_linkifiers(struct uow *uow, const struct state_options *o, json_o
 /*
  * The stored organization settings, and every organization permission setting as a group-setting value (the
  * reference's REALM_PERMISSION_GROUP_SETTINGS; the two confab does not store yet hold the reference's defaults).
+ * $2: the server's upload_quota_gb, for realm_upload_quota_mib (the quota model/attachment_space.c applies).
  */
 static struct db_stmt st_realm = DB_STMT(
     "SELECT jsonb_build_object("
@@ -160,7 +162,8 @@ static struct db_stmt st_realm = DB_STMT(
     "  'realm_name_changes_disabled', r.name_changes_disabled,"
     "  'realm_message_retention_days', COALESCE(r.message_retention_days, -1),"
     "  'realm_moderation_request_channel_id', COALESCE(r.moderation_request_channel_id, -1),"
-    "  'realm_date_created', floor(extract(epoch FROM r.date_created))::bigint)::text,"
+    "  'realm_date_created', floor(extract(epoch FROM r.date_created))::bigint,"
+    "  'realm_upload_quota_mib', COALESCE(r.custom_upload_quota_gb, NULLIF($2::int, 0))::bigint << 10)::text,"
     " jsonb_build_object("
     "  'realm_create_multiuse_invite_group', confab_group_setting_api(r.create_multiuse_invite_group_id),"
     "  'realm_can_access_all_users_group', confab_group_setting_api(r.can_access_all_users_group_id),"
@@ -231,7 +234,6 @@ static const struct {
     {"realm_logo_url", "\"/static/images/logo/zulip-org-logo.svg?version=0\""},
     {"realm_night_logo_source", "\"D\""},
     {"realm_night_logo_url", "\"/static/images/logo/zulip-org-logo.svg?version=0\""},
-    {"realm_upload_quota_mib", "null"},
     {"realm_org_type", "0"},
     {"realm_plan_type", "1"},
     {"realm_email_auth_enabled", "true"},
@@ -246,7 +248,6 @@ static const struct {
     {"max_avatar_file_size_mib", "5"},
     {"max_icon_file_size_mib", "5"},
     {"max_logo_file_size_mib", "5"},
-    {"max_file_upload_size_mib", "25"},
     {"max_stream_name_length", "60"},
     {"max_stream_description_length", "1024"},
     {"max_channel_folder_name_length", "60"},
@@ -281,13 +282,15 @@ static const struct {
 static int add_realm(struct uow *uow, json_object *out)
 {
 	const struct realm *realm = uow->realm;
-	struct db_res *res = DB_EXEC(uow, &st_realm, db_arg_int(uow, realm->id));
+	const struct config *cfg = uow->worker->cfg;
+	struct db_res *res = DB_EXEC(uow, &st_realm, db_arg_int(uow, realm->id), db_arg_int(uow, cfg->upload_quota_gb));
 	if (res == NULL)
 		return -1;
 	merge_json_text(out, db_val(res, 0, 0));
 	merge_json_text(out, db_val(res, 0, 1));
 	for (size_t i = 0; i < sizeof(realm_constants) / sizeof(realm_constants[0]); i++)
 		add_json_text(out, realm_constants[i].key, realm_constants[i].value);
+	json_object_object_add(out, "max_file_upload_size_mib", json_object_new_int(cfg->max_file_upload_mb));
 	/* Spectators cannot edit, and see no presence. */
 	if (uow->user == NULL)
 		json_object_object_add(out, "realm_allow_message_editing", json_object_new_boolean(false));
