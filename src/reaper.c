@@ -4,7 +4,9 @@
  * rows a worker left behind when it died between COMMIT and publish (events_outbox_reap), delivery of due scheduled
  * messages (deliver_scheduled); and, from its start and then every retention_interval seconds, message retention
  * (model/retention.h), one batch a tick; from its start and then every traffic_interval seconds, the channels'
- * daily message counts of the completed days (model/traffic.h); expiry of invitations past their time
+ * daily message counts of the completed days (model/traffic.h); from its start and then every
+ * attachment_cleanup_interval seconds, the deletion of uploads no message has linked for unclaimed_attachment_days
+ * (model/attachment_space.h), one batch a tick; expiry of invitations past their time
  * (expire_invitations); and, in a thread of its own, the mail outbox (model/mail.h). Every step claims its work
  * atomically in Redis or PostgreSQL, so two reapers running at once are harmless. It outlives Redis and PostgreSQL
  * restarts (a lost connection is reconnected on the next attempt, with backoff) and is itself restarted by
@@ -26,6 +28,7 @@
 #include "core/metrics.h"
 #include "db/db.h"
 #include "events/events.h"
+#include "model/attachment_space.h"
 #include "model/invites.h"
 #include "model/mail.h"
 #include "model/realm_users.h"
@@ -195,31 +198,54 @@ static struct timespec backoff(struct timespec last)
 }
 
 /*
- * Message retention: a run starts retention_interval seconds after the last one started (the first at start-up)
- * and deletes one batch per tick until a batch finds fewer than RETENTION_BATCH messages, so that heartbeats and
- * the outbox never wait for a long run. *next: monotonic second when the next run starts (0: at once); *running:
- * a run is under way. A failed batch ends the run (logged); the next one starts at the next interval.
+ * A periodic job done in batches: a run starts interval seconds after the last one started (the first at start-up;
+ * interval 0: never) and does one batch per tick until a batch does fewer than `batch` items, so that heartbeats and
+ * the outbox never wait for a long run. A failed batch ends the run (logged); the next one starts at the next
+ * interval.
  */
-static void retention(struct worker *w, unsigned long long n, time_t *next, bool *running)
+struct batch_job {
+	const char *what;  /* for the log: "message retention" */
+	const char *items; /* "messages" */
+	int batch;
+	int (*run)(struct uow *uow); /* one batch: the number of items done, or -1 with the error recorded */
+	time_t next;                 /* monotonic second when the next run starts (0: at once) */
+	bool running;                /* a run is under way */
+};
+
+static void batch_job_tick(struct worker *w, unsigned long long n, struct batch_job *job, int interval)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (w->cfg->retention_interval <= 0 || (!*running && now.tv_sec < *next))
+	if (interval <= 0 || (!job->running && now.tv_sec < job->next))
 		return;
-	if (!*running) {
-		*running = true;
-		*next = now.tv_sec + w->cfg->retention_interval;
+	if (!job->running) {
+		job->running = true;
+		job->next = now.tv_sec + interval;
 	}
 	struct uow uow;
 	uow_init(&uow, w, n);
-	int deleted = retention_delete_batch(&uow, RETENTION_BATCH);
-	if (deleted < 0)
-		log_msg(LOG_WARNING, "message retention failed: %s", uow.error_msg ? uow.error_msg : "?");
-	else if (deleted > 0)
-		log_msg(LOG_INFO, "message retention: deleted %d messages", deleted);
-	if (deleted < RETENTION_BATCH) /* done, or failed: tried again at the next interval */
-		*running = false;
+	int done = job->run(&uow);
+	if (done < 0)
+		log_msg(LOG_WARNING, "%s failed: %s", job->what, uow.error_msg ? uow.error_msg : "?");
+	else if (done > 0)
+		log_msg(LOG_INFO, "%s: deleted %d %s", job->what, done, job->items);
+	if (done < job->batch)
+		job->running = false;
 	uow_finish(&uow);
+}
+
+/* Message retention (model/retention.h), every retention_interval seconds. */
+static int retention_batch(struct uow *uow)
+{
+	return retention_delete_batch(uow, RETENTION_BATCH);
+}
+
+/* Uploads no message links, unclaimed_attachment_days after their upload (model/attachment_space.h), every
+ * attachment_cleanup_interval seconds. */
+static int unclaimed_attachments_batch(struct uow *uow)
+{
+	int days = uow->worker->cfg->unclaimed_attachment_days;
+	return days > 0 ? attachment_space_reap(uow, days) : 0;
 }
 
 /* The channels' daily message counts (model/traffic.h): at start-up, then traffic_interval seconds after the last
@@ -311,8 +337,10 @@ int main(int argc, char **argv)
 	}
 	log_msg(LOG_INFO, "started");
 	int failures = 0;
-	time_t next_retention = 0, next_traffic = 0;
-	bool retention_running = false;
+	time_t next_traffic = 0;
+	struct batch_job retention = {"message retention", "messages", RETENTION_BATCH, retention_batch, 0, false};
+	struct batch_job cleanup = {"unclaimed upload cleanup",  "uploads", ATTACHMENT_REAP_BATCH,
+	                            unclaimed_attachments_batch, 0,         false};
 	struct timespec wait = {1, 0}, due = due_after(wait);
 	for (unsigned long long n = 1;; n++) {
 		int sig = sigtimedwait(&set, NULL, &wait);
@@ -330,8 +358,9 @@ int main(int argc, char **argv)
 		if (tick(&w, n, &failures) == 0) {
 			wait = until_next_second();
 			due = due_after(wait);
-			retention(&w, n, &next_retention, &retention_running);
+			batch_job_tick(&w, n, &retention, cfg.retention_interval);
 			traffic(&w, n, &next_traffic);
+			batch_job_tick(&w, n, &cleanup, cfg.attachment_cleanup_interval);
 		} else {
 			wait = backoff(wait);
 			due = due_after(wait);
