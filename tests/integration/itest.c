@@ -1185,6 +1185,7 @@ static void register_suites(void)
 	register_user_groups_tests();
 	register_user_group_members_tests();
 	register_uploads_tests();
+	register_attachments_tests();
 	register_messages_tests();
 	register_message_fetch_tests();
 	register_message_edit_tests();

@@ -256,6 +256,7 @@ void register_traffic_tests(void);
 void register_user_groups_tests(void);
 void register_user_group_members_tests(void);
 void register_uploads_tests(void);
+void register_attachments_tests(void);
 void register_messages_tests(void);
 void register_message_fetch_tests(void);
 void register_message_edit_tests(void);
