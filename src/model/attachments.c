@@ -942,6 +942,24 @@ static struct db_stmt st_insert =
     DB_STMT("INSERT INTO attachments AS a (realm_id, owner_id, path_id, file_name, size, content_type) "
             "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " ATTACHMENT_COLUMNS);
 
+/* A new upload's file, owned by its unit of work until the transaction of its row has committed. */
+struct new_file {
+	struct uow *uow;
+	const char *path_id;
+};
+
+/*
+ * At the end of the unit of work (before its connection is given back): the file goes if an error was recorded,
+ * since its row was then rolled back (a failed COMMIT records one too), so that no file stays without a row, where
+ * neither the quota nor the reaper would ever see it.
+ */
+static void remove_if_failed(void *arg)
+{
+	struct new_file *f = arg;
+	if (f->uow->error != ERR_NONE)
+		attachments_remove_file(f->uow, f->path_id);
+}
+
 struct attachment *attachments_store(struct uow *uow, const char *file_name, const char *content_type, const char *data,
                                      size_t len)
 {
@@ -950,13 +968,12 @@ struct attachment *attachments_store(struct uow *uow, const char *file_name, con
 		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
+	struct new_file *f = arena_alloc(&uow->arena, sizeof(*f));
+	*f = (struct new_file){uow, path_id};
+	arena_defer(&uow->arena, remove_if_failed, f);
 	struct db_res *res = DB_EXEC(uow, &st_insert, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id),
 	                             path_id, file_name, db_arg_int(uow, (int64_t)len), content_type);
-	if (res == NULL) {
-		attachments_remove_file(uow, path_id);
-		return NULL;
-	}
-	return attachment_from_row(uow, res, 0);
+	return res == NULL ? NULL : attachment_from_row(uow, res, 0);
 }
 
 /* ---- temporary access tokens -------------------------------------------------------------------------------- */

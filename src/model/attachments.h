@@ -61,7 +61,8 @@ int attachments_of_message(struct uow *uow, int64_t message_id, int64_t **ids);
  * Stores an upload of the request's user: writes data (len bytes) atomically to upload_dir/<new path_id>,
  * readable by the web server, and inserts its row. file_name is the name as uploaded (attachments_file_name()),
  * content_type as attachments_content_type() chose it. Returns the attachment (arena) or NULL with the error
- * recorded; a file written before a failed insert is removed.
+ * recorded. The file is removed when the unit of work ends with an error recorded (a failed insert, a later
+ * failure that rolls the row back, a failed COMMIT).
  */
 struct attachment *attachments_store(struct uow *uow, const char *file_name, const char *content_type, const char *data,
                                      size_t len);
