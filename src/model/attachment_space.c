@@ -1,12 +1,10 @@
-/* The disk space uploads take: quota, lists, deletion, attachment events, the reaper's cleanup; see attachment_space.h.
- */
+/* The disk space of uploads: quota, lists, deletion, attachment events, the reaper's cleanup (attachment_space.h). */
 #include "model/attachment_space.h"
 
 #include <string.h>
 
 #include "core/config.h"
 #include "core/jsonx.h"
-#include "core/log.h"
 #include "core/uow.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -14,15 +12,16 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-/* The sizes of organization `realm` (an SQL expression): an index-only scan of attachments_realm_size. */
-#define SPACE_USED_SQL(realm) "(SELECT COALESCE(sum(s.size), 0) FROM attachments s WHERE s.realm_id = " realm ")"
+/* The sizes of the uploads of organization r (an SQL expression on `realms r`): an index-only scan of
+ * attachments_realm_size. */
+#define SPACE_USED "(SELECT COALESCE(sum(s.size), 0) FROM attachments s WHERE s.realm_id = r.id)"
 
 /* Whether $3 more bytes fit the quota of organization $1 ($2: the server's upload_quota_gb); the sum only when
- * there is a quota (CASE evaluates its branches lazily). */
-static struct db_stmt st_within_quota = DB_STMT("SELECT CASE WHEN q.quota IS NULL THEN true ELSE " SPACE_USED_SQL(
-    "$1") " + $3 <= q.quota END "
-          "FROM (SELECT COALESCE(r.custom_upload_quota_gb, NULLIF($2::int, 0))::bigint << 30 AS quota "
-          "FROM realms r WHERE r.id = $1) q");
+ * there is a quota (a CASE branch not taken is not evaluated). */
+static struct db_stmt st_within_quota =
+    DB_STMT("SELECT CASE WHEN q.quota IS NULL THEN true ELSE " SPACE_USED " + $3 <= q.quota END FROM realms r,"
+            " LATERAL (SELECT COALESCE(r.custom_upload_quota_gb, NULLIF($2::int, 0))::bigint << 30 AS quota) q"
+            " WHERE r.id = $1");
 
 int attachment_space_check_quota(struct uow *uow, int64_t size)
 {
@@ -35,12 +34,12 @@ int attachment_space_check_quota(struct uow *uow, int64_t size)
 	return 0;
 }
 
-static struct db_stmt st_space_used = DB_STMT("SELECT " SPACE_USED_SQL("$1"));
+static struct db_stmt st_space_used = DB_STMT("SELECT " SPACE_USED " FROM realms r WHERE r.id = $1");
 
 int64_t attachment_space_used(struct uow *uow, int64_t realm_id)
 {
 	struct db_res *res = DB_EXEC(uow, &st_space_used, db_arg_int(uow, realm_id));
-	return res == NULL ? -1 : db_int(res, 0, 0);
+	return res == NULL ? -1 : db_rows(res) == 0 ? 0 : db_int(res, 0, 0);
 }
 
 /* The JSON text in column 0 of row of res, parsed: a new value, or NULL. */
@@ -80,9 +79,11 @@ static int events_of_rows(struct uow *uow, struct db_res *res, int64_t user_id, 
 	return 0;
 }
 
-#define EVENT_COLUMNS ATTACHMENT_JSON "::text, " SPACE_USED_SQL("a.realm_id")
+/* The columns events_of_rows() reads, on `attachments a JOIN realms r`. */
+#define EVENT_COLUMNS ATTACHMENT_JSON "::text, " SPACE_USED
 
-static struct db_stmt st_one = DB_STMT("SELECT " EVENT_COLUMNS " FROM attachments a WHERE a.id = $1");
+static struct db_stmt st_one = DB_STMT("SELECT " EVENT_COLUMNS " FROM attachments a JOIN realms r ON r.id = a.realm_id "
+                                       "WHERE a.id = $1");
 
 int attachment_space_added(struct uow *uow, int64_t attachment_id)
 {
@@ -90,7 +91,8 @@ int attachment_space_added(struct uow *uow, int64_t attachment_id)
 }
 
 static struct db_stmt st_claimed =
-    DB_STMT("SELECT " EVENT_COLUMNS " FROM attachments a JOIN attachment_messages l ON l.attachment_id = a.id "
+    DB_STMT("SELECT " EVENT_COLUMNS " FROM attachments a JOIN realms r ON r.id = a.realm_id "
+            "JOIN attachment_messages l ON l.attachment_id = a.id "
             "WHERE l.message_id = $1 AND a.id <> ALL ($2::bigint[]) ORDER BY a.id");
 
 int attachment_space_claimed(struct uow *uow, int64_t message_id, int64_t sender_id, const int64_t *previous_ids, int n)
@@ -142,9 +144,8 @@ int attachment_space_reap(struct uow *uow, int days)
 		return db_commit(uow) < 0 ? -1 : 0;
 	for (int i = 0; i < n; i++)
 		attachments_remove_file(uow, db_val(res, i, 1));
-	int count;
-	int64_t *ids = db_ids(uow, res, 0, &count);
-	if (DB_EXEC_COMMIT(uow, &st_reap_delete, db_arg_ids(uow, ids, count)) == NULL)
+	int64_t *ids = db_ids(uow, res, 0, &n);
+	if (DB_EXEC_COMMIT(uow, &st_reap_delete, db_arg_ids(uow, ids, n)) == NULL)
 		return -1;
 	return n;
 }
