@@ -261,6 +261,18 @@ static void test_events(void)
 	    fmt("/messages/%lld?content=%s", (long long)mid2, url_encode(fmt("[e](/user_uploads/%s) again", p)))));
 	CHECK(json_object_array_length(queue_drain(q)) == 0, "an edit keeping the link sent an attachment event");
 
+	/* Another user who may read it (a direct message to both linked it) and links it: the "update" goes to that
+	 * sender, as the reference's do_claim_attachments sends it, not to the owner. */
+	int64_t mid3 = send_direct_message(u, fmt("[%lld,%lld]", (long long)u->id, (long long)other->id),
+	                                   fmt("[e](/user_uploads/%s)", p));
+	expect_attachment(one_event(queue_drain(q), "update", 5), p, "e.txt", 5,
+	                  fmt("[%lld,%lld,%lld]", (long long)mid, (long long)mid2, (long long)mid3));
+	int64_t mid4 = send_direct_message(other, self_dm(other), fmt("[e](/user_uploads/%s)", p));
+	CHECK(json_object_array_length(queue_drain(q)) == 0, "the owner got an event for another sender's message");
+	expect_attachment(
+	    one_event(queue_drain(qo), "update", 5), p, "e.txt", 5,
+	    fmt("[%lld,%lld,%lld,%lld]", (long long)mid, (long long)mid2, (long long)mid3, (long long)mid4));
+
 	int64_t id = attachment_id(p);
 	EXPECT_SUCCESS(delete_attachment(u, id));
 	json_object *a = one_event(queue_drain(q), "remove", 0);
@@ -277,38 +289,49 @@ static void backdate(const char *path_id)
 	psql_ok("UPDATE attachments SET create_time = now() - interval '36 days' WHERE path_id = '%s'", path_id);
 }
 
-/* An unclaimed upload past the grace period goes, row and file; a linked one, one a scheduled message names and a
- * recent one stay. */
+/* Waits (up to 30 s) until the reaper deleted path_id's row; in psql, not through the API, so that the wait cannot
+ * use up the rate limit. */
+static void await_reaped(const char *path_id)
+{
+	for (int i = 0; i < 150; i++) {
+		if (strcmp(psql_ok("SELECT count(*) FROM attachments WHERE path_id = '%s'", path_id), "0") == 0)
+			return;
+		usleep(200000);
+	}
+	REQUIRE(false,
+	        "the reaper did not delete %s within 30 s (is CONFAB_ATTACHMENT_CLEANUP_INTERVAL=1 set for the "
+	        "stack?)",
+	        path_id);
+}
+
+/* An upload past the grace period that nothing links goes, row and file, and so does one whose only linking message
+ * was deleted; a linked one, one a scheduled message names and a recent one stay. */
 static void test_reaper_deletes_unclaimed(void)
 {
 	struct user *u = new_realm();
 	const char *unclaimed = upload_ok(u, "unclaimed.txt", "nobody links me");
+	const char *orphaned = upload_ok(u, "orphaned.txt", "my message went");
 	const char *linked = upload_ok(u, "linked.txt", "linked");
 	const char *scheduled = upload_ok(u, "scheduled.txt", "scheduled");
 	const char *recent = upload_ok(u, "recent.txt", "recent");
 	send_direct_message(u, self_dm(u), fmt("[l](/user_uploads/%s)", linked));
+	int64_t mid = send_direct_message(u, self_dm(u), fmt("[o](/user_uploads/%s)", orphaned));
+	EXPECT_SUCCESS(api_method("DELETE", u, fmt("/messages/%lld", (long long)mid)));
 	struct resp *r =
 	    api_post(u, "/scheduled_messages",
 	             fmt("type=direct&to=%s&content=%s&scheduled_delivery_timestamp=%lld", url_encode(self_dm(u)),
 	                 url_encode(fmt("[s](/user_uploads/%s)", scheduled)), (long long)time(NULL) + 86400));
 	EXPECT_STATUS(r, 200);
-	backdate(unclaimed);
-	backdate(linked);
-	backdate(scheduled);
+	for (const char *const *p = (const char *const[]){unclaimed, orphaned, linked, scheduled, NULL}; *p; p++)
+		backdate(*p);
 
-	/* Waits in psql, not through the API, so that the wait cannot use up the rate limit. */
-	bool gone = false;
-	for (int i = 0; i < 150 && !gone; i++) {
-		gone = strcmp(psql_ok("SELECT count(*) FROM attachments WHERE path_id = '%s'", unclaimed), "0") == 0;
-		if (!gone)
-			usleep(200000);
+	for (const char *const *p = (const char *const[]){unclaimed, orphaned, NULL}; *p; p++) {
+		await_reaped(*p);
+		CHECK(listed(u, *p) == NULL, "GET /attachments lists the deleted upload %s", *p);
+		r = http(&(struct request){.path = fmt("/user_uploads/%s", *p), .user = u});
+		EXPECT_STATUS(r, 404);
+		CHECK(strcmp(r->body, NOT_FOUND_HTML) == 0, "body %s", r->body);
 	}
-	REQUIRE(gone, "the reaper did not delete the unclaimed upload within 30 s "
-	              "(is CONFAB_ATTACHMENT_CLEANUP_INTERVAL=1 set for the stack?)");
-	CHECK(listed(u, unclaimed) == NULL, "GET /attachments lists the deleted upload");
-	r = http(&(struct request){.path = fmt("/user_uploads/%s", unclaimed), .user = u});
-	EXPECT_STATUS(r, 404);
-	CHECK(strcmp(r->body, NOT_FOUND_HTML) == 0, "body %s", r->body);
 	for (const char *const *p = (const char *const[]){linked, scheduled, recent, NULL}; *p; p++) {
 		CHECK(listed(u, *p) != NULL, "the reaper deleted %s", *p);
 		EXPECT_STATUS(http(&(struct request){.path = fmt("/user_uploads/%s", *p), .user = u}), 200);
