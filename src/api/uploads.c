@@ -56,7 +56,7 @@ int uploads_create(struct request *req)
 		return -1;
 	const char *type = attachments_content_type(&req->arena, file->content_type, name, file->value, file->len);
 	struct attachment *at = attachments_store(&req->uow, name, type, file->value, file->len);
-	if (at == NULL || attachment_space_added(&req->uow, at->id) < 0)
+	if (at == NULL || attachment_space_hold_quota(&req->uow) < 0 || attachment_space_added(&req->uow, at->id) < 0)
 		return -1;
 	const char *url = arena_printf(&req->arena, UPLOADS_PREFIX "%s", at->path_id);
 	json_object *out = request_result(req);

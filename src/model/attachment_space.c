@@ -34,6 +34,24 @@ int attachment_space_check_quota(struct uow *uow, int64_t size)
 	return 0;
 }
 
+/*
+ * The lock that makes the quota exact: taken, when the organization has a quota, by an upload whose row is inserted,
+ * and held until its COMMIT, so that the uploads of one organization pass their last check one at a time. A
+ * statement of its own: the check after it takes its snapshot once the lock is held, and so sees every upload the
+ * previous holder committed.
+ */
+static struct db_stmt st_quota_lock =
+    DB_STMT("SELECT pg_advisory_xact_lock((7261029::bigint << 32) + r.id) FROM realms r WHERE r.id = $1"
+            " AND COALESCE(r.custom_upload_quota_gb, NULLIF($2::int, 0)) IS NOT NULL");
+
+int attachment_space_hold_quota(struct uow *uow)
+{
+	if (DB_EXEC(uow, &st_quota_lock, db_arg_int(uow, uow->realm->id),
+	            db_arg_int(uow, uow->worker->cfg->upload_quota_gb)) == NULL)
+		return -1;
+	return attachment_space_check_quota(uow, 0);
+}
+
 static struct db_stmt st_space_used = DB_STMT("SELECT " SPACE_USED " FROM realms r WHERE r.id = $1");
 
 int64_t attachment_space_used(struct uow *uow, int64_t realm_id)

@@ -19,9 +19,17 @@ struct uow;
  * The reference's check_upload_within_quota for an upload of size bytes to the request's organization: its quota
  * is realms.custom_upload_quota_gb, else the server's upload_quota_gb (0: none), in GiB. Returns 0, or -1 with
  * ERR_REALM_UPLOAD_QUOTA ("Upload would exceed your organization's upload quota.") or a database error recorded.
- * Uploads of the organization in flight at once are not counted against each other: the bound holds up to them.
+ * Call it before writing the file (a refusal costs no disk), and attachment_space_hold_quota() once the row is in.
  */
 int attachment_space_check_quota(struct uow *uow, int64_t size);
+
+/*
+ * The exact check, after the upload's row was inserted in the open transaction: when the organization has a quota,
+ * takes a lock held until the transaction ends, so that concurrent uploads of the organization are checked one
+ * after the other, then checks that the uploads, this one included, fit. 0, or -1 as attachment_space_check_quota()
+ * (the caller's transaction must then roll back).
+ */
+int attachment_space_hold_quota(struct uow *uow);
 
 /* The sizes of the organization's uploads, in bytes (the reference's currently_used_upload_space_bytes), or -1
  * with the error recorded. */

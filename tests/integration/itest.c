@@ -473,6 +473,39 @@ void itest_http_after_fork(void)
 		oom();
 }
 
+void itest_burst(int n, int (*client)(void *arg, int i), void *arg, int *answers)
+{
+	int start[2], results[2];
+	pid_t pids[64];
+	REQUIRE(n <= 64 && pipe(start) == 0 && pipe(results) == 0, "itest_burst: pipe failed");
+	for (int i = 0; i < n; i++) {
+		fflush(NULL);
+		pids[i] = fork();
+		REQUIRE(pids[i] >= 0, "fork failed");
+		if (pids[i] == 0) {
+			close(start[1]);
+			close(results[0]);
+			itest_http_after_fork();
+			char go;
+			/* Every client waits here until all are forked, so that the requests overlap. */
+			if (read(start[0], &go, 1) < 0)
+				_exit(1);
+			int answer = client(arg, i);
+			_exit(write(results[1], &answer, sizeof(answer)) == sizeof(answer) ? 0 : 1);
+		}
+	}
+	close(start[0]);
+	close(start[1]); /* EOF: all clients go */
+	close(results[1]);
+	int got = 0;
+	for (int answer; got < n && read(results[0], &answer, sizeof(answer)) == sizeof(answer);)
+		answers[got++] = answer;
+	close(results[0]);
+	for (int i = 0; i < n; i++)
+		waitpid(pids[i], NULL, 0);
+	REQUIRE(got == n, "itest_burst: %d of %d clients answered", got, n);
+}
+
 static void resp_free(void *p)
 {
 	struct resp *r = p;

@@ -138,6 +138,11 @@ struct resp *http(const struct request *rq);
 void itest_use_url(const char *url);
 /* In a child process after fork(): a connection of its own for http(). */
 void itest_http_after_fork(void);
+/*
+ * Runs client(arg, i) for i in [0, n) in n child processes released at once (after all are forked), so that their
+ * requests overlap; answers receives the n values the clients returned, in the order they arrived. n <= 64.
+ */
+void itest_burst(int n, int (*client)(void *arg, int i), void *arg, int *answers);
 /* Shorthands for /api/v1 + path. */
 struct resp *api_get(const struct user *u, const char *path);
 struct resp *api_post(const struct user *u, const char *path, const char *form);

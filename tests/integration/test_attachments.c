@@ -119,20 +119,27 @@ static json_object *quota_mib(const struct user *u)
 	return jget(r->json, "realm_upload_quota_mib");
 }
 
+/* A filler row of realm's owner u making the organization's uploads use all but room bytes of a 1 GiB quota. */
+static long long fill_quota(const struct user *u, long long room)
+{
+	set_quota(u, "1");
+	long long realm = atoll(psql_ok("SELECT realm_id FROM users WHERE id = %lld", (long long)u->id));
+	psql_ok("INSERT INTO attachments (realm_id, owner_id, path_id, file_name, size) "
+	        "VALUES (%lld, %lld, '%lld/quota/filler.bin', 'filler.bin', %lld)",
+	        realm, (long long)u->id, realm, GIB - room);
+	return realm;
+}
+
 /* 1 GiB of quota, of which uploads use all but 10 bytes (a row standing for them): 10 bytes fit, 11 do not. */
 static void test_quota_exceeded(void)
 {
 	struct user *u = new_realm();
 	CHECK(quota_mib(u) == NULL, "realm_upload_quota_mib without a quota: %s", jtext(quota_mib(u)));
-	json_object *j = set_quota(u, "1");
-	EXPECT_INT(j, "upload_quota_gb", 1);
+	EXPECT_INT(set_quota(u, "1"), "upload_quota_gb", 1);
 	json_object *mib = quota_mib(u);
 	CHECK(json_object_is_type(mib, json_type_int) && json_object_get_int64(mib) == 1024,
 	      "realm_upload_quota_mib %s, want 1024", jtext(mib));
-	long long realm = atoll(psql_ok("SELECT realm_id FROM users WHERE id = %lld", (long long)u->id));
-	psql_ok("INSERT INTO attachments (realm_id, owner_id, path_id, file_name, size) "
-	        "VALUES (%lld, %lld, '%lld/quota/filler.bin', 'filler.bin', %lld)",
-	        realm, (long long)u->id, realm, GIB - 15);
+	long long realm = fill_quota(u, 15);
 	upload_ok(u, "five.txt", "12345");
 	EXPECT_INT(list(u), "upload_space_used", GIB - 10);
 	EXPECT_ERROR(upload(u, "eleven.txt", "12345678901"), 400, "REALM_UPLOAD_QUOTA", QUOTA_MSG);
@@ -145,9 +152,46 @@ static void test_quota_exceeded(void)
 	upload_ok(u, "one.txt", "1");
 
 	/* Back to the server's upload_quota_gb (the test stack's: none). */
-	j = set_quota(u, "default");
+	json_object *j = set_quota(u, "default");
 	CHECK(jis_null(j, "upload_quota_gb"), "upload_quota_gb %s", jtext(j));
 	CHECK(quota_mib(u) == NULL, "realm_upload_quota_mib %s, want null", jtext(quota_mib(u)));
+}
+
+/* One upload of a burst (arg: struct race): 1400 for REALM_UPLOAD_QUOTA, else the status. */
+struct race {
+	const struct user *u;
+	const char *data;
+};
+static int race_upload(void *arg, int i)
+{
+	const struct race *race = arg;
+	struct resp *r = upload(race->u, fmt("race%d.txt", i), race->data);
+	const char *code = r->json ? jstr(r->json, "code") : NULL;
+	return r->status == 400 && code && strcmp(code, "REALM_UPLOAD_QUOTA") == 0 ? 1400 : (int)r->status;
+}
+
+#define RACERS 16
+/*
+ * Concurrent uploads do not overshoot the quota together: with room for one file, RACERS uploads of it at once
+ * give one success and RACERS - 1 REALM_UPLOAD_QUOTA, in each of three rounds. Before the last check was
+ * serialized (a lock per organization held until COMMIT), each upload checked before the others had committed,
+ * and 2 to 4 went in in most rounds.
+ */
+static void test_quota_concurrent_uploads(void)
+{
+	for (int round = 0; round < 3; round++) {
+		struct user *u = new_realm();
+		fill_quota(u, 1 << 20);
+		int answers[RACERS], ok = 0, refused = 0;
+		itest_burst(RACERS, race_upload, &(struct race){u, repeat('q', 1 << 20)}, answers);
+		for (int i = 0; i < RACERS; i++)
+			answers[i] == 200 ? ok++ : answers[i] == 1400 ? refused++ : 0;
+		CHECK(ok == 1 && refused == RACERS - 1,
+		      "round %d: %d of %d concurrent uploads went in, %d refused (room "
+		      "for one)",
+		      round, ok, RACERS, refused);
+		EXPECT_INT(list(u), "upload_space_used", GIB - (1 << 20) + ok * (1LL << 20));
+	}
 }
 
 /* A quota of 0 GiB refuses every upload; the error is the same for any user of the organization. */
@@ -343,6 +387,7 @@ void register_attachments_tests(void)
 {
 	static const struct itest_case cases[] = {
 	    {"quota_exceeded", test_quota_exceeded},
+	    {"quota_concurrent_uploads", test_quota_concurrent_uploads},
 	    {"quota_zero", test_quota_zero},
 	    {"list", test_list},
 	    {"delete", test_delete},

@@ -632,41 +632,22 @@ static void test_api_key_limit_across_hosts(void)
  * threads and CPUs that API requests need. Before the cap, every one of them was hashed and answered 401.
  */
 #define BURST 16
+/* One login of the burst with a wrong password: 1429 for a 429 with Retry-After: 1, else the status. */
+static int burst_login(void *addr, int i)
+{
+	struct resp *r = fetch_key_from(addr, fmt("burst-%d-%s", i, unique_email("nobody")), "wrong");
+	const char *ra = resp_header(r, "Retry-After");
+	return r->status == 429 && ra != NULL && strcmp(ra, "1") == 0 ? 1429 : (int)r->status;
+}
+
 static void test_login_hashing_capped(void)
 {
-	const char *addr = fresh_address();
-	int start[2], results[2];
-	REQUIRE(pipe(start) == 0 && pipe(results) == 0, "pipe failed");
-	pid_t pids[BURST];
-	for (int i = 0; i < BURST; i++) {
-		fflush(NULL);
-		pids[i] = fork();
-		REQUIRE(pids[i] >= 0, "fork failed");
-		if (pids[i] == 0) {
-			close(start[1]);
-			close(results[0]);
-			itest_http_after_fork();
-			char go;
-			/* Every client waits here until all are forked, so that the logins overlap. */
-			if (read(start[0], &go, 1) < 0)
-				_exit(1);
-			struct resp *r = fetch_key_from(addr, fmt("burst-%d-%s", i, unique_email("nobody")), "wrong");
-			const char *ra = resp_header(r, "Retry-After");
-			int code = r->status == 429 && ra != NULL && strcmp(ra, "1") == 0 ? 1429 : r->status;
-			_exit(write(results[1], &code, sizeof(code)) == sizeof(code) ? 0 : 1);
-		}
-	}
-	close(start[0]);
-	close(start[1]); /* EOF: all clients go */
-	close(results[1]);
-	int n401 = 0, n429 = 0, other = 0, code;
-	while (read(results[0], &code, sizeof(code)) == sizeof(code))
-		code == 401 ? n401++ : code == 1429 ? n429++ : other++;
-	close(results[0]);
+	int answers[BURST], n401 = 0, n429 = 0;
+	itest_burst(BURST, burst_login, (void *)fresh_address(), answers);
 	for (int i = 0; i < BURST; i++)
-		waitpid(pids[i], NULL, 0);
-	CHECK(other == 0 && n401 + n429 == BURST, "%d answers other than 401 or 429 with Retry-After: 1 (of %d)",
-	      BURST - n401 - n429, BURST);
+		answers[i] == 401 ? n401++ : answers[i] == 1429 ? n429++ : 0;
+	CHECK(n401 + n429 == BURST, "%d answers other than 401 or 429 with Retry-After: 1 (of %d)", BURST - n401 - n429,
+	      BURST);
 	CHECK(n401 > 0, "no login of the burst was checked (%d turned away)", n429);
 	CHECK(n429 > 0, "all %d concurrent logins were hashed: nothing caps the password checks", n401);
 }
