@@ -931,18 +931,7 @@ void attachments_remove_file(struct uow *uow, const char *path_id)
 	}
 }
 
-int attachments_write(struct uow *uow, const char *path_id, const char *data, size_t len)
-{
-	if (make_dirs(uow, path_id) < 0 || write_file(uow, path_id, data, len) < 0)
-		return uow_error(uow, ERR_INTERNAL, NULL);
-	return 0;
-}
-
-static struct db_stmt st_insert =
-    DB_STMT("INSERT INTO attachments AS a (realm_id, owner_id, path_id, file_name, size, content_type) "
-            "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " ATTACHMENT_COLUMNS);
-
-/* A new upload's file, owned by its unit of work until the transaction of its row has committed. */
+/* A new file, owned by its unit of work until the transaction of its row has committed. */
 struct new_file {
 	struct uow *uow;
 	const char *path_id;
@@ -960,6 +949,26 @@ static void remove_if_failed(void *arg)
 		attachments_remove_file(f->uow, f->path_id);
 }
 
+/* Makes the new file of path_id the unit of work's until it ends (remove_if_failed). */
+static void own_new_file(struct uow *uow, const char *path_id)
+{
+	struct new_file *f = arena_alloc(&uow->arena, sizeof(*f));
+	*f = (struct new_file){uow, path_id};
+	arena_defer(&uow->arena, remove_if_failed, f);
+}
+
+int attachments_write(struct uow *uow, const char *path_id, const char *data, size_t len)
+{
+	if (make_dirs(uow, path_id) < 0 || write_file(uow, path_id, data, len) < 0)
+		return uow_error(uow, ERR_INTERNAL, NULL);
+	own_new_file(uow, path_id);
+	return 0;
+}
+
+static struct db_stmt st_insert =
+    DB_STMT("INSERT INTO attachments AS a (realm_id, owner_id, path_id, file_name, size, content_type) "
+            "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " ATTACHMENT_COLUMNS);
+
 struct attachment *attachments_store(struct uow *uow, const char *file_name, const char *content_type, const char *data,
                                      size_t len)
 {
@@ -968,9 +977,7 @@ struct attachment *attachments_store(struct uow *uow, const char *file_name, con
 		uow_error(uow, ERR_INTERNAL, NULL);
 		return NULL;
 	}
-	struct new_file *f = arena_alloc(&uow->arena, sizeof(*f));
-	*f = (struct new_file){uow, path_id};
-	arena_defer(&uow->arena, remove_if_failed, f);
+	own_new_file(uow, path_id);
 	struct db_res *res = DB_EXEC(uow, &st_insert, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id),
 	                             path_id, file_name, db_arg_int(uow, (int64_t)len), content_type);
 	return res == NULL ? NULL : attachment_from_row(uow, res, 0);

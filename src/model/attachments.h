@@ -69,7 +69,8 @@ struct attachment *attachments_store(struct uow *uow, const char *file_name, con
 
 /*
  * Writes data (len bytes) atomically to upload_dir/<path_id>, creating its directories, readable by the web server:
- * for files that are no attachments (custom emoji images). 0, or -1 with ERR_INTERNAL recorded.
+ * for files that are no attachments (custom emoji images). 0, or -1 with ERR_INTERNAL recorded. As for
+ * attachments_store(), the file is removed when the unit of work ends with an error recorded.
  */
 int attachments_write(struct uow *uow, const char *path_id, const char *data, size_t len);
 
