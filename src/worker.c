@@ -3,6 +3,7 @@
  * worker serves any request. Started by spawn-fcgi (socket on fd 0) or with `listen` set in the configuration.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -121,6 +122,11 @@ int main(int argc, char **argv)
 	}
 	sigset_t set;
 	block_signals(&set);
+	/* glibc raises its mmap threshold to the size of every mapped block freed (up to 32 MiB), so that after one
+	 * large request the next ones' large blocks come from the heap and stay there when freed: 3.8 GB held after 16
+	 * bodies of 24 MB. A fixed threshold keeps every block of 128 KiB or more mapped, and unmapped when freed. */
+	if (mallopt(M_MMAP_THRESHOLD, 128 * 1024) != 1)
+		log_msg(LOG_WARNING, "could not fix malloc's mmap threshold");
 
 	int fd = fcgi_listen(cfg.listen);
 	if (fd < 0) {

@@ -651,37 +651,44 @@ static const struct param_spec saved_snippet_id_params[] = {
     END,
 };
 
+/* The reference bounds neither fragment nor name (TextField); confab's bounds: docs/LIMITS.md, "Stored texts". */
+#define NAVIGATION_FRAGMENT_MAX 2000
+#define NAVIGATION_NAME_MAX     100
+
 static const struct param_spec navigation_views_create_params[] = {
-    {"fragment", PT_STR, P_REQUIRED, 0, NULL},
+    {"fragment", PT_STR, P_REQUIRED, NAVIGATION_FRAGMENT_MAX, NULL},
     {"is_pinned", PT_BOOL, P_REQUIRED, 0, NULL},
-    {"name", PT_STR, 0, 0, NULL},
+    {"name", PT_STR, 0, NAVIGATION_NAME_MAX, NULL},
     END,
 };
 
 /* The fragment is the whole rest of the path, slashes included (src/api/navigation_views.c). */
 static const struct param_spec navigation_view_update_params[] = {
     {"is_pinned", PT_BOOL, P_NULL, 0, NULL},
-    {"name", PT_STR, 0, 0, NULL},
+    {"name", PT_STR, 0, NAVIGATION_NAME_MAX, NULL},
     END,
 };
+
+/* The reference bounds none of a linkifier's texts (TextField); confab's bound: docs/LIMITS.md, "Stored texts". */
+#define LINKIFIER_TEXT_MAX 1000
 
 /* Linkifiers (src/api/linkifiers.c): pattern and url_template are stripped, then validated as the reference's
  * RealmFilter.full_clean(); a reverse template needs example_input ("" sets either to none). */
 static const struct param_spec linkifier_create_params[] = {
-    {"pattern", PT_STR, P_REQUIRED, 0, NULL},
-    {"url_template", PT_STR, P_REQUIRED, 0, NULL},
-    {"example_input", PT_STR, 0, 0, NULL},
-    {"reverse_template", PT_STR, 0, 0, NULL},
+    {"pattern", PT_STR, P_REQUIRED, LINKIFIER_TEXT_MAX, NULL},
+    {"url_template", PT_STR, P_REQUIRED, LINKIFIER_TEXT_MAX, NULL},
+    {"example_input", PT_STR, 0, LINKIFIER_TEXT_MAX, NULL},
+    {"reverse_template", PT_STR, 0, LINKIFIER_TEXT_MAX, NULL},
     {"alternative_url_templates", PT_STR_LIST, 0, 0, NULL},
     END,
 };
 
 static const struct param_spec linkifier_update_params[] = {
     {"filter_id", PT_INT, P_PATH, 0, NULL},
-    {"pattern", PT_STR, P_REQUIRED, 0, NULL},
-    {"url_template", PT_STR, P_REQUIRED, 0, NULL},
-    {"example_input", PT_STR, 0, 0, NULL},
-    {"reverse_template", PT_STR, 0, 0, NULL},
+    {"pattern", PT_STR, P_REQUIRED, LINKIFIER_TEXT_MAX, NULL},
+    {"url_template", PT_STR, P_REQUIRED, LINKIFIER_TEXT_MAX, NULL},
+    {"example_input", PT_STR, 0, LINKIFIER_TEXT_MAX, NULL},
+    {"reverse_template", PT_STR, 0, LINKIFIER_TEXT_MAX, NULL},
     {"alternative_url_templates", PT_STR_LIST, 0, 0, NULL},
     END,
 };
@@ -759,7 +766,7 @@ const struct route routes[] = {
      user_group_member_get_params},
     {"GET", "/user_groups/{user_group_id}/subgroups", user_group_subgroups_list, R_NO_GUEST,
      user_group_subgroups_list_params},
-    {"POST", "/user_uploads", uploads_create, R_TXN, no_params},
+    {"POST", "/user_uploads", uploads_create, R_TXN | R_UPLOAD, no_params},
     {"GET", "/attachments", attachments_list, 0, no_params},
     {"DELETE", "/attachments/{attachment_id}", attachments_delete, R_TXN, attachment_id_params},
     {"GET", "/user_uploads/{realm_id_str}/{directory}/{random}/{filename}", uploads_temporary_url, 0,
@@ -797,10 +804,10 @@ const struct route routes[] = {
     {"PATCH", "/drafts/{draft_id}", drafts_edit, R_TXN, draft_edit_params},
     {"DELETE", "/drafts/{draft_id}", drafts_delete, R_TXN, draft_id_params},
     {"GET", "/realm/emoji", realm_emoji_list, 0, no_params},
-    {"POST", "/realm/emoji/{emoji_name}", realm_emoji_upload, R_NO_GUEST | R_TXN, realm_emoji_params},
+    {"POST", "/realm/emoji/{emoji_name}", realm_emoji_upload, R_NO_GUEST | R_TXN | R_UPLOAD, realm_emoji_params},
     {"DELETE", "/realm/emoji/{emoji_name}", realm_emoji_delete, R_TXN, realm_emoji_params},
     /* A name with a '/' (the reference's <path:emoji_name>). */
-    {"POST", "/realm/emoji/*", realm_emoji_upload_nested, R_NO_GUEST, no_params},
+    {"POST", "/realm/emoji/*", realm_emoji_upload_nested, R_NO_GUEST | R_UPLOAD, no_params},
     {"DELETE", "/realm/emoji/*", realm_emoji_delete_nested, R_TXN, no_params},
     {"GET", "/saved_snippets", saved_snippets_list, 0, no_params},
     {"POST", "/saved_snippets", saved_snippets_create, R_TXN, saved_snippets_create_params},

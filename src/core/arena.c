@@ -11,6 +11,8 @@
 
 #define ARENA_BLOCK_SIZE 8192
 #define ARENA_ALIGN      16
+/* The largest block of an arena that has grown; see next_block_size(). */
+#define ARENA_MAX_BLOCK (1024 * 1024)
 
 struct arena_block {
 	struct arena_block *next;
@@ -29,6 +31,37 @@ void arena_init(struct arena *a)
 {
 	a->blocks = NULL;
 	a->cleanups = NULL;
+	a->held = 0;
+	a->limit = 0;
+}
+
+void arena_set_limit(struct arena *a, size_t limit)
+{
+	a->limit = limit;
+}
+
+int arena_charge(struct arena *a, size_t n)
+{
+	if (a->limit != 0 && (n > a->limit || a->held > a->limit - n))
+		return -1;
+	a->held += n;
+	return 0;
+}
+
+size_t arena_held(const struct arena *a)
+{
+	return a->held;
+}
+
+/*
+ * The size of the next ordinary block: 8 KiB while the arena is small, then half of what it holds, up to 1 MiB. A
+ * request that allocates much does it in blocks past malloc's mmap threshold, which go back to the system when they
+ * are freed, where thousands of 8 KiB blocks would stay in malloc's free lists.
+ */
+static size_t next_block_size(const struct arena *a)
+{
+	size_t half = a->held / 2;
+	return half < ARENA_BLOCK_SIZE ? ARENA_BLOCK_SIZE : half > ARENA_MAX_BLOCK ? ARENA_MAX_BLOCK : half;
 }
 
 void arena_reset(struct arena *a)
@@ -44,6 +77,7 @@ void arena_reset(struct arena *a)
 		b = next;
 	}
 	a->blocks = NULL;
+	a->held = 0;
 }
 
 void *arena_alloc(struct arena *a, size_t size)
@@ -51,12 +85,14 @@ void *arena_alloc(struct arena *a, size_t size)
 	size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 	struct arena_block *b = a->blocks;
 	if (b == NULL || b->size - b->used < size) {
-		size_t cap = size > ARENA_BLOCK_SIZE ? size : ARENA_BLOCK_SIZE;
+		size_t block = next_block_size(a);
+		size_t cap = size > block ? size : block;
 		b = xmalloc(sizeof(*b) + cap);
 		b->size = cap;
 		b->used = 0;
+		a->held += sizeof(*b) + cap;
 		/* A large one-off block goes behind the current one so the current one keeps filling. */
-		if (a->blocks != NULL && size > ARENA_BLOCK_SIZE) {
+		if (a->blocks != NULL && size > block) {
 			b->next = a->blocks->next;
 			a->blocks->next = b;
 		} else {

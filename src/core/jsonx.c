@@ -47,14 +47,19 @@ static size_t number_length(const char *s, size_t i, size_t len)
 	return i - start;
 }
 
+#define COST_OBJECT 800
+#define COST_ARRAY  160
+#define COST_ITEM   112
+
 /*
  * json-c's strict mode still takes 'single quotes', and its lenient number parser takes NaN, Infinity and
  * malformed numbers: outside of double-quoted strings only JSON's punctuation, the three literals and numbers
- * of JSON's grammar may appear.
+ * of JSON's grammar may appear. Adds to *cost what the text costs parsed (jsonx_cost()), as far as it looked.
  */
-static bool has_only_json_tokens(const char *s, size_t len)
+static bool has_only_json_tokens(const char *s, size_t len, size_t *cost)
 {
 	bool in_string = false;
+	*cost = 2 * len + COST_ITEM;
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		if (in_string) {
@@ -66,6 +71,7 @@ static bool has_only_json_tokens(const char *s, size_t len)
 				return false;
 			continue;
 		}
+		*cost += c == '{' ? COST_OBJECT : c == '[' ? COST_ARRAY : c == ',' || c == ':' ? COST_ITEM : 0;
 		if (c == '-' || (c >= '0' && c <= '9')) {
 			size_t n = number_length(s, i, len);
 			if (n == 0)
@@ -80,10 +86,18 @@ static bool has_only_json_tokens(const char *s, size_t len)
 	return !in_string;
 }
 
+size_t jsonx_cost(const char *s, size_t len)
+{
+	size_t cost;
+	has_only_json_tokens(s, len, &cost); /* text that is no JSON is refused by jsonx_parse() at no cost */
+	return cost;
+}
+
 int jsonx_parse(const char *s, size_t len, json_object **out)
 {
 	*out = NULL;
-	if (len == 0 || memchr(s, '\0', len) != NULL || !has_only_json_tokens(s, len))
+	size_t cost;
+	if (len == 0 || memchr(s, '\0', len) != NULL || !has_only_json_tokens(s, len, &cost))
 		return -1;
 	json_tokener *tok = json_tokener_new();
 	if (tok == NULL)

@@ -150,14 +150,29 @@ static const char *param(FCGX_Request *fr, const char *name)
 	return v ? v : "";
 }
 
+/* Copies the got bytes of buf into the arena as req's body, if the arena has room for them. */
+static int keep_body(struct request *req, const char *buf, size_t got)
+{
+	if (got == 0)
+		return 0;
+	if (arena_charge(&req->arena, got) < 0)
+		return api_error(req, ERR_TOO_LARGE, NULL);
+	char *body = arena_alloc(&req->arena, got + 1);
+	memcpy(body, buf, got);
+	body[got] = '\0';
+	req->body = body;
+	req->body_len = got;
+	return 0;
+}
+
 /*
  * A body without CONTENT_LENGTH: Apache's mod_proxy_fcgi passes a chunked request body on as it comes, with no
- * length (nginx buffers it and sets one). Reads the FastCGI stdin stream to its end, at most max_body_bytes (a
- * request without a body ends it at once). Returns 0, or -1 with the error recorded.
+ * length (nginx buffers it and sets one). Reads the FastCGI stdin stream to its end, at most max bytes (a request
+ * without a body ends it at once). Returns 0, or -1 with the error recorded.
  */
-static int read_body_to_end(struct request *req, FCGX_Request *fr)
+static int read_body_to_end(struct request *req, FCGX_Request *fr, size_t max)
 {
-	size_t max = req->worker->cfg->max_body_bytes, cap = 0, got = 0;
+	size_t cap = 0, got = 0;
 	char *buf = NULL;
 	for (;;) {
 		if (got == cap) {
@@ -178,32 +193,27 @@ static int read_body_to_end(struct request *req, FCGX_Request *fr)
 			break;
 		got += (size_t)n;
 	}
-	if (got > max) {
-		free(buf);
-		return api_error(req, ERR_TOO_LARGE, NULL);
-	}
-	if (got > 0) {
-		char *body = arena_alloc(&req->arena, got + 1);
-		memcpy(body, buf, got);
-		body[got] = '\0';
-		req->body = body;
-		req->body_len = got;
-	}
+	int rc = got > max ? api_error(req, ERR_TOO_LARGE, NULL) : keep_body(req, buf, got);
 	free(buf);
-	return 0;
+	return rc;
 }
 
-/* Reads the body (CONTENT_LENGTH bytes) into the arena. Returns 0, or -1 with the error recorded. */
-static int read_body(struct request *req, FCGX_Request *fr)
+/*
+ * The request's body_reader (request_read_body()): reads the body (CONTENT_LENGTH bytes, at most max) into the arena,
+ * charged to its limit. Returns 0, or -1 with the error recorded; a body past max is not read at all.
+ */
+static int read_body(struct request *req, size_t max)
 {
+	FCGX_Request *fr = req->transport;
+	req->body_reader = NULL; /* once */
 	const char *cl = param(fr, "CONTENT_LENGTH");
 	if (*cl == '\0')
-		return read_body_to_end(req, fr);
+		return read_body_to_end(req, fr, max);
 	char *end;
 	unsigned long long len = strtoull(cl, &end, 10);
 	if (*end != '\0')
 		return api_error(req, ERR_BAD_REQUEST, "Invalid Content-Length");
-	if (len > req->worker->cfg->max_body_bytes)
+	if (len > max || arena_charge(&req->arena, (size_t)len) < 0)
 		return api_error(req, ERR_TOO_LARGE, NULL);
 	char *body = arena_alloc(&req->arena, (size_t)len + 1);
 	size_t got = 0;
@@ -320,8 +330,9 @@ static void serve_one(struct worker *w, FCGX_Request *fr, void (*handle)(struct 
 	/* The whole path: req.path may lose its /api/v1 prefix in the router. */
 	const char *logged = request_log_path(&req, req.path);
 	crash_note(req.id, req.method, logged);
-	if (read_body(&req, fr) == 0)
-		handle(&req);
+	req.body_reader = read_body;
+	req.transport = fr;
+	handle(&req);
 	write_response(&req, fr);
 	metrics_request(w->metrics, req.route ? (int)(req.route - routes) : -1, req.status, elapsed_ms(&start) / 1e3);
 	log_access(&req, fr, logged, elapsed_ms(&start));

@@ -3,9 +3,11 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/limits.h"
 #include "core/utf8.h"
 #include "http/request.h"
 
@@ -20,47 +22,101 @@ static int hexval(char c)
 	return -1;
 }
 
-char *form_repair_utf8(struct request *req, const char *data, size_t len, size_t *outlen)
+/* The length of s with every invalid UTF-8 byte replaced by U+FFFD (3 bytes); *valid: nothing to replace. */
+static size_t repaired_length(const unsigned char *s, size_t len, bool *valid)
 {
-	const unsigned char *s = (const unsigned char *)data;
-	/* Worst case every byte becomes the 3-byte U+FFFD. */
-	char *out = req ? arena_alloc(&req->arena, len * 3 + 1) : NULL;
+	size_t m = 0;
+	*valid = true;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t l = utf8_decode(s + i, len - i, &cp);
+		*valid = *valid && l != 0;
+		m += l ? l : 3;
+		i += l ? l : 1;
+	}
+	return m;
+}
+
+/* Writes s with every invalid byte replaced by U+FFFD into out (repaired_length() bytes and a NUL). */
+static void repair_into(char *out, const unsigned char *s, size_t len)
+{
 	size_t m = 0;
 	for (size_t i = 0; i < len;) {
 		uint32_t cp;
 		size_t l = utf8_decode(s + i, len - i, &cp);
-		const void *src = l ? (const void *)(s + i) : "\xef\xbf\xbd";
-		size_t n = l ? l : 3;
-		if (out != NULL)
-			memcpy(out + m, src, n);
-		m += n;
+		memcpy(out + m, l ? (const void *)(s + i) : "\xef\xbf\xbd", l ? l : 3);
+		m += l ? l : 3;
 		i += l ? l : 1;
 	}
-	if (out != NULL)
-		out[m] = '\0';
-	*outlen = m;
+	out[m] = '\0';
+}
+
+char *form_repair_utf8(struct request *req, const char *data, size_t len, size_t *outlen)
+{
+	bool valid;
+	*outlen = repaired_length((const unsigned char *)data, len, &valid);
+	if (req == NULL)
+		return NULL;
+	char *out = arena_alloc(&req->arena, *outlen + 1);
+	repair_into(out, (const unsigned char *)data, len);
 	return out;
 }
 
-/* Decodes %XX escapes and '+' of a form field, then repairs UTF-8. */
+char *form_repercent_utf8(struct request *req, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s);
+	bool valid;
+	size_t n = repaired_length(u, len, &valid);
+	if (valid)
+		return (char *)s;
+	char *out = arena_alloc(&req->arena, n + 1), *o = out; /* %XX takes 3 bytes, as U+FFFD does */
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t l = utf8_decode(u + i, len - i, &cp);
+		if (l == 0)
+			o += sprintf(o, "%%%02X", u[i]);
+		else
+			o = (char *)memcpy(o, u + i, l) + l;
+		i += l ? l : 1;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Decodes %XX escapes and '+' of a form field, then repairs UTF-8: one copy when the field is valid UTF-8. */
 static char *form_decode(struct request *req, const char *s, size_t len, size_t *outlen)
 {
-	unsigned char *tmp = arena_alloc(&req->arena, len + 1);
+	char *tmp = arena_alloc(&req->arena, len + 1);
 	size_t n = 0;
 	for (size_t i = 0; i < len; i++) {
 		int hi, lo;
 		if (s[i] == '%' && i + 2 < len && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
-			tmp[n++] = (unsigned char)(hi * 16 + lo);
+			tmp[n++] = (char)(hi * 16 + lo);
 			i += 2;
 		} else {
-			tmp[n++] = s[i] == '+' ? ' ' : (unsigned char)s[i];
+			tmp[n++] = s[i] == '+' ? ' ' : s[i];
 		}
 	}
-	return form_repair_utf8(req, (const char *)tmp, n, outlen);
+	tmp[n] = '\0';
+	bool valid;
+	*outlen = repaired_length((const unsigned char *)tmp, n, &valid);
+	return valid ? tmp : form_repair_utf8(req, tmp, n, outlen);
 }
 
-void form_parse_urlencoded(struct request *req, const char *s, size_t len)
+/* The reference's Django refuses more than DATA_UPLOAD_MAX_NUMBER_FIELDS (FORM_MAX_FIELDS) fields in a query string
+ * or a body, counting 1 + the separators, before it parses any: TooManyFieldsSent, its 400 page. */
+static int too_many_fields(struct request *req)
 {
+	return api_error(req, ERR_BAD_REQUEST, "Bad Request");
+}
+
+int form_parse_urlencoded(struct request *req, const char *s, size_t len)
+{
+	size_t fields = 1;
+	for (const char *amp = s; (amp = memchr(amp, '&', (size_t)(s + len - amp))) != NULL; amp++)
+		if (++fields > FORM_MAX_FIELDS)
+			return too_many_fields(req);
 	size_t i = 0;
 	while (i < len) {
 		size_t end = i;
@@ -76,10 +132,11 @@ void form_parse_urlencoded(struct request *req, const char *s, size_t len)
 			if (eq != NULL)
 				value = form_decode(req, eq + 1, (size_t)(s + end - eq - 1), &vlen);
 			if (nlen > 0)
-				request_add_param(req, name, nlen, value, vlen);
+				request_add_param(req, name, value, vlen);
 		}
 		i = end + 1;
 	}
+	return 0;
 }
 
 /* Finds needle (nlen bytes) in hay (hlen bytes). */
@@ -171,12 +228,51 @@ static int parse_part(struct request *req, const char *p, size_t len, struct par
 	return 0;
 }
 
+/* Django's bounds on a multipart body, as FORM_MAX_FIELDS on a urlencoded one: at most FORM_MAX_FIELDS fields
+ * (TooManyFieldsSent) and FORM_MAX_FILES files (TooManyFilesSent), both its 400; and at most FORM_MAX_BYTES of
+ * fields, files not counted (its DATA_UPLOAD_MAX_MEMORY_SIZE; a 413 here, as for a body over its bound). */
+static int check_parts(struct request *req, const struct part *parts, size_t nparts)
+{
+	size_t files = 0, fields = 0, bytes = 0;
+	for (size_t i = 0; i < nparts; i++) {
+		if (parts[i].filename != NULL) {
+			files++;
+		} else {
+			fields++;
+			bytes += parts[i].len;
+		}
+	}
+	if (files > FORM_MAX_FILES || fields > FORM_MAX_FIELDS)
+		return too_many_fields(req);
+	return bytes > FORM_MAX_BYTES ? api_error(req, ERR_TOO_LARGE, NULL) : 0;
+}
+
+/* Adds the parts as parameters: file parts keep their bytes (copied, NUL-terminated), the others are repaired. */
+static void add_parts(struct request *req, const struct part *parts, size_t nparts)
+{
+	for (size_t i = 0; i < nparts; i++) {
+		const struct part *pt = &parts[i];
+		/* Names are repaired like values (as the reference does): they are echoed in JSON responses. */
+		size_t nlen, vlen;
+		char *name = form_repair_utf8(req, pt->name, strlen(pt->name), &nlen);
+		if (pt->filename != NULL) {
+			request_add_param(req, name, arena_strndup(&req->arena, pt->data, pt->len), pt->len);
+			req->raw[req->nraw - 1].filename = pt->filename;
+			req->raw[req->nraw - 1].content_type = pt->ctype;
+			continue;
+		}
+		char *value = form_repair_utf8(req, pt->data, pt->len, &vlen);
+		request_add_param(req, name, value, vlen);
+	}
+}
+
 int form_parse_multipart(struct request *req, const char *content_type, const char *body, size_t len)
 {
 	char *b = header_attr(req, content_type, strlen(content_type), "boundary");
 	if (b == NULL || *b == '\0' || strlen(b) > 200)
 		return -1;
 	char *delim = arena_printf(&req->arena, "--%s", b);
+	char *next_delim = arena_printf(&req->arena, "\r\n%s", delim);
 	size_t dlen = strlen(delim);
 	const char *p = memmem_s(body, len, delim, dlen);
 	if (p == NULL)
@@ -191,10 +287,11 @@ int form_parse_multipart(struct request *req, const char *content_type, const ch
 		if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
 			return -1;
 		p += 2;
-		char *next_delim = arena_printf(&req->arena, "\r\n%s", delim);
 		const char *next = memmem_s(p, (size_t)(end - p), next_delim, dlen + 2);
 		if (next == NULL)
 			return -1;
+		if (nparts == FORM_MAX_FIELDS + FORM_MAX_FILES)
+			return too_many_fields(req);
 		if (nparts == cap) {
 			struct part *np = arena_alloc(&req->arena, cap * 2 * sizeof(*np));
 			memcpy(np, parts, cap * sizeof(*np));
@@ -206,21 +303,9 @@ int form_parse_multipart(struct request *req, const char *content_type, const ch
 		nparts++;
 		p = next + 2;
 	}
-	for (size_t i = 0; i < nparts; i++) {
-		struct part *pt = &parts[i];
-		/* Names are repaired like values (as the reference does): they are echoed in JSON responses. */
-		size_t nlen;
-		char *name = form_repair_utf8(req, pt->name, strlen(pt->name), &nlen);
-		if (pt->filename != NULL) {
-			request_add_param(req, name, nlen, pt->data, pt->len);
-			req->raw[req->nraw - 1].filename = pt->filename;
-			req->raw[req->nraw - 1].content_type = pt->ctype;
-			continue;
-		}
-		size_t vlen;
-		char *value = form_repair_utf8(req, pt->data, pt->len, &vlen);
-		request_add_param(req, name, nlen, value, vlen);
-	}
+	if (check_parts(req, parts, nparts) < 0)
+		return -1;
+	add_parts(req, parts, nparts);
 	return 0;
 }
 
@@ -233,8 +318,9 @@ int form_parse_body(struct request *req)
 	    (strcmp(m, "POST") != 0 && strcmp(m, "PATCH") != 0 && strcmp(m, "PUT") != 0 && strcmp(m, "DELETE") != 0))
 		return 0;
 	if (strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) {
-		form_parse_urlencoded(req, req->body, req->body_len);
-		return 0;
+		if (req->body_len > FORM_MAX_BYTES)
+			return api_error(req, ERR_TOO_LARGE, NULL);
+		return form_parse_urlencoded(req, req->body, req->body_len);
 	}
 	if (strncasecmp(ct, "multipart/form-data", 19) == 0) {
 		if (form_parse_multipart(req, ct, req->body, req->body_len) < 0)

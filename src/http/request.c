@@ -1,17 +1,33 @@
 /* Request lifecycle, parameters and response building; see request.h. */
 #include "http/request.h"
 
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "core/config.h"
 #include "core/header.h"
+#include "core/log.h"
 #include "http/route.h"
+
+/* A request that held more than this gives the free memory of every malloc arena back to the system at its end. */
+#define REQUEST_TRIM_BYTES (8 * 1024 * 1024)
+
+/* Requests of the process between request_init() and request_finish(), and whether a large one ended since the last
+ * time none was running. */
+static atomic_int live_requests;
+static atomic_bool trim_pending;
 
 void request_init(struct request *req, struct worker *w, unsigned long long id)
 {
 	memset(req, 0, sizeof(*req));
+	atomic_fetch_add(&live_requests, 1);
 	uow_init(&req->uow, w, id);
+	/* The body (a file upload's included), a copy of it, and what its parameters cost parsed. */
+	if (w != NULL && w->cfg != NULL)
+		arena_set_limit(&req->arena, 2 * w->cfg->max_body_bytes + REQUEST_MEMORY_MARGIN);
 	req->method = req->path = req->query = req->content_type = req->host = "";
 	req->authorization = NULL; /* absent; "" is an empty header */
 	req->remote_addr = "";
@@ -20,10 +36,29 @@ void request_init(struct request *req, struct worker *w, unsigned long long id)
 
 void request_finish(struct request *req)
 {
+	bool large = arena_held(&req->arena) > REQUEST_TRIM_BYTES;
 	uow_finish(&req->uow);
+	/*
+	 * Its blocks were large and unmapped already (core/arena.h); what else it freed (json-c's small objects, say)
+	 * may lie between memory still in use, where only malloc_trim() finds it. Requests running meanwhile may free
+	 * theirs later: the last request of a burst to end trims once more.
+	 */
+	if (large) {
+		atomic_store(&trim_pending, true);
+		malloc_trim(0);
+	}
+	if (atomic_fetch_sub(&live_requests, 1) == 1 && atomic_exchange(&trim_pending, false))
+		malloc_trim(0);
 }
 
-void request_add_param(struct request *req, const char *name, size_t nlen, const char *value, size_t vlen)
+int request_read_body(struct request *req, size_t max)
+{
+	if (req->body_reader != NULL)
+		return req->body_reader(req, max);
+	return req->body_len > max ? api_error(req, ERR_TOO_LARGE, NULL) : 0;
+}
+
+void request_add_param(struct request *req, const char *name, const char *value, size_t vlen)
 {
 	if (req->nraw == req->rawcap) {
 		size_t cap = req->rawcap ? req->rawcap * 2 : 16;
@@ -35,8 +70,8 @@ void request_add_param(struct request *req, const char *name, size_t nlen, const
 	}
 	struct raw_param *p = &req->raw[req->nraw++];
 	memset(p, 0, sizeof(*p));
-	p->name = arena_strndup(&req->arena, name, nlen);
-	p->value = arena_strndup(&req->arena, value, vlen);
+	p->name = name;
+	p->value = value;
 	p->len = vlen;
 }
 

@@ -54,8 +54,11 @@ struct request {
 	 * X-Accel-Redirect (nginx): set by the FastCGI parameter CONFAB_FILE_SENDER=x-sendfile, which only the front
 	 * end's configuration can set (a client's headers arrive as HTTP_* parameters). */
 	bool x_sendfile;
+	/* The body, read by request_read_body() once the route is known (its bound depends on the route). */
 	const char *body;
 	size_t body_len;
+	int (*body_reader)(struct request *req, size_t max); /* set by the transport (http/fcgi.c); NULL: body is set */
+	void *transport;                                      /* the transport's own state for body_reader */
 	struct raw_param *raw;
 	size_t nraw, rawcap;
 
@@ -77,13 +80,22 @@ struct request {
 	size_t raw_body_len;
 };
 
-/* Prepares req for a new request of worker w. */
+/* What a request may hold in its arena besides twice the largest body (docs/LIMITS.md, "Memory per request"). */
+#define REQUEST_MEMORY_MARGIN (16 * 1024 * 1024)
+
+/* Prepares req for a new request of worker w; its arena's limit is 2 x max_body_bytes + REQUEST_MEMORY_MARGIN. */
 void request_init(struct request *req, struct worker *w, unsigned long long id);
-/* Gives back pooled connections (rolling back an open transaction) and frees all request memory. */
+/* Gives back pooled connections (rolling back an open transaction) and frees all request memory, giving it back to
+ * the system. */
 void request_finish(struct request *req);
 
-/* Adds a parameter (copied into the arena). */
-void request_add_param(struct request *req, const char *name, size_t nlen, const char *value, size_t vlen);
+/*
+ * Reads the body, at most max bytes: 0, or -1 with the error recorded (413 ERR_TOO_LARGE past max). A body the
+ * transport has set already (no body_reader) is only checked against max.
+ */
+int request_read_body(struct request *req, size_t max);
+/* Adds a parameter. name and value (vlen bytes, NUL-terminated) must live as long as req: its arena, or static. */
+void request_add_param(struct request *req, const char *name, const char *value, size_t vlen);
 /* Returns the last parameter named name (form fields override the query string), or NULL. */
 struct raw_param *request_find_param(struct request *req, const char *name);
 /*

@@ -29,6 +29,8 @@ struct request;
 #define R_HUMAN         0x100u /* the reference's human_users_only: "This endpoint does not accept bot requests." */
 /* Only on the internal address (nginx's metrics server passes CONFAB_INTERNAL=1); elsewhere an unknown path (404). */
 #define R_INTERNAL 0x200u
+/* Takes a file: a body up to max_body_bytes (confab.conf); any other route's body is at most FORM_MAX_BYTES. */
+#define R_UPLOAD 0x400u
 
 struct route {
 	const char *method;

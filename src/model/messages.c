@@ -239,6 +239,8 @@ int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, cons
 	json_object *data = NULL;
 	*id = 0;
 	*name = NULL;
+	if (arena_charge(&uow->arena, jsonx_cost(to, strlen(to))) < 0)
+		return uow_error(uow, ERR_TOO_LARGE, NULL);
 	if (jsonx_parse(to, strlen(to), &data) < 0) {
 		*name = to;
 		return 0;

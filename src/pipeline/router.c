@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "api/ratelimit.h"
+#include "core/config.h"
+#include "core/limits.h"
 #include "core/log.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -178,6 +180,13 @@ static void fault_point(const struct request *req, const char *name)
 #define fault_point(req, name) ((void)0)
 #endif
 
+/* The most bytes of r's body: a file's for the routes that take one, a form's for the others (docs/LIMITS.md). */
+static size_t body_limit(const struct request *req, const struct route *r)
+{
+	size_t max = req->worker->cfg->max_body_bytes;
+	return (r->flags & R_UPLOAD) || max < FORM_MAX_BYTES ? max : FORM_MAX_BYTES;
+}
+
 static int run(struct request *req)
 {
 	const struct route *r = router_find(req);
@@ -185,7 +194,8 @@ static int run(struct request *req)
 		return -1;
 	req->route = r;
 	fault_point(req, "crash");
-	if (form_parse_body(req) < 0 || authenticate(req, r->flags) < 0)
+	if (request_read_body(req, body_limit(req, r)) < 0 || form_parse_body(req) < 0 ||
+	    authenticate(req, r->flags) < 0)
 		return -1;
 	if (param_validate(req, r->params) < 0)
 		return -1;
@@ -211,11 +221,12 @@ void router_handle(struct request *req)
 {
 	/* API routes are written without their common prefix; every other path is an R_ROOT route's. */
 	size_t plen = strlen(API_PREFIX);
+	req->path = form_repercent_utf8(req, req->path);
 	if (strncmp(req->path, API_PREFIX, plen) == 0 && (req->path[plen] == '/' || req->path[plen] == '\0'))
 		req->path += plen;
 	else
 		req->root_path = true;
-	form_parse_urlencoded(req, req->query, strlen(req->query));
-	run(req);
+	if (form_parse_urlencoded(req, req->query, strlen(req->query)) == 0)
+		run(req);
 	/* On error, request_finish() rolls the transaction back. */
 }

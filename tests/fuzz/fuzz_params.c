@@ -116,7 +116,8 @@ static void check_value(struct request *req, const struct param_spec *spec)
 
 static void run(struct request *req)
 {
-	form_parse_urlencoded(req, req->query, strlen(req->query));
+	if (form_parse_urlencoded(req, req->query, strlen(req->query)) < 0)
+		return;
 	const struct route *r = router_find(req);
 	if (r == NULL)
 		return;

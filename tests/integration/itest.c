@@ -1207,6 +1207,7 @@ static void register_suites(void)
 {
 	register_auth_tests();
 	register_params_tests();
+	register_limits_tests();
 	register_server_tests();
 	register_pgbouncer_tests();
 	register_users_tests();

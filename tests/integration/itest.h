@@ -248,6 +248,7 @@ void itest_add_suite(const char *name, const struct itest_case *cases);
 
 void register_auth_tests(void);
 void register_params_tests(void);
+void register_limits_tests(void);
 void register_server_tests(void);
 void register_pgbouncer_tests(void); /* checks only with CONFAB_PGBOUNCER=1 (./scripts/test --pgbouncer) */
 void register_users_tests(void);

@@ -65,6 +65,26 @@ static void test_buf_respects_maximum(void)
 	CU_ASSERT_STRING_EQUAL(buf_str(&b), "");
 }
 
+static void test_arena_charge_respects_limit(void)
+{
+	struct arena a;
+	arena_init(&a);
+	CU_ASSERT_EQUAL(arena_charge(&a, (size_t)1 << 40), 0); /* no limit */
+	arena_reset(&a);
+	CU_ASSERT_EQUAL(arena_held(&a), 0);
+	arena_set_limit(&a, 100000);
+	CU_ASSERT_EQUAL(arena_charge(&a, 60000), 0);
+	CU_ASSERT_EQUAL(arena_charge(&a, 60000), -1); /* counts nothing */
+	CU_ASSERT_EQUAL(arena_held(&a), 60000);
+	arena_alloc(&a, 30000); /* counted, never refused */
+	CU_ASSERT_TRUE(arena_held(&a) >= 90000);
+	CU_ASSERT_EQUAL(arena_charge(&a, 20000), -1);
+	CU_ASSERT_EQUAL(arena_charge(&a, SIZE_MAX), -1);
+	arena_free(&a);
+	CU_ASSERT_EQUAL(arena_charge(&a, 100000), 0); /* the limit stays, the count starts again */
+	arena_free(&a);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -72,6 +92,7 @@ int main(void)
 		{"test_arena_strings", test_arena_strings},
 		{"test_arena_cleanups_run_once_on_reset", test_arena_cleanups_run_once_on_reset},
 		{"test_buf_respects_maximum", test_buf_respects_maximum},
+		{"test_arena_charge_respects_limit", test_arena_charge_respects_limit},
 		{NULL, NULL},
 	};
 	return unit_run("arena", tests);

@@ -184,6 +184,36 @@ static void test_form_multipart_repairs_names(void)
 	request_finish(&req);
 }
 
+/* Django's DATA_UPLOAD_MAX_NUMBER_FIELDS: 1,000 fields, counted as 1 + the separators, before any is parsed. */
+static void test_form_field_count_bound(void)
+{
+	char q[4 * 1000 + 1];
+	for (int i = 0; i < 1000; i++)
+		memcpy(q + 4 * i, "&a=1", 4);
+	q[4 * 1000] = '\0';
+	setup();
+	CU_ASSERT_EQUAL(form_parse_urlencoded(&req, q + 1, strlen(q + 1)), 0); /* "a=1&...": 1,000 fields */
+	CU_ASSERT_EQUAL(req.nraw, 1000);
+	request_finish(&req);
+	setup();
+	CU_ASSERT_EQUAL(form_parse_urlencoded(&req, q, strlen(q)), -1); /* "&a=1...": an empty one first */
+	CU_ASSERT_EQUAL(req.nraw, 0);
+	CU_ASSERT_EQUAL(req.error, ERR_BAD_REQUEST);
+	CU_ASSERT_STRING_EQUAL(req.error_msg, "Bad Request");
+	request_finish(&req);
+}
+
+/* A path keeps its valid UTF-8 and has every other byte %-escaped, as Django's repercent_broken_unicode. */
+static void test_form_repercents_paths(void)
+{
+	setup();
+	const char *ok = "/user_uploads/1/\xc3\xa9/x.png";
+	CU_ASSERT_PTR_EQUAL(form_repercent_utf8(&req, ok), ok);
+	CU_ASSERT_STRING_EQUAL(form_repercent_utf8(&req, "/a\xff\xfe/b\xc3"), "/a%FF%FE/b%C3");
+	CU_ASSERT_STRING_EQUAL(form_repercent_utf8(&req, "\xed\xa0\x80\xc3\xa9"), "%ED%A0%80\xc3\xa9");
+	request_finish(&req);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -195,6 +225,8 @@ int main(void)
 	    {"test_form_multipart_rejects_garbage", test_form_multipart_rejects_garbage},
 	    {"test_form_multipart_bare_cr_or_lf_in_part_headers", test_form_multipart_bare_cr_or_lf_in_part_headers},
 	    {"test_form_multipart_repairs_names", test_form_multipart_repairs_names},
+	    {"test_form_field_count_bound", test_form_field_count_bound},
+	    {"test_form_repercents_paths", test_form_repercents_paths},
 	    {NULL, NULL},
 	};
 	return unit_run("form", tests);

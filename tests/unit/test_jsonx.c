@@ -85,6 +85,17 @@ static void test_jsonx_string_is_compact(void)
 	json_object_put(o);
 }
 
+/* What a text costs parsed grows with its objects and arrays, not only with its length. */
+static void test_jsonx_cost_counts_containers(void)
+{
+	size_t flat = jsonx_cost("\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"", 49);
+	size_t objects = jsonx_cost("[{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]", 49);
+	CU_ASSERT_TRUE(flat < 500);
+	CU_ASSERT_TRUE(objects > 16 * 800);
+	/* Braces inside strings are text. */
+	CU_ASSERT_TRUE(jsonx_cost("\"{{{{{{{{\\\"{{{{\"", 18) < 500);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -94,6 +105,7 @@ int main(void)
 		{"test_jsonx_reads_only_len_bytes", test_jsonx_reads_only_len_bytes},
 		{"test_jsonx_null_gives_null_object", test_jsonx_null_gives_null_object},
 		{"test_jsonx_string_is_compact", test_jsonx_string_is_compact},
+		{"test_jsonx_cost_counts_containers", test_jsonx_cost_counts_containers},
 		{NULL, NULL},
 	};
 	return unit_run("jsonx", tests);

@@ -293,8 +293,9 @@ static void test_params_limit(void)
 	CU_ASSERT_STRING_EQUAL(msg, "Bad value for 'limit': 2147483648");
 	CU_ASSERT_EQUAL(limit_of("op=a&retention=%22never%22", "retention", &kind, &value, &msg), -1);
 	CU_ASSERT_STRING_EQUAL(msg, "Bad value for 'retention': never");
-	/* json-c strings may hold NUL bytes: "unlimited\u0000x" is not "unlimited". */
-	CU_ASSERT_EQUAL(limit_of("op=a&limit=%22unlimited%5Cu0000x%22", "limit", &kind, &value, &msg), -1);
+	/* json-c strings may hold NUL bytes, which no JSON string of a parameter may (issue 29). */
+	CU_ASSERT_EQUAL(limit_of("op=a&limit=%22unlimited%5Cu0000x%22", "limit", &kind, &value, &msg), -2);
+	CU_ASSERT_STRING_EQUAL(msg, "limit must not contain null bytes");
 	/* Neither an integer nor a string: refused by the validator. */
 	CU_ASSERT_EQUAL(limit_of("op=a&limit=true", "limit", &kind, &value, &msg), -2);
 	CU_ASSERT_STRING_EQUAL(msg, "limit is not an integer");
