@@ -612,13 +612,13 @@ static const struct param_spec join_params[] = {
 
 /* At most 100 drafts a request, each with at most 1000 recipients (src/api/drafts.c; docs/LIMITS.md). */
 static const struct param_spec drafts_create_params[] = {
-    {"drafts", PT_JSON, 0, 100, "[]"},
+    {"drafts", PT_JSON, P_RAW, 100, "[]"}, /* P_RAW: NUL in content or topic, in the reference's words */
     END,
 };
 
 static const struct param_spec draft_edit_params[] = {
     {"draft_id", PT_INT, P_PATH, 0, NULL},
-    {"draft", PT_JSON, P_REQUIRED, 0, NULL},
+    {"draft", PT_JSON, P_REQUIRED | P_RAW, 0, NULL},
     END,
 };
 

@@ -283,7 +283,8 @@ static const char *nul_path(struct request *req, json_object *j, const char *pat
 }
 
 /* Parses the JSON text of spec's parameter into *j (owned by the request), if the request has room for what it
- * costs parsed (413 past the limit of its arena: core/arena.h); strings holding a NUL byte are refused. */
+ * costs parsed (413 past the limit of its arena: core/arena.h); strings holding a NUL byte are refused unless the
+ * handler reports them (P_RAW). */
 static int parse_json(struct request *req, const struct param_spec *spec, const char *text, size_t len,
                       json_object **j)
 {
@@ -292,7 +293,7 @@ static int parse_json(struct request *req, const struct param_spec *spec, const 
 	if (jsonx_parse(text, len, j) < 0)
 		return api_error(req, ERR_BAD_REQUEST, "%s is not valid JSON", spec->name);
 	request_own_json(req, *j);
-	const char *bad = nul_path(req, *j, spec->name);
+	const char *bad = (spec->flags & P_RAW) ? NULL : nul_path(req, *j, spec->name);
 	return bad != NULL ? api_error(req, ERR_BAD_REQUEST, "%s must not contain null bytes", bad) : 0;
 }
 

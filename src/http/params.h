@@ -39,14 +39,17 @@ enum param_type {
  * operations cheap. Integers: a PT_INT and each item of a PT_INT_LIST lies within the range of a PostgreSQL bigint
  * (ids), less its lowest value, which json-c cannot tell from an overflow; P_INT4 narrows it to an integer column's
  * and P_NONNEG to [0, ...] ("x is too small", "x is too large", "x[3] is too large": the reference's check_int_range
- * words). A parameter that lands in an integer column says so with P_INT4.
+ * words). A parameter that lands in an integer column says so with P_INT4. Strings: a PT_STR, and every string inside
+ * a JSON value, holds no NUL byte unless P_RAW says its handler reports it ("x must not contain null bytes",
+ * "x[0][\"k\"] must not contain null bytes": no text column takes one). Memory: a JSON value is parsed only if its
+ * cost (jsonx_cost()) fits the request's arena (core/arena.h): 413 "Request body too large" past it.
  */
 /* PARAM_MAX_ITEMS: core/limits.h */
 
 #define P_REQUIRED      0x1u   /* missing -> REQUEST_VARIABLE_MISSING */
 #define P_PATH          0x2u   /* taken from the path pattern's {name} */
 #define P_NONBLANK      0x4u   /* "x cannot be blank" */
-#define P_RAW           0x8u   /* PT_STR: NUL bytes allowed (the handler reports them in its own words) */
+#define P_RAW           0x8u   /* PT_STR, strings in JSON: NUL bytes allowed (the handler reports them) */
 #define P_INT4          0x10u  /* PT_INT, PT_INT_LIST: within a PostgreSQL integer's range (int4), not bigint's */
 #define P_NONNEG        0x20u  /* PT_INT, PT_INT_LIST: 0 or more */
 #define P_NULL          0x40u  /* a JSON type: a JSON null counts as not sent (the reference's "| None = None") */
