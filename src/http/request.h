@@ -80,7 +80,7 @@ struct request {
 	size_t raw_body_len;
 };
 
-/* What a request may hold in its arena besides twice the largest body (docs/LIMITS.md, "Memory per request"). */
+/* What a request may hold in its arena besides twice the largest body (docs/LIMITS.md, "Requests"). */
 #define REQUEST_MEMORY_MARGIN (16 * 1024 * 1024)
 
 /* Prepares req for a new request of worker w; its arena's limit is 2 x max_body_bytes + REQUEST_MEMORY_MARGIN. */
