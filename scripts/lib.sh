@@ -29,7 +29,7 @@ CF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CF_PACKAGES=(
     build-essential autoconf automake libtool pkg-config libfcgi-dev spawn-fcgi libpq-dev
     libjson-c-dev libhiredis-dev libcunit1-dev libsodium-dev libcurl4-openssl-dev nginx
-    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev libre2-dev
+    postgresql redis-server curl wrk libcmark-gfm-dev libcmark-gfm-extensions-dev libpcre2-dev libre2-dev libutf8proc-dev
     clang libclang-rt-14-dev tzdata python3-jsonschema python3-aiosmtpd chromium
     apache2 libapache2-mod-xsendfile
 )

@@ -1,6 +1,8 @@
 /* UTF-8 decoding; see utf8.h. */
 #include "core/utf8.h"
 
+#include <utf8proc.h>
+
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	unsigned c = s[0];
@@ -51,4 +53,15 @@ bool utf8_is_printable(uint32_t c)
 {
 	return !(c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff) || (c >= 0xfdd0 && c <= 0xfdef) ||
 	         (c & 0xfffe) == 0xfffe || c > 0x10ffff);
+}
+
+bool utf8_is_name_char(uint32_t c)
+{
+	if (!utf8_is_printable(c))
+		return false;
+	if (c == 0x200c || c == 0x200d) /* ZWNJ, ZWJ */
+		return true;
+	utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)c);
+	return cat != UTF8PROC_CATEGORY_CF && cat != UTF8PROC_CATEGORY_ZL && cat != UTF8PROC_CATEGORY_ZP &&
+	       cat != UTF8PROC_CATEGORY_CO;
 }

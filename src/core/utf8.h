@@ -18,5 +18,13 @@ size_t utf8_length(const char *s);
 bool utf8_is_space(uint32_t c);
 /* The reference's is_character_printable(): false for categories Cc and Cs and for the 66 noncharacters. */
 bool utf8_is_printable(uint32_t c);
+/*
+ * Whether c may appear in a person's name: printable as above, and none of what renders as nothing or reorders or
+ * breaks the text around it (an impersonator's tools): format characters (Unicode category Cf: bidirectional
+ * overrides, zero-width space, the byte order mark, soft hyphen, ...) except the zero-width joiner and non-joiner
+ * that Persian, Indic scripts and emoji sequences need, line and paragraph separators (Zl, Zp) and private-use
+ * characters (Co). Categories come from utf8proc.
+ */
+bool utf8_is_name_char(uint32_t c);
 
 #endif

@@ -204,17 +204,32 @@ struct user *user_authenticate_password(struct uow *uow, const struct realm *rea
 	return u;
 }
 
+/* Whether every character of name is valid UTF-8, allowed in a name (utf8_is_name_char) and not one of the
+ * reference's NAME_INVALID_CHARS. */
+static bool has_name_chars_only(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t left = strlen(name);
+	while (left > 0) {
+		uint32_t c;
+		size_t n = utf8_decode(p, left, &c);
+		if (n == 0 || !utf8_is_name_char(c) || (c < 0x80 && strchr("*`\\>\"@", (int)c) != NULL))
+			return false;
+		p += n;
+		left -= n;
+	}
+	return true;
+}
+
 const char *user_full_name_problem(const char *name)
 {
 	size_t len = utf8_length(name);
-	if (len > 100)
+	if (len > USER_NAME_MAX)
 		return "Name too long!";
-	if (len < 2)
+	if (len < USER_NAME_MIN)
 		return "Name too short!";
-	/* Control characters (Unicode category C: the ASCII part and DEL) and the reference's list. */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		if (*p < 0x20 || *p == 0x7f || strchr("*`\\>\"@", *p) != NULL)
-			return "Invalid characters in name!";
+	if (!has_name_chars_only(name))
+		return "Invalid characters in name!";
 	/* "Name|15" would be ambiguous in the mention syntax @**Name|15**. */
 	const char *bar = strrchr(name, '|');
 	if (bar != NULL && bar[1] != '\0' && strspn(bar + 1, "0123456789") == strlen(bar + 1))
@@ -251,34 +266,47 @@ bool user_password_is_strong(const char *password)
 	return strspn(password, (char[]){password[0], '\0'}) != strlen(password);
 }
 
-bool user_email_is_valid(const char *email)
+/* Django's dot-atom local part: atext runs separated by single dots; ASCII only. */
+static bool is_dot_atom(const char *s, size_t n)
 {
-	const char *at = strrchr(email, '@');
-	if (at == NULL || at == email || at - email > 64 || strlen(email) > 254)
-		return false;
-	for (const char *p = email; p < at; p++)
-		if (*p <= ' ' || *p == 0x7f || strchr("()<>[]\\,;:\"@", *p))
+	static const char atext[] = "!#$%&'*+-/=?^_`{|}~";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool dot_ok = c == '.' && i > 0 && i + 1 < n && s[i + 1] != '.';
+		if (!dot_ok && (c >= 0x80 || (!isalnum(c) && strchr(atext, c) == NULL)))
 			return false;
-	const char *domain = at + 1;
-	if (strcmp(domain, "localhost") == 0)
-		return true;
-	/* Labels of letters, digits and inner hyphens, at least two of them. */
+	}
+	return n > 0;
+}
+
+/* Django's domain: at least two labels of ASCII letters, digits and inner hyphens, the last one 2 or more long.
+ * An internationalized domain is accepted in its ASCII (xn--) form only: none of its letters can pass for others. */
+static bool is_ascii_domain(const char *domain)
+{
 	int labels = 0;
+	size_t last = 0;
 	for (const char *p = domain; *p;) {
-		size_t n = 0;
-		while (p[n] && p[n] != '.')
-			n++;
+		size_t n = strcspn(p, ".");
 		if (n == 0 || n > 63 || p[0] == '-' || p[n - 1] == '-')
 			return false;
 		for (size_t i = 0; i < n; i++)
-			if (!isalnum((unsigned char)p[i]) && p[i] != '-' && !((unsigned char)p[i] & 0x80))
+			if ((unsigned char)p[i] >= 0x80 || (!isalnum((unsigned char)p[i]) && p[i] != '-'))
 				return false;
 		labels++;
+		last = n;
 		p += n;
 		if (*p == '.' && *++p == '\0')
 			return false;
 	}
-	return labels >= 2;
+	return labels >= 2 && last >= 2;
+}
+
+bool user_email_is_valid(const char *email)
+{
+	const char *at = strrchr(email, '@');
+	if (at == NULL || at - email > 64 || strlen(email) > 254 || !is_dot_atom(email, (size_t)(at - email)))
+		return false;
+	return strcmp(at + 1, "localhost") == 0 || is_ascii_domain(at + 1);
 }
 
 static struct db_stmt st_insert = DB_STMT(

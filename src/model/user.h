@@ -116,7 +116,17 @@ struct user_new {
 	bool no_default_channels; /* a human not subscribed to the default channels (an invitation says which) */
 };
 
-/* Checks a full name as the reference does; returns 0 or -1 with "Name too long!" and kin recorded. */
+/* Bounds of a full name in characters (code points), after stripping (the reference's MAX/MIN_NAME_LENGTH). */
+#define USER_NAME_MAX 100
+#define USER_NAME_MIN 2
+
+/*
+ * Checks a full name as the reference does; returns 0 or -1 with "Name too long!" and kin recorded. Every place a
+ * person's name is set (PATCH /settings, POST /users, PATCH /users/{id}, the join page, confabctl) goes through
+ * it. Beyond the reference's check (control characters, surrogates, noncharacters, * ` \ > " @, a trailing
+ * "|digits"), invisible and reordering characters are refused too (utf8_is_name_char(): U+202E, U+200B, U+FEFF,
+ * U+2028 ...): "Invalid characters in name!".
+ */
 int user_check_full_name(struct uow *uow, const char *name);
 /* The same check without recording: the reference's message, or NULL for a good name. */
 const char *user_full_name_problem(const char *name);
@@ -125,7 +135,13 @@ const char *user_full_name_problem(const char *name);
  * would rate lowest: the most common passwords, one repeated character, and straight keyboard or alphabet runs.
  */
 bool user_password_is_strong(const char *password);
-/* True for an address the reference's e-mail validator accepts. */
+/*
+ * True for an address the reference's e-mail validator (Django's validate_email) accepts: a dot-atom local part of
+ * at most 64 characters, '@', localhost or an ASCII domain, at most 254 in all. Stricter than Django in one way:
+ * a domain with non-ASCII characters is refused (Django accepts it through IDNA, which maps a zero-width space
+ * away and keeps a Cyrillic letter that looks Latin); such a domain is written in its xn-- form. Every address
+ * that enters (invitations, the join page, POST /users, new_email, confabctl) is checked with it.
+ */
 bool user_email_is_valid(const char *email);
 /*
  * Creates a user in realm_id (system group membership follows from the role; a human joins the default channels

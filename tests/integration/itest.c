@@ -1252,6 +1252,7 @@ static void register_suites(void)
 	register_zulip_js_tests();
 	register_invites_tests();
 	register_join_tests();
+	register_lookalikes_tests();
 	register_metrics_tests();
 	register_ops_tests();
 	register_caches_tests();

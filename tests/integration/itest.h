@@ -293,6 +293,7 @@ void register_apns_tests(void);
 void register_mail_tests(void);
 void register_zulip_js_tests(void);
 void register_invites_tests(void);
+void register_lookalikes_tests(void);
 void register_join_tests(void);
 void register_caches_tests(void);
 void register_metrics_tests(void);
