@@ -1,8 +1,10 @@
 /*
- * The page that accepts an invitation: GET /join/{key}/ shows the organization, the invited address (a reusable
- * link asks for one) and a form for a name and a password; its POST creates the account (model/invite_accept.h) and
- * ends on a page naming the server URL and the address to log in with from a Zulip client. No session cookie. The
- * page comes from templates/join.html, compiled into the worker; every value in it is HTML-escaped.
+ * The page that accepts an invitation: GET /join/{key}/ shows the organization, the invited address and a form for a
+ * name and a password; its POST creates the account (model/invite_accept.h) and ends on a page naming the server URL
+ * and the address to log in with from a Zulip client. A reusable link's page asks for an address only: its POST
+ * mails that address a one-time link of its own (model/invites.h invite_confirm_address()), which leads to the
+ * name and password form, so no one gets an account for an address whose mail they cannot read. No session cookie.
+ * The page comes from templates/join.html, compiled into the worker; every value in it is HTML-escaped.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "http/params.h"
 #include "http/request.h"
 #include "model/invite_accept.h"
+#include "model/invites.h"
 #include "model/realm.h"
 #include "model/realm_domains.h"
 #include "model/user.h"
@@ -134,6 +137,15 @@ static int page_send(struct request *req, int status, const struct page *p)
 	return 0;
 }
 
+/* The start of a page of the organization: its title and heading, and the template's section to show. */
+static void page_start(struct request *req, struct page *p, const char *heading, const char *section)
+{
+	page_set(p, "title", heading);
+	page_set(p, "heading", heading);
+	page_set(p, section, "");
+	page_set(p, "realm_name", req->realm->name);
+}
+
 /* A page that only says something (a link that cannot be used, a refused form). */
 static int notice_page(struct request *req, int status, const char *heading, const char *text)
 {
@@ -174,17 +186,16 @@ static const struct join_invite *invite_or_page(struct request *req, bool for_up
 	return inv != NULL && inv->state == JOIN_PENDING ? inv : NULL;
 }
 
-/* The sign-up form for inv, with error (NULL: none) and the values the visitor sent back. */
+/* The sign-up form for inv, with error (NULL: none) and the values the visitor sent back: the address alone for a
+ * reusable link, else the name and the password. */
 static int form_page(struct request *req, const struct join_invite *inv, const char *error)
 {
 	struct page p = {0};
-	const char *heading = arena_printf(&req->arena, "Join %s", req->realm->name);
-	page_set(&p, "title", heading);
-	page_set(&p, "heading", heading);
-	page_set(&p, "form", "");
-	page_set(&p, "realm_name", req->realm->name);
+	page_start(req, &p, arena_printf(&req->arena, "Join %s", req->realm->name), "form");
 	page_set(&p, "invited_email", inv->email);
 	page_set(&p, "ask_email", inv->email == NULL ? "" : NULL);
+	page_set(&p, "ask_account", inv->email != NULL ? "" : NULL);
+	page_set(&p, "submit_label", inv->email == NULL ? "Continue" : "Sign up");
 	page_set(&p, "email", param_str(req, "email"));
 	page_set(&p, "full_name", param_str(req, "full_name"));
 	page_set(&p, "error", error);
@@ -221,27 +232,59 @@ static const char *email_problem(struct request *req, const char *email)
 	return NULL;
 }
 
-/* The form's checks in the reference's order (address, name, password): NULL, or the message to show. */
-static const char *form_problem(struct request *req, const char *email, const char *full_name, const char *password)
+/* An address to join as: NULL if it may have an account here, else the message for the form. */
+static const char *address_problem(struct request *req, const char *email)
 {
 	const char *problem = email_problem(req, email);
 	if (problem != NULL || req->error)
 		return problem;
 	if (user_by_email(&req->uow, req->realm->id, email) != NULL)
 		return arena_printf(&req->arena, "Email '%s' already in use", email);
-	if (req->error || (problem = user_full_name_problem(full_name)) != NULL)
+	return NULL;
+}
+
+/* The form's checks in the reference's order (address, name, password): NULL, or the message to show. */
+static const char *form_problem(struct request *req, const char *email, const char *full_name, const char *password)
+{
+	const char *problem = address_problem(req, email);
+	if (problem != NULL || req->error || (problem = user_full_name_problem(full_name)) != NULL)
 		return problem;
 	return user_password_is_strong(password) ? NULL : "The password is too weak.";
+}
+
+/* After a reusable link's form: where the link to go on with was sent. */
+static int sent_page(struct request *req, const char *email)
+{
+	struct page p = {0};
+	page_start(req, &p, "Check your email", "sent");
+	page_set(&p, "sent_email", email);
+	return page_send(req, 200, &p);
+}
+
+/* A reusable link's form: the address is checked, then proved by the mail of its own link before any account. */
+static int confirm_address(struct request *req, const struct join_invite *inv)
+{
+	const char *email = arena_strip(&req->arena, param_str(req, "email"));
+	const char *problem = address_problem(req, email);
+	if (req->error)
+		return -1;
+	if (problem != NULL)
+		return form_page(req, inv, problem);
+	int rc = invite_confirm_address(&req->uow, inv->id, email);
+	if (rc < 0)
+		return -1;
+	if (rc == INVITE_CONFIRM_LIMIT)
+		return form_page(req, inv,
+		                 "No more confirmation emails can be sent to this address today. Use the link in one "
+		                 "you received, or try again tomorrow.");
+	return sent_page(req, email);
 }
 
 /* The last page: where and as whom to log in. */
 static int done_page(struct request *req, const char *email)
 {
 	struct page p = {0};
-	page_set(&p, "title", "Your account is ready");
-	page_set(&p, "heading", "Your account is ready");
-	page_set(&p, "done", "");
-	page_set(&p, "realm_name", req->realm->name);
+	page_start(req, &p, "Your account is ready", "done");
 	page_set(&p, "server_url", realm_url(&req->uow, req->realm));
 	page_set(&p, "login_email", email);
 	return page_send(req, 200, &p);
@@ -258,8 +301,10 @@ int join_post(struct request *req)
 		return notice_page(req, 403, "Forbidden",
 		                   "CSRF verification failed. Request aborted. Open the invitation link again and "
 		                   "resubmit the form.");
+	if (inv->email == NULL)
+		return confirm_address(req, inv);
 	struct user_new spec = {
-	    .email = inv->email ? inv->email : arena_strip(&req->arena, param_str(req, "email")),
+	    .email = inv->email,
 	    .full_name = arena_strip(&req->arena, param_str(req, "full_name")),
 	    .password = param_str(req, "password"),
 	};

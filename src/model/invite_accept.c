@@ -20,13 +20,17 @@ bool join_key_is_wellformed(const char *key)
 	return strlen(key) == INVITE_KEY_LEN && strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789") == INVITE_KEY_LEN;
 }
 
-/* An invitation still pending past its expires_at has expired, whether or not the reaper has marked it yet. */
+/* An invitation still pending past its expires_at has expired, whether or not the reaper has marked it yet; an
+ * address confirmation follows its reusable link (revoked or expired with it). */
 #define INVITE_SELECT                                                                                                  \
 	"SELECT i.id, i.referrer_id, i.email, i.invited_as, i.include_realm_default_subscriptions,"                    \
 	"       i.notify_referrer_on_join, i.welcome_message_custom_text,"                                             \
-	"       CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END,"            \
+	"       CASE WHEN i.status <> 'pending' THEN i.status WHEN i.expires_at <= now() THEN 'expired'"               \
+	"            WHEN p.status = 'revoked' THEN 'revoked'"                                                        \
+	"            WHEN p.status = 'expired' OR p.expires_at <= now() THEN 'expired' ELSE 'pending' END,"           \
 	"       (SELECT secret FROM server_secret)"                                                                    \
-	"  FROM invitations i WHERE i.confirmation_key = $1 AND i.realm_id = $2"
+	"  FROM invitations i LEFT JOIN invitations p ON p.id = i.via_multiuse_id"                                     \
+	" WHERE i.confirmation_key = $1 AND i.realm_id = $2"
 static struct db_stmt st_by_key = DB_STMT(INVITE_SELECT);
 static struct db_stmt st_by_key_locked = DB_STMT(INVITE_SELECT " FOR UPDATE OF i");
 

@@ -31,7 +31,8 @@ int invites_failed(struct uow *uow, const char *msg, json_object *errors, bool s
 	return -1;
 }
 
-int invites_check_daily_limit(struct uow *uow, int n)
+/* Whether the organization may send n more invitation mails today: 1 yes, 0 no, -1 on error. */
+static int daily_room(struct uow *uow, int n)
 {
 	const char *realm_id = db_arg_int(uow, uow->realm->id);
 	struct db_res *res = DB_EXEC(uow, &st_lock_realm, realm_id);
@@ -39,12 +40,18 @@ int invites_check_daily_limit(struct uow *uow, int n)
 		return -1;
 	int64_t limit = db_null(res, 0, 0) ? uow->worker->cfg->invites_daily_max : db_int(res, 0, 0);
 	if (db_null(res, 0, 0) && limit <= 0)
-		return 0; /* no limit configured */
+		return 1; /* no limit configured */
 	struct db_res *recent = DB_EXEC(uow, &st_recent, realm_id);
 	if (recent == NULL)
 		return -1;
-	if (n + db_int(recent, 0, 0) <= limit)
-		return 0;
+	return n + db_int(recent, 0, 0) <= limit;
+}
+
+int invites_check_daily_limit(struct uow *uow, int n)
+{
+	int room = daily_room(uow, n);
+	if (room != 0)
+		return room > 0 ? 0 : -1;
 	return invites_failed(uow,
 	                      "To protect users, Zulip limits the number of invitations you can send in one day. "
 	                      "Because you have reached the limit, no invitations were sent.",
@@ -183,13 +190,20 @@ static struct db_stmt st_insert = DB_STMT(
     " ARRAY(SELECT DISTINCT unnest($6::bigint[]) ORDER BY 1), $7, $8, $9, $10,"
     " CASE WHEN $11::bigint IS NULL THEN NULL ELSE now() + make_interval(mins => $11::int) END) RETURNING id");
 
-int64_t invite_create(struct uow *uow, const struct invite_spec *spec, const char *email, const char **key)
+/* A new accept link key: INVITE_KEY_LEN random characters of [a-z0-9] (an arena string). */
+static char *new_key(struct uow *uow)
 {
 	char *k = arena_alloc(&uow->arena, INVITE_KEY_LEN + 1);
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	for (int i = 0; i < INVITE_KEY_LEN; i++)
 		k[i] = alphabet[crypto_random_below(sizeof(alphabet) - 1)];
 	k[INVITE_KEY_LEN] = '\0';
+	return k;
+}
+
+int64_t invite_create(struct uow *uow, const struct invite_spec *spec, const char *email, const char **key)
+{
+	char *k = new_key(uow);
 	struct db_res *res = DB_EXEC(
 	    uow, &st_insert, db_arg_int(uow, uow->realm->id), db_arg_int(uow, uow->user->id), email,
 	    db_arg_int(uow, spec->invited_as), db_arg_ids(uow, spec->stream_ids, spec->nstreams),
@@ -267,6 +281,66 @@ int invite_send_mail(struct uow *uow, int64_t id)
 	return mail_enqueue(uow, &m) ? 0 : -1;
 }
 
+/* ---- address confirmations of reusable links ---------------------------------------------------------------- */
+
+static struct db_stmt st_confirm_count =
+    DB_STMT("SELECT count(*) FROM invitations WHERE realm_id = $1 AND lower(email) = lower($2)"
+            " AND via_multiuse_id IS NOT NULL AND invited_at > now() - interval '1 day'");
+/* least() skips a NULL: a link that never expires gives the confirmation its own day. */
+static struct db_stmt st_confirm_insert = DB_STMT(
+    "INSERT INTO invitations (realm_id, referrer_id, email, invited_as, stream_ids, group_ids,"
+    " include_realm_default_subscriptions, notify_referrer_on_join, welcome_message_custom_text, confirmation_key,"
+    " expires_at, via_multiuse_id)"
+    " SELECT realm_id, referrer_id, $3, invited_as, stream_ids, group_ids, include_realm_default_subscriptions,"
+    " notify_referrer_on_join, welcome_message_custom_text, $4, least(now() + make_interval(hours => $5), expires_at), id"
+    " FROM invitations WHERE id = $1 AND realm_id = $2 AND is_multiuse"
+    " RETURNING to_char(expires_at AT TIME ZONE 'UTC', 'FMMonth FMDD, YYYY, HH24:MI \"UTC\"')");
+
+/* The mail that carries a confirmation's link to the address it confirms. */
+static int confirmation_mail(struct uow *uow, const char *email, const char *link, const char *expiry)
+{
+	const char *org = uow->realm->name;
+	struct mail_draft m = {
+	    .realm_id = uow->realm->id,
+	    .from_name = "Zulip",
+	    .to = email,
+	    .subject = "Activate your Zulip account",
+	    .text = arena_printf(&uow->arena,
+	                         "Hi there,\n\nSomeone, probably you, asked to join the organization %s as %s with "
+	                         "its invitation link.\n\nOpen this link to confirm the address and choose your name "
+	                         "and password:\n    <%s>\n\nThe link works once and expires on %s. If you did not ask "
+	                         "to join, ignore this mail: no account is made without the link.\n",
+	                         org, email, link, expiry),
+	    .html = arena_printf(&uow->arena,
+	                         "<p>Hi there,</p>\n<p>Someone, probably you, asked to join the organization <b>%s</b> "
+	                         "as %s with its invitation link.</p>\n<p><a href=\"%s\">Confirm and complete "
+	                         "registration</a></p>\n<p>The link works once and expires on %s. If you did not ask "
+	                         "to join, ignore this mail: no account is made without the link.</p>\n",
+	                         html_escape(uow, org), html_escape(uow, email), html_escape(uow, link),
+	                         html_escape(uow, expiry)),
+	};
+	return mail_enqueue(uow, &m) ? 0 : -1;
+}
+
+int invite_confirm_address(struct uow *uow, int64_t link_id, const char *email)
+{
+	const char *realm_id = db_arg_int(uow, uow->realm->id);
+	struct db_res *count = DB_EXEC(uow, &st_confirm_count, realm_id, email);
+	if (count == NULL)
+		return -1;
+	if (db_int(count, 0, 0) >= INVITE_CONFIRM_MAX_PER_DAY)
+		return INVITE_CONFIRM_LIMIT;
+	int room = daily_room(uow, 1);
+	if (room <= 0)
+		return room < 0 ? -1 : INVITE_CONFIRM_LIMIT;
+	const char *key = new_key(uow);
+	struct db_res *res = DB_EXEC(uow, &st_confirm_insert, db_arg_int(uow, link_id), realm_id, email, key,
+	                             db_arg_int(uow, INVITE_CONFIRM_HOURS));
+	if (res == NULL || db_rows(res) != 1 || DB_EXEC(uow, &st_count_sent, realm_id) == NULL)
+		return res != NULL && db_rows(res) != 1 ? uow_error(uow, ERR_INTERNAL, NULL) : -1;
+	return confirmation_mail(uow, email, invite_link(uow, key), db_val(res, 0, 0));
+}
+
 /* ---- events, lookups, revocation ---------------------------------------------------------------------------- */
 
 /* The reference's realm.get_admin_users_and_bots(): active administrators and owners, bots included. */
@@ -285,7 +359,8 @@ int invites_notify(struct uow *uow, int64_t referrer_id)
 }
 
 static struct db_stmt st_by_id =
-    DB_STMT("SELECT id, referrer_id, is_multiuse, invited_as, status FROM invitations WHERE id = $1 AND realm_id = $2");
+    DB_STMT("SELECT id, referrer_id, is_multiuse, invited_as, status FROM invitations WHERE id = $1 AND realm_id = $2"
+            " AND via_multiuse_id IS NULL");
 
 struct invitation *invite_by_id(struct uow *uow, int64_t id)
 {
@@ -317,6 +392,7 @@ static struct db_stmt st_list =
     DB_STMT("SELECT id, referrer_id, is_multiuse, invited_as, email, notify_referrer_on_join, confirmation_key,"
             " floor(extract(epoch FROM invited_at))::bigint, floor(extract(epoch FROM expires_at))::bigint"
             " FROM invitations WHERE realm_id = $1 AND ($3 OR referrer_id = $2) AND status = 'pending'"
+            " AND via_multiuse_id IS NULL"
             " AND (expires_at IS NULL OR expires_at >= now()) ORDER BY is_multiuse, id");
 
 static json_object *invite_json(struct uow *uow, const struct db_res *res, int r)

@@ -76,6 +76,23 @@ int64_t invite_create(struct uow *uow, const struct invite_spec *spec, const cha
  */
 int invite_send_mail(struct uow *uow, int64_t id);
 
+/* A reusable link's confirmation of an address: hours it lasts (the reference's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS,
+ * 1), and how many may be mailed to one address of an organization in a day. */
+#define INVITE_CONFIRM_HOURS       24
+#define INVITE_CONFIRM_MAX_PER_DAY 5
+#define INVITE_CONFIRM_LIMIT       1
+
+/*
+ * A visitor of reusable link link_id asked to join as email (checked by the caller: valid, allowed, not taken).
+ * Makes the address's confirmation, an invitation of its own copied from the link (role, channels, groups, texts;
+ * used once; expiring after INVITE_CONFIRM_HOURS or with the link, whichever comes first; not listed by GET
+ * /invites), and mails its accept link to email, counted in the organization's daily invitation limit. Nothing is
+ * revoked and no account exists until the link is followed. Returns 0 when the mail is queued, INVITE_CONFIRM_LIMIT
+ * (nothing done) when email had INVITE_CONFIRM_MAX_PER_DAY confirmations in the last day or the organization
+ * reached its daily invitation limit, -1 with the error recorded.
+ */
+int invite_confirm_address(struct uow *uow, int64_t link_id, const char *email);
+
 /* The accept link of key in the uow's organization: <scheme>://<host>/join/<key>/ (an arena string). */
 const char *invite_link(struct uow *uow, const char *key);
 

@@ -2,11 +2,14 @@
 """Accepts an invitation in a real browser: Debian's headless chromium, driven through the DevTools protocol.
 
     join_browser.py LINK FULL_NAME PASSWORD SCREENSHOT_DIR
+    join_browser.py --email ADDRESS LINK SCREENSHOT_DIR
 
 Opens LINK (the /join/<key>/ page of an invitation mail), types the name and the password into the form, takes a
 screenshot of the filled form (SCREENSHOT_DIR/join-form.png), submits it, takes a screenshot of the page that
 follows (join-done.png) and prints one JSON object: {"form": {...}, "done": {...}} with what each page shows
 (status, title, heading, the invited address, the server URL and email of the last page, cookies set).
+With --email, LINK is a reusable link: the driver types ADDRESS into its form (join-email.png), submits it and
+prints {"form": {...}, "sent": {...}} (join-sent.png, the page naming where the confirmation link went).
 Used by the join:browser integration test (tests/integration/test_join.c). Python's standard library only: the
 protocol runs over --remote-debugging-pipe (NUL-terminated JSON messages on file descriptors 3 and 4), so no
 WebSocket client, npm package or browser download is needed. Exit status 1 with a message on stderr on failure.
@@ -14,6 +17,7 @@ WebSocket client, npm package or browser download is needed. Exit status 1 with 
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -50,7 +54,9 @@ class Browser:
 
     def _read_message(self, deadline):
         while b"\0" not in self.buf:
-            if time.time() > deadline:
+            # A page that never comes (a form the browser refuses to submit) must end in an error, not a hang.
+            ready, _, _ = select.select([self.from_browser], [], [], max(0.0, deadline - time.time()))
+            if not ready:
                 raise RuntimeError("timed out waiting for the browser")
             chunk = os.read(self.from_browser, 1 << 16)
             if not chunk:
@@ -113,6 +119,7 @@ PAGE_STATE = """(() => {
   const text = id => { const e = document.getElementById(id); return e ? e.textContent.trim() : null; };
   return {title: document.title, heading: document.querySelector("h1") ? document.querySelector("h1").textContent : null,
           invited_email: text("invited-email"), server_url: text("server-url"), login_email: text("login-email"),
+          sent_email: text("sent-email"), has_password: !!document.getElementById("password"),
           has_form: !!document.querySelector("form"), error: text("form-error"), url: location.href};
 })()"""
 
@@ -128,10 +135,35 @@ def document_status(browser):
     return params["response"]["status"]
 
 
+def fill_and_submit(browser, fields, shots, before, after):
+    """Types fields (id -> value) into the page's form, submits it with a real click; the two pages' states."""
+    for element_id, value in fields:
+        type_into(browser, element_id, value)
+    form = browser.evaluate(PAGE_STATE)
+    browser.screenshot(os.path.join(shots, before))
+    browser.events.clear()
+    # A real click on the button: the browser builds and posts the form, hidden CSRF field included.
+    browser.evaluate("document.querySelector('button[type=submit]').click()")
+    done_status = document_status(browser)
+    browser.wait_event("Page.loadEventFired")
+    done = browser.evaluate(PAGE_STATE)
+    done["status"] = done_status
+    done["cookies"] = [c["name"] for c in browser.send("Network.getCookies").get("cookies", [])]
+    browser.screenshot(os.path.join(shots, after))
+    return form, done
+
+
 def main():
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    if len(args) == 4 and args[0] == "--email":
+        address, link, shots = args[1:]
+        fields, names = [("email", address)], ("form", "sent", "join-email.png", "join-sent.png")
+    elif len(args) == 4:
+        link, full_name, password, shots = args
+        fields, names = [("full_name", full_name), ("password", password)], ("form", "done", "join-form.png",
+                                                                             "join-done.png")
+    else:
         sys.exit(__doc__)
-    link, full_name, password, shots = sys.argv[1:]
     os.makedirs(shots, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="confab-chromium-")
     browser = Browser(profile)
@@ -144,21 +176,9 @@ def main():
         browser.send("Page.navigate", {"url": link})
         form_status = document_status(browser)
         browser.wait_event("Page.loadEventFired")
-        type_into(browser, "full_name", full_name)
-        type_into(browser, "password", password)
-        form = browser.evaluate(PAGE_STATE)
+        form, done = fill_and_submit(browser, fields, shots, names[2], names[3])
         form["status"] = form_status
-        browser.screenshot(os.path.join(shots, "join-form.png"))
-        browser.events.clear()
-        # A real click on the button: the browser builds and posts the form, hidden CSRF field included.
-        browser.evaluate("document.querySelector('button[type=submit]').click()")
-        done_status = document_status(browser)
-        browser.wait_event("Page.loadEventFired")
-        done = browser.evaluate(PAGE_STATE)
-        done["status"] = done_status
-        done["cookies"] = [c["name"] for c in browser.send("Network.getCookies").get("cookies", [])]
-        browser.screenshot(os.path.join(shots, "join-done.png"))
-        print(json.dumps({"form": form, "done": done}))
+        print(json.dumps({names[0]: form, names[1]: done}))
     finally:
         browser.close()
         shutil.rmtree(profile, ignore_errors=True)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "itest.h"
 
@@ -229,6 +230,10 @@ static void test_form_errors(void)
 	EXPECT_PAGE(join_post(z.o->realm, key, form(token, "Ann > Lee", "Zebra-Lamp-42")), 200,
 	            "Invalid characters in name!");
 	EXPECT_PAGE(join_post(z.o->realm, key, form(token, repeat('n', 101), "Zebra-Lamp-42")), 200, "Name too long!");
+	static const char *const invisible[] = {"\xe2\x80\xae", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xc2\x85", "\xe2\x80\xa8"};
+	for (size_t i = 0; i < sizeof(invisible) / sizeof(invisible[0]); i++)
+		EXPECT_PAGE(join_post(z.o->realm, key, form(token, fmt("Ann%sLee", invisible[i]), "Zebra-Lamp-42")), 200,
+		            "Invalid characters in name!");
 	CHECK(users_with(email) == 0, "no account was created");
 }
 
@@ -418,39 +423,97 @@ static void test_link_states(void)
 
 /* ---- reusable links ------------------------------------------------------------------------------------------ */
 
-/* A reusable link asks for the address, checks it (validity, allowed domains, existing accounts), and serves any
- * number of people; it stays pending. */
-static void test_reusable(void)
+/* A reusable link of z's owner (extra: more form fields); returns its key. */
+static char *multiuse_key(const struct org *z, const char *extra)
 {
-	struct org z = new_org();
-	struct resp *r = api_post(z.o, "/invites/multiuse",
-	                          fmt("stream_ids=%s&group_ids=%s", url_encode(fmt("[%lld]", (long long)z.channel)),
-	                              url_encode(fmt("[%lld]", (long long)z.group))));
+	struct resp *r = api_post(z->o, "/invites/multiuse", extra ? extra : "");
 	EXPECT_SUCCESS(r);
 	const char *link = jstr(r->json, "invite_link");
 	REQUIRE(link && strstr(link, "/join/"), "link %s", r->body);
-	char *key = keep(strndup(strstr(link, "/join/") + 6, 24));
+	return keep(strndup(strstr(link, "/join/") + 6, 24));
+}
+
+/* The address form of a reusable link, posted with the link's token. */
+static struct resp *ask(const struct org *z, const char *key, const char *email)
+{
+	return join_post(z->o->realm, key, fmt("csrf_token=%s&email=%s", expected_token(key), url_encode(email)));
+}
+
+/* The key of the newest confirmation mail to email ("Activate your Zulip account"), waiting for the mailer. */
+static char *confirmation_key(const char *email)
+{
+	for (int i = 0; i < 200; i++) {
+		char *mail = wait_for_mail(email, 20);
+		REQUIRE(mail != NULL, "no mail for %s", email);
+		const char *subject = mail_header(mail, "Subject");
+		if (subject == NULL || strcmp(subject, "Activate your Zulip account") != 0) {
+			nanosleep(&(struct timespec){0, 100000000L}, NULL); /* the invitation mail came first */
+			continue;
+		}
+		char *text = mail_part(mail, "text/plain");
+		const char *link = text ? strstr(text, "/join/") : NULL;
+		REQUIRE(link != NULL, "no link in %s", mail);
+		CHECK(strstr(text, email) != NULL, "the mail names the address: %s", text);
+		return keep(strndup(link + 6, 24));
+	}
+	REQUIRE(false, "no confirmation mail for %s", email);
+	return NULL;
+}
+
+static int64_t pending_invites_for(const struct user *asker, const char *email, int64_t *invited_as)
+{
+	struct resp *r = api_get(asker, "/invites");
+	EXPECT_SUCCESS(r);
+	json_object *list = jget(r->json, "invites");
+	int64_t n = 0;
+	for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *inv = json_object_array_get_idx(list, i);
+		if (jstr(inv, "email") && strcmp(jstr(inv, "email"), email) == 0) {
+			n++;
+			*invited_as = jint(inv, "invited_as");
+		}
+	}
+	return n;
+}
+
+/* A reusable link asks for the address alone, checks it (validity, look-alikes, allowed domains, existing accounts),
+ * and makes no account: it mails the address a one-time link of its own, which leads to the usual form. */
+static void test_reusable(void)
+{
+	struct org z = new_org();
+	char *key = multiuse_key(&z, fmt("stream_ids=%s&group_ids=%s", url_encode(fmt("[%lld]", (long long)z.channel)),
+	                                 url_encode(fmt("[%lld]", (long long)z.group))));
 	struct resp *page = join_get(z.o->realm, fmt("/join/%s/", key));
 	EXPECT_PAGE(page, 200, "<input id=\"email\" name=\"email\" type=\"email\"");
 	CHECK(strstr(page->body, "invited-email") == NULL, "no invited address on a reusable link");
-	char *token = page_token(page);
-	CHECK(strcmp(token, expected_token(key)) == 0, "the token of the link");
-	char *a = unique_email("reuse"), *b = unique_email("reuse");
-	EXPECT_PAGE(join_post(z.o->realm, key, form(token, "No Address", "Zebra-Lamp-42")), 200,
+	CHECK(strstr(page->body, "id=\"password\"") == NULL && strstr(page->body, "id=\"full_name\"") == NULL,
+	      "no name or password before the address is confirmed");
+	CHECK(strcmp(page_token(page), expected_token(key)) == 0, "the token of the link");
+	EXPECT_PAGE(join_post(z.o->realm, key, form(expected_token(key), "No Address", "Zebra-Lamp-42")), 200,
 	            "Enter a valid email address.");
-	EXPECT_PAGE(
-	    join_post(z.o->realm, key, fmt("%s&email=not-an-address", form(token, "No Address", "Zebra-Lamp-42"))), 200,
-	    "Enter a valid email address.");
-	struct resp *first =
-	    join_post(z.o->realm, key,
-	              fmt("%s&email=%s", form(token, "First One", "First-Pass-111"), url_encode(fmt(" %s ", a))));
-	EXPECT_PAGE(first, 200, fmt("<dd id=\"login-email\">%s</dd>", a));
-	EXPECT_PAGE(
-	    join_post(z.o->realm, key, fmt("%s&email=%s", form(token, "Second One", "Second-Pass-222"), url_encode(b))),
-	    200, "Your account is ready");
-	EXPECT_PAGE(
-	    join_post(z.o->realm, key, fmt("%s&email=%s", form(token, "Third One", "Third-Pass-333"), url_encode(a))),
-	    200, fmt("Email &#39;%s&#39; already in use", a));
+	EXPECT_PAGE(ask(&z, key, "not-an-address"), 200, "Enter a valid email address.");
+	char *a = unique_email("reuse"), *b = unique_email("reuse");
+	/* The old form's fields change nothing: no account until the mail's link is followed. */
+	struct resp *sent = join_post(z.o->realm, key,
+	                              fmt("%s&email=%s", form(expected_token(key), "First One", "First-Pass-111"),
+	                                  url_encode(fmt(" %s ", a))));
+	EXPECT_PAGE(sent, 200, fmt("<strong id=\"sent-email\">%s</strong>", a));
+	EXPECT_PAGE(sent, 200, "<h1>Check your email</h1>");
+	CHECK(users_with(a) == 0, "no account before the address is confirmed");
+	char *ka = confirmation_key(a);
+	CHECK(strcmp(ka, key) != 0, "a key of its own");
+	struct resp *formp = join_get(z.o->realm, fmt("/join/%s/", ka));
+	EXPECT_PAGE(formp, 200, fmt("<strong id=\"invited-email\">%s</strong>", a));
+	CHECK(strstr(formp->body, "id=\"email\"") == NULL, "the address is the confirmed one");
+	EXPECT_PAGE(join_post(z.o->realm, ka, form(page_token(formp), "First One", "First-Pass-111")), 200,
+	            fmt("<dd id=\"login-email\">%s</dd>", a));
+	EXPECT_PAGE(join_post(z.o->realm, ka, form(expected_token(ka), "Again One", "First-Pass-111")), 404,
+	            "This invitation has already been used");
+	EXPECT_PAGE(ask(&z, key, b), 200, "Check your email");
+	char *kb = confirmation_key(b);
+	EXPECT_PAGE(join_post(z.o->realm, kb, form(expected_token(kb), "Second One", "Second-Pass-222")), 200,
+	            "Your account is ready");
+	EXPECT_PAGE(ask(&z, key, a), 200, fmt("Email &#39;%s&#39; already in use", a));
 	CHECK(strcmp(psql_ok("SELECT status FROM invitations WHERE confirmation_key = '%s'", key), "pending") == 0,
 	      "the link stays pending");
 	struct user *ua = login(z.o->realm, a, "First-Pass-111"), *ub = login(z.o->realm, b, "Second-Pass-222");
@@ -458,24 +521,74 @@ static void test_reusable(void)
 	          strcmp(subscribed(ub), fmt("%lld", (long long)z.channel)) == 0,
 	      "both in the channel");
 	CHECK(in_group(z.o, z.group, ua->id) && in_group(z.o, z.group, ub->id), "both in the group");
-	struct resp *me = api_get(ub, "/users/me");
-	EXPECT_INT(me->json, "role", 400);
-	/* Allowed domains. */
+	EXPECT_INT(api_get(ub, "/users/me")->json, "role", 400);
+	struct resp *list = api_get(z.o, "/invites");
+	CHECK(json_object_array_length(jget(list->json, "invites")) == 1, "only the link is listed: %s", list->body);
+}
+
+/* Allowed domains and look-alike addresses on a reusable link's form. */
+static void test_reusable_addresses(void)
+{
+	struct org z = new_org();
+	char *key = multiuse_key(&z, NULL);
+	EXPECT_PAGE(ask(&z, key, "zw\xe2\x80\x8bsp@example.com"), 200, "Enter a valid email address.");
+	EXPECT_PAGE(ask(&z, key, "zwsp@exa\xe2\x80\x8bmple.com"), 200, "Enter a valid email address.");
+	EXPECT_PAGE(ask(&z, key, "cyrillic@ex\xd0\xb0mple.com"), 200, "Enter a valid email address.");
 	EXPECT_SUCCESS(api_post(z.o, "/realm/domains", "domain=allowed.example&allow_subdomains=false"));
 	psql_ok("UPDATE realms SET emails_restricted_to_domains = true WHERE id = %lld", (long long)z.o->realm_id);
-	EXPECT_PAGE(
-	    join_post(z.o->realm, key, fmt("%s&email=x%%40other.example", form(token, "Out Side", "Zebra-Lamp-42"))),
-	    200,
-	    "Your email address, x@other.example, is not in one of the domains that are allowed to register for "
-	    "accounts in this organization.");
-	EXPECT_PAGE(join_post(z.o->realm, key,
-	                      fmt("%s&email=x%%2By%%40allowed.example", form(token, "Plus Sign", "Zebra-Lamp-42"))),
-	            200, "Email addresses containing + are not allowed.");
+	EXPECT_PAGE(ask(&z, key, "x@other.example"), 200,
+	            "Your email address, x@other.example, is not in one of the domains that are allowed to register for "
+	            "accounts in this organization.");
+	EXPECT_PAGE(ask(&z, key, "x+y@allowed.example"), 200, "Email addresses containing + are not allowed.");
 	char *in = fmt("%s@allowed.example", strtok(unique_email("in"), "@"));
-	EXPECT_PAGE(
-	    join_post(z.o->realm, key, fmt("%s&email=%s", form(token, "In Side", "Zebra-Lamp-42"), url_encode(in))),
-	    200, "Your account is ready");
+	EXPECT_PAGE(ask(&z, key, in), 200, "Check your email");
+	char *k = confirmation_key(in);
+	EXPECT_PAGE(join_post(z.o->realm, k, form(expected_token(k), "In Side", "Zebra-Lamp-42")), 200,
+	            "Your account is ready");
 	CHECK(users_with(in) == 1 && users_with("x@other.example") == 0, "only the allowed address joined");
+	CHECK(atoll(psql_ok("SELECT count(*) FROM invitations WHERE realm_id = %lld", (long long)z.o->realm_id)) == 2,
+	      "only the allowed address was sent a link");
+}
+
+/* Typing an address with a pending invitation as an administrator changes nothing of it: no account, the
+ * invitation still listed as it was; only the address's owner, by the mail's link, decides. */
+static void test_reusable_keeps_invitation(void)
+{
+	struct org z = new_org();
+	char *key = multiuse_key(&z, NULL);
+	char *victim = unique_email("admin-to-be");
+	invite_key(z.o, victim, "invite_as=200");
+	/* All the fields the old one-step form took: they make no account now. */
+	EXPECT_PAGE(join_post(z.o->realm, key,
+	                      fmt("%s&email=%s", form(expected_token(key), "Squatter", "Zebra-Lamp-42"), url_encode(victim))),
+	            200, "Check your email");
+	CHECK(users_with(victim) == 0, "no account for the address");
+	int64_t role = 0;
+	CHECK(pending_invites_for(z.o, victim, &role) == 1 && role == 200, "the administrator invitation is pending");
+	CHECK(strlen(confirmation_key(victim)) == 24, "the address was mailed its link");
+	CHECK(pending_invites_for(z.o, victim, &role) == 1 && role == 200, "still pending after the mail");
+}
+
+/* A confirmation follows its link: revoked with it. At most 5 confirmations to an address a day. */
+static void test_reusable_confirmation_states(void)
+{
+	struct org z = new_org();
+	char *key = multiuse_key(&z, NULL);
+	char *a = unique_email("limit");
+	for (int i = 0; i < 5; i++)
+		EXPECT_PAGE(ask(&z, key, a), 200, "Check your email");
+	EXPECT_PAGE(ask(&z, key, a), 200, "No more confirmation emails can be sent to this address today.");
+	CHECK(atoll(psql_ok("SELECT count(*) FROM invitations WHERE lower(email) = '%s'", a)) == 5, "five links");
+	char *k = confirmation_key(a);
+	int64_t id = atoll(psql_ok("SELECT id FROM invitations WHERE confirmation_key = '%s'", key));
+	EXPECT_SUCCESS(api_method("DELETE", z.o, fmt("/invites/multiuse/%lld", (long long)id)));
+	EXPECT_PAGE(join_get(z.o->realm, fmt("/join/%s/", k)), 404, "This invitation has been revoked");
+	EXPECT_PAGE(join_post(z.o->realm, k, form(expected_token(k), "Too Late", "Zebra-Lamp-42")), 404,
+	            "This invitation has been revoked");
+	CHECK(users_with(a) == 0, "no account");
+	int64_t cid = atoll(psql_ok("SELECT id FROM invitations WHERE confirmation_key = '%s'", k));
+	EXPECT_ERROR(api_method("DELETE", z.o, fmt("/invites/%lld", (long long)cid)), 400, "BAD_REQUEST",
+	             "No such invitation");
 }
 
 /* ---- end to end, in a browser -------------------------------------------------------------------------------- */
@@ -492,12 +605,13 @@ static const char *screenshot_dir(void)
 	return fmt("%s/../screenshots", run);
 }
 
-/* Runs the browser driver; its JSON output, or a fatal failure. */
-static json_object *run_browser(const char *link, const char *name, const char *password, const char *dir)
+/* Runs the browser driver with arguments args (each in single quotes, none containing one); its JSON output, or a
+ * fatal failure. */
+static json_object *run_driver(const char *args)
 {
 	const char *driver = getenv("CONFAB_BROWSER_DRIVER");
 	REQUIRE(driver != NULL, "CONFAB_BROWSER_DRIVER is not set (scripts/test and scripts/itest set it)");
-	char *cmd = fmt("/usr/bin/python3 '%s' '%s' '%s' '%s' '%s'", driver, link, name, password, dir);
+	char *cmd = fmt("/usr/bin/python3 '%s' %s", driver, args);
 	FILE *f = popen(cmd, "r");
 	REQUIRE(f != NULL, "popen %s", cmd);
 	char buf[8192];
@@ -508,6 +622,11 @@ static json_object *run_browser(const char *link, const char *name, const char *
 	json_object *out = json_tokener_parse(buf);
 	REQUIRE(out != NULL, "driver output: %s", buf);
 	return out;
+}
+
+static json_object *run_browser(const char *link, const char *name, const char *password, const char *dir)
+{
+	return run_driver(fmt("'%s' '%s' '%s' '%s'", link, name, password, dir));
 }
 
 static bool is_png(const char *path)
@@ -568,6 +687,45 @@ static void test_browser(void)
 	json_object_put(out);
 }
 
+/* A reusable link in headless chromium: the address typed and submitted there, the confirmation mail from the
+ * sink, its link opened in the browser, name and password submitted; then the new member logs in. */
+static void test_browser_reusable(void)
+{
+	const struct user *o = &itest_owner;
+	struct resp *r = api_post(o, "/invites/multiuse", "");
+	EXPECT_SUCCESS(r);
+	const char *link = jstr(r->json, "invite_link");
+	char *email = unique_email("browser-reuse");
+	const char *dir = screenshot_dir();
+	json_object *out = run_driver(fmt("--email '%s' '%s' '%s'", email, link, dir));
+	json_object *formp = jget(out, "form"), *sent = jget(out, "sent");
+	EXPECT_INT(formp, "status", 200);
+	EXPECT_BOOL(formp, "has_password", false);
+	EXPECT_INT(sent, "status", 200);
+	EXPECT_STR(sent, "heading", "Check your email");
+	EXPECT_STR(sent, "sent_email", email);
+	CHECK(json_object_array_length(jget(sent, "cookies")) == 0, "no cookie: %s", jtext(sent));
+	CHECK(users_with(email) == 0, "no account yet");
+	json_object_put(out);
+	char *mail = wait_for_mail(email, 20);
+	REQUIRE(mail != NULL, "no confirmation mail for %s", email);
+	const char *subject = mail_header(mail, "Subject");
+	CHECK(subject && strcmp(subject, "Activate your Zulip account") == 0, "subject %s", subject);
+	char *text = mail_part(mail, "text/plain");
+	const char *start = text ? strstr(text, "<http") : NULL;
+	REQUIRE(start != NULL, "no link in %s", mail);
+	char *confirm = keep(strndup(start + 1, strcspn(start + 1, ">")));
+	out = run_browser(confirm, "Reusable Person", "Headless-Chromium-2027", dir);
+	EXPECT_STR(jget(out, "form"), "invited_email", email);
+	EXPECT_STR(jget(out, "done"), "login_email", email);
+	CHECK(is_png(fmt("%s/join-email.png", dir)) && is_png(fmt("%s/join-sent.png", dir)), "screenshots in %s", dir);
+	json_object_put(out);
+	struct user *u = login("", email, "Headless-Chromium-2027");
+	struct resp *me = api_get(u, "/users/me");
+	EXPECT_STR(me->json, "full_name", "Reusable Person");
+	EXPECT_INT(me->json, "role", 400);
+}
+
 void register_join_tests(void)
 {
 	static const struct itest_case cases[] = {
@@ -578,7 +736,11 @@ void register_join_tests(void)
 	    {"defaults_and_custom_text", test_defaults_and_custom_text},
 	    {"link_states", test_link_states},
 	    {"reusable", test_reusable},
+	    {"reusable_addresses", test_reusable_addresses},
+	    {"reusable_keeps_invitation", test_reusable_keeps_invitation},
+	    {"reusable_confirmation_states", test_reusable_confirmation_states},
 	    {"browser", test_browser},
+	    {"browser_reusable", test_browser_reusable},
 	    {NULL, NULL},
 	};
 	itest_add_suite("join", cases);
