@@ -172,7 +172,8 @@ static int create_user(struct uow *uow, const struct realm *realm, const struct 
 		return fail(uow, "an e-mail address and a name are required");
 	if (!user_email_is_valid(o->email))
 		return fail(uow, "invalid e-mail address");
-	if (user_check_full_name(uow, name) < 0)
+	name = arena_strip(&uow->arena, name); /* as the API strips a full name */
+	if (user_check_full_name(uow, name) < 0 || (o->bot && user_check_bot_name_available(uow, realm->id, name) < 0))
 		return fail(uow, "invalid name");
 	struct user_new spec = {.email = o->email,
 	                        .full_name = name,

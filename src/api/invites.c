@@ -20,7 +20,12 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-/* Guests are refused by R_NO_GUEST; the reference's check_role_based_permissions. */
+/*
+ * Guests are refused by R_NO_GUEST; the reference's check_role_based_permissions. Its two answers differ on
+ * purpose: an owner invitation by a non-owner raises OrganizationOwnerRequiredError (UNAUTHORIZED_PRINCIPAL), a
+ * role that needs an administrator a plain JsonableError (BAD_REQUEST), not OrganizationAdministratorRequiredError
+ * (zerver/views/invite.py; test invites:checks_in_order holds both).
+ */
 static int check_role_permissions(struct request *req, int invited_as, bool require_admin)
 {
 	if (invited_as == ROLE_OWNER && !user_is_owner(req->user))

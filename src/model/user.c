@@ -243,6 +243,17 @@ int user_check_full_name(struct uow *uow, const char *name)
 	return problem == NULL ? 0 : uow_error(uow, ERR_BAD_REQUEST, "%s", problem);
 }
 
+static struct db_stmt st_name_in_use =
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND full_name = $2 AND is_active)");
+
+int user_check_bot_name_available(struct uow *uow, int64_t realm_id, const char *name)
+{
+	struct db_res *res = DB_EXEC(uow, &st_name_in_use, db_arg_int(uow, realm_id), name);
+	if (res == NULL)
+		return -1;
+	return db_bool(res, 0, 0) ? uow_error(uow, ERR_BAD_REQUEST, "Name is already in use.") : 0;
+}
+
 bool user_password_is_strong(const char *password)
 {
 	static const char *const common[] = {

@@ -128,6 +128,9 @@ struct user_new {
  * U+2028 ...): "Invalid characters in name!".
  */
 int user_check_full_name(struct uow *uow, const char *name);
+/* The reference's check_bot_name_available for a new bot named name (stripped): 0, or -1 with "Name is already in
+ * use." recorded when an active user or bot of realm_id has that name. */
+int user_check_bot_name_available(struct uow *uow, int64_t realm_id, const char *name);
 /* The same check without recording: the reference's message, or NULL for a good name. */
 const char *user_full_name_problem(const char *name);
 /*

@@ -1035,7 +1035,7 @@ struct user *new_user_in(const char *realm, const char *role, const char *const 
 	for (const char *const *f = flags; f && *f; f++)
 		bot = bot || strcmp(*f, "--bot") == 0;
 	const char *email = unique_email(bot ? "bot" : role);
-	const char *name = bot ? fmt("Itest Bot %d", counter) : fmt("Itest %s %d", role, counter);
+	const char *name = bot ? fmt("Itest Bot %s-%d", run_id, counter) : fmt("Itest %s %d", role, counter);
 	char *password = bot ? NULL : random_password();
 	const char *argv[24] = {"create-user", "--realm", realm, "--email", email, "--name", name, "--role", role};
 	size_t n = 9;

@@ -92,6 +92,25 @@ static void test_names_refused_by_confabctl(void)
 	}
 }
 
+/* confabctl create-user --bot: a name is stripped, and an active user's name is the reference's "Name is already in
+ * use." (check_bot_name_available). */
+static void test_bot_name_in_use(void)
+{
+	struct user *m = new_user("member");
+	const char *name = jstr(api_get(m, "/users/me")->json, "full_name");
+	char *email = unique_email("dupbot");
+	CHECK(ctl((const char *const[]){"create-user", "--realm", "", "--email", email, "--name", fmt(" %s ", name),
+	                                "--bot", NULL}) == NULL,
+	      "a bot named as %s", name);
+	CHECK(users_with(email) == 0, "no bot %s", email);
+	json_object *j = ctl((const char *const[]){"create-user", "--realm", "", "--email", email, "--name",
+	                                           fmt(" %s Bot ", name), "--bot", NULL});
+	REQUIRE(j != NULL, "a bot of another name");
+	CHECK(strcmp(psql_ok("SELECT full_name FROM users WHERE id = %lld", (long long)jint(j, "user_id")),
+	             fmt("%s Bot", name)) == 0,
+	      "the name is stripped");
+}
+
 static void test_addresses_refused(void)
 {
 	struct user *o = new_user_in("", "owner", (const char *const[]){"--can-create-users", NULL});
@@ -126,6 +145,7 @@ void register_lookalikes_tests(void)
 	    {"names_refused_by_api", test_names_refused_by_api},
 	    {"names_with_joiners", test_names_with_joiners},
 	    {"names_refused_by_confabctl", test_names_refused_by_confabctl},
+	    {"bot_name_in_use", test_bot_name_in_use},
 	    {"addresses_refused", test_addresses_refused},
 	    {NULL, NULL},
 	};
