@@ -26,8 +26,8 @@ bool join_key_is_wellformed(const char *key)
 	"SELECT i.id, i.referrer_id, i.email, i.invited_as, i.include_realm_default_subscriptions,"                    \
 	"       i.notify_referrer_on_join, i.welcome_message_custom_text,"                                             \
 	"       CASE WHEN i.status <> 'pending' THEN i.status WHEN i.expires_at <= now() THEN 'expired'"               \
-	"            WHEN p.status = 'revoked' THEN 'revoked'"                                                        \
-	"            WHEN p.status = 'expired' OR p.expires_at <= now() THEN 'expired' ELSE 'pending' END,"           \
+	"            WHEN p.status = 'revoked' THEN 'revoked'"                                                         \
+	"            WHEN p.status = 'expired' OR p.expires_at <= now() THEN 'expired' ELSE 'pending' END,"            \
 	"       (SELECT secret FROM server_secret)"                                                                    \
 	"  FROM invitations i LEFT JOIN invitations p ON p.id = i.via_multiuse_id"                                     \
 	" WHERE i.confirmation_key = $1 AND i.realm_id = $2"

@@ -292,7 +292,8 @@ static struct db_stmt st_confirm_insert = DB_STMT(
     " include_realm_default_subscriptions, notify_referrer_on_join, welcome_message_custom_text, confirmation_key,"
     " expires_at, via_multiuse_id)"
     " SELECT realm_id, referrer_id, $3, invited_as, stream_ids, group_ids, include_realm_default_subscriptions,"
-    " notify_referrer_on_join, welcome_message_custom_text, $4, least(now() + make_interval(hours => $5), expires_at), id"
+    " notify_referrer_on_join, welcome_message_custom_text, $4, least(now() + make_interval(hours => $5), expires_at), "
+    "id"
     " FROM invitations WHERE id = $1 AND realm_id = $2 AND is_multiuse"
     " RETURNING to_char(expires_at AT TIME ZONE 'UTC', 'FMMonth FMDD, YYYY, HH24:MI \"UTC\"')");
 

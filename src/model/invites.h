@@ -76,8 +76,10 @@ int64_t invite_create(struct uow *uow, const struct invite_spec *spec, const cha
  */
 int invite_send_mail(struct uow *uow, int64_t id);
 
-/* A reusable link's confirmation of an address: hours it lasts (the reference's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS,
- * 1), and how many may be mailed to one address of an organization in a day. */
+/*
+ * A reusable link's confirmation of an address: the hours it lasts (the reference's
+ * CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS, 1), and how many may be mailed to one address of an organization a day.
+ */
 #define INVITE_CONFIRM_HOURS       24
 #define INVITE_CONFIRM_MAX_PER_DAY 5
 #define INVITE_CONFIRM_LIMIT       1

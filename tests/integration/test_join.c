@@ -230,10 +230,11 @@ static void test_form_errors(void)
 	EXPECT_PAGE(join_post(z.o->realm, key, form(token, "Ann > Lee", "Zebra-Lamp-42")), 200,
 	            "Invalid characters in name!");
 	EXPECT_PAGE(join_post(z.o->realm, key, form(token, repeat('n', 101), "Zebra-Lamp-42")), 200, "Name too long!");
-	static const char *const invisible[] = {"\xe2\x80\xae", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xc2\x85", "\xe2\x80\xa8"};
+	static const char *const invisible[] = {"\xe2\x80\xae", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xc2\x85",
+	                                        "\xe2\x80\xa8"};
 	for (size_t i = 0; i < sizeof(invisible) / sizeof(invisible[0]); i++)
-		EXPECT_PAGE(join_post(z.o->realm, key, form(token, fmt("Ann%sLee", invisible[i]), "Zebra-Lamp-42")), 200,
-		            "Invalid characters in name!");
+		EXPECT_PAGE(join_post(z.o->realm, key, form(token, fmt("Ann%sLee", invisible[i]), "Zebra-Lamp-42")),
+		            200, "Invalid characters in name!");
 	CHECK(users_with(email) == 0, "no account was created");
 }
 
@@ -494,9 +495,9 @@ static void test_reusable(void)
 	EXPECT_PAGE(ask(&z, key, "not-an-address"), 200, "Enter a valid email address.");
 	char *a = unique_email("reuse"), *b = unique_email("reuse");
 	/* The old form's fields change nothing: no account until the mail's link is followed. */
-	struct resp *sent = join_post(z.o->realm, key,
-	                              fmt("%s&email=%s", form(expected_token(key), "First One", "First-Pass-111"),
-	                                  url_encode(fmt(" %s ", a))));
+	struct resp *sent = join_post(
+	    z.o->realm, key,
+	    fmt("%s&email=%s", form(expected_token(key), "First One", "First-Pass-111"), url_encode(fmt(" %s ", a))));
 	EXPECT_PAGE(sent, 200, fmt("<strong id=\"sent-email\">%s</strong>", a));
 	EXPECT_PAGE(sent, 200, "<h1>Check your email</h1>");
 	CHECK(users_with(a) == 0, "no account before the address is confirmed");
@@ -536,9 +537,10 @@ static void test_reusable_addresses(void)
 	EXPECT_PAGE(ask(&z, key, "cyrillic@ex\xd0\xb0mple.com"), 200, "Enter a valid email address.");
 	EXPECT_SUCCESS(api_post(z.o, "/realm/domains", "domain=allowed.example&allow_subdomains=false"));
 	psql_ok("UPDATE realms SET emails_restricted_to_domains = true WHERE id = %lld", (long long)z.o->realm_id);
-	EXPECT_PAGE(ask(&z, key, "x@other.example"), 200,
-	            "Your email address, x@other.example, is not in one of the domains that are allowed to register for "
-	            "accounts in this organization.");
+	EXPECT_PAGE(
+	    ask(&z, key, "x@other.example"), 200,
+	    "Your email address, x@other.example, is not in one of the domains that are allowed to register for "
+	    "accounts in this organization.");
 	EXPECT_PAGE(ask(&z, key, "x+y@allowed.example"), 200, "Email addresses containing + are not allowed.");
 	char *in = fmt("%s@allowed.example", strtok(unique_email("in"), "@"));
 	EXPECT_PAGE(ask(&z, key, in), 200, "Check your email");
@@ -559,9 +561,10 @@ static void test_reusable_keeps_invitation(void)
 	char *victim = unique_email("admin-to-be");
 	invite_key(z.o, victim, "invite_as=200");
 	/* All the fields the old one-step form took: they make no account now. */
-	EXPECT_PAGE(join_post(z.o->realm, key,
-	                      fmt("%s&email=%s", form(expected_token(key), "Squatter", "Zebra-Lamp-42"), url_encode(victim))),
-	            200, "Check your email");
+	EXPECT_PAGE(
+	    join_post(z.o->realm, key,
+	              fmt("%s&email=%s", form(expected_token(key), "Squatter", "Zebra-Lamp-42"), url_encode(victim))),
+	    200, "Check your email");
 	CHECK(users_with(victim) == 0, "no account for the address");
 	int64_t role = 0;
 	CHECK(pending_invites_for(z.o, victim, &role) == 1 && role == 200, "the administrator invitation is pending");

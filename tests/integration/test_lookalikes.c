@@ -80,15 +80,16 @@ static void test_names_refused_by_confabctl(void)
 {
 	for (int i = 0; bad_chars[i]; i++) {
 		char *email = unique_email("ctlname");
-		json_object *j = ctl((const char *const[]){"create-user", "--realm", "", "--email", email, "--name",
-		                                           bad_name(i), NULL});
+		json_object *j = ctl(
+		    (const char *const[]){"create-user", "--realm", "", "--email", email, "--name", bad_name(i), NULL});
 		CHECK(j == NULL, "confabctl create-user accepted the name with character %d", i);
 		CHECK(users_with(email) == 0, "no user %s", email);
 		const char *sub = fmt("lookalike%d%ld", i, (long)getpid());
-		j = ctl((const char *const[]){"create-realm", "--subdomain", sub, "--name", "Org", "--owner-email", email,
-		                              "--owner-name", bad_name(i), NULL});
+		j = ctl((const char *const[]){"create-realm", "--subdomain", sub, "--name", "Org", "--owner-email",
+		                              email, "--owner-name", bad_name(i), NULL});
 		CHECK(j == NULL, "confabctl create-realm accepted the owner name with character %d", i);
-		CHECK(atoll(psql_ok("SELECT count(*) FROM realms WHERE subdomain = '%s'", sub)) == 0, "no realm %s", sub);
+		CHECK(atoll(psql_ok("SELECT count(*) FROM realms WHERE subdomain = '%s'", sub)) == 0, "no realm %s",
+		      sub);
 	}
 }
 
@@ -120,17 +121,18 @@ static void test_addresses_refused(void)
 		const char *local = strtok(unique_email("lookalike"), "@");
 		const char *a = fmt("%s%s%s", bad_addresses[i][0], local, bad_addresses[i][1]), *enc = url_encode(a);
 		struct resp *r = api_post(o, "/invites", fmt("invitee_emails=%s&stream_ids=%%5B%%5D", enc));
-		EXPECT_ERROR(r, 400, "INVITATION_FAILED", "Some emails did not validate, so we didn't send any invitations.");
+		EXPECT_ERROR(r, 400, "INVITATION_FAILED",
+		             "Some emails did not validate, so we didn't send any invitations.");
 		json_object *errs = jget(r->json, "errors");
 		json_object *e = json_object_is_type(errs, json_type_array) ? json_object_array_get_idx(errs, 0) : NULL;
 		CHECK(e && strcmp(json_object_get_string(json_object_array_get_idx(e, 1)), "Invalid address.") == 0,
 		      "reason: %s", r->body);
-		EXPECT_ERROR(api_post(o, "/users", fmt("email=%s&password=Zebra-Lamp-42&full_name=Look+Alike", enc)), 400,
-		             "BAD_REQUEST", "Bad name or username");
-		EXPECT_ERROR(patch(o, fmt("/users/%lld", (long long)m->id), fmt("new_email=%s", enc)), 400, "BAD_REQUEST",
-		             "Invalid new email address.");
-		CHECK(ctl((const char *const[]){"create-user", "--realm", "", "--email", a, "--name", "Look Alike", NULL}) ==
-		          NULL,
+		EXPECT_ERROR(api_post(o, "/users", fmt("email=%s&password=Zebra-Lamp-42&full_name=Look+Alike", enc)),
+		             400, "BAD_REQUEST", "Bad name or username");
+		EXPECT_ERROR(patch(o, fmt("/users/%lld", (long long)m->id), fmt("new_email=%s", enc)), 400,
+		             "BAD_REQUEST", "Invalid new email address.");
+		CHECK(ctl((const char *const[]){"create-user", "--realm", "", "--email", a, "--name", "Look Alike",
+		                                NULL}) == NULL,
 		      "confabctl create-user accepted %s", a);
 		CHECK(users_with(a) == 0, "no user has %s", a);
 	}
