@@ -292,8 +292,8 @@ static struct db_stmt st_confirm_insert = DB_STMT(
     " include_realm_default_subscriptions, notify_referrer_on_join, welcome_message_custom_text, confirmation_key,"
     " expires_at, via_multiuse_id)"
     " SELECT realm_id, referrer_id, $3, invited_as, stream_ids, group_ids, include_realm_default_subscriptions,"
-    " notify_referrer_on_join, welcome_message_custom_text, $4, least(now() + make_interval(hours => $5), expires_at), "
-    "id"
+    " notify_referrer_on_join, welcome_message_custom_text, $4,"
+    " least(now() + make_interval(hours => $5), expires_at), id"
     " FROM invitations WHERE id = $1 AND realm_id = $2 AND is_multiuse"
     " RETURNING to_char(expires_at AT TIME ZONE 'UTC', 'FMMonth FMDD, YYYY, HH24:MI \"UTC\"')");
 
@@ -337,8 +337,12 @@ int invite_confirm_address(struct uow *uow, int64_t link_id, const char *email)
 	const char *key = new_key(uow);
 	struct db_res *res = DB_EXEC(uow, &st_confirm_insert, db_arg_int(uow, link_id), realm_id, email, key,
 	                             db_arg_int(uow, INVITE_CONFIRM_HOURS));
-	if (res == NULL || db_rows(res) != 1 || DB_EXEC(uow, &st_count_sent, realm_id) == NULL)
-		return res != NULL && db_rows(res) != 1 ? uow_error(uow, ERR_INTERNAL, NULL) : -1;
+	if (res == NULL)
+		return -1;
+	if (db_rows(res) != 1) /* the caller holds the link locked: it is there */
+		return uow_error(uow, ERR_INTERNAL, NULL);
+	if (DB_EXEC(uow, &st_count_sent, realm_id) == NULL)
+		return -1;
 	return confirmation_mail(uow, email, invite_link(uow, key), db_val(res, 0, 0));
 }
 
