@@ -164,10 +164,12 @@ static int parse_role(const char *s)
 
 static struct db_stmt st_grant = DB_STMT("UPDATE users SET can_create_users = true WHERE id = $1");
 
-/* Creates a user named name and prints it with a fresh API key; extra, when given, is merged into the output. */
+/* Creates a user named name and prints it with a fresh API key; extra (taken), when given, is merged into the
+ * output. */
 static int create_user(struct uow *uow, const struct realm *realm, const struct opts *o, const char *name, int role,
                        json_object *extra)
 {
+	json_object *out = uow_own_json(uow, extra ? extra : json_object_new_object()); /* freed on every path */
 	if (o->email == NULL || name == NULL)
 		return fail(uow, "an e-mail address and a name are required");
 	if (!user_email_is_valid(o->email))
@@ -188,11 +190,10 @@ static int create_user(struct uow *uow, const struct realm *realm, const struct 
 	const char *key = user_issue_api_key(uow, id);
 	if (key == NULL || db_commit(uow) < 0)
 		return fail(uow, "could not create the user");
-	json_object *out = extra ? extra : json_object_new_object();
 	json_object_object_add(out, "user_id", json_object_new_int64(id));
 	json_object_object_add(out, "email", json_object_new_string(o->email));
 	json_object_object_add(out, "api_key", json_object_new_string(key));
-	print(out);
+	print(json_object_get(out));
 	return 0;
 }
 
