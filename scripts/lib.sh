@@ -219,7 +219,8 @@ cf_wait_http() {
 #   CF_BIN_DIR (dir of confab-worker, confab-reaper, confabctl; default REPO/src),
 #   CF_MIGRATIONS_DIR (default REPO/migrations), CF_HTTP_PORT (required), CF_PG_PORT (default: free port),
 #   CF_PG_DURABLE (1; 0 turns fsync off for throwaway test clusters), CF_PG_EXTRA (more postgresql.conf lines),
-#   CF_API_PROCS / CF_API_THREADS / CF_EVENTS_PROCS / CF_EVENTS_THREADS (worker groups).
+#   CF_API_PROCS / CF_API_THREADS / CF_EVENTS_PROCS / CF_EVENTS_THREADS (worker groups), CF_REDIS_MAXMEMORY
+#   (Redis's maxmemory, default 512mb).
 cf_init() {
     mkdir -p "$1"
     CF_STATE=$(cd "$1" && pwd)
@@ -466,6 +467,10 @@ dir $CF_STATE/redis
 save ""
 appendonly no
 maxclients 19000
+# A bound on the queues' memory (docs/OPERATIONS.md, "Redis"): past it Redis refuses writes (the request answers
+# 503) and never evicts a key, which would cut a queue or forget what the outbox has published.
+maxmemory ${CF_REDIS_MAXMEMORY:-512mb}
+maxmemory-policy noeviction
 EOF
     cf_log "Redis on $CF_REDIS_SOCK"
     (cd / && setpriv --reuid="$CF_REDIS_USER" --regid="$CF_SVC_USER" --clear-groups -- \
@@ -622,19 +627,20 @@ cf_reaper_stop() { cf_stop_supervised reaper 15; }
 # (-s SOCKET ... or -a ADDRESS -p PORT) and execs, as confab, confab-supervise, which replaces any worker that dies.
 cf_supervise_workers() {
     local name=$1 kind=$2 metrics=$3 log=$CF_LOG/worker-$1.log procs=$CF_API_PROCS threads=$CF_API_THREADS stack=512
-    local backlog=1024
+    local backlog=1024 long_polls=off
     shift 3
     # Long-poll threads only wait: small stacks let one process hold thousands (ASan needs more). Clients reconnect
     # their polls in bursts (after a restart, or thousands at once): a backlog as deep as nginx's own listen socket
     # keeps them waiting there while busy workers get to accept() (1,024 overflowed behind POST /register's load).
     if [ "$kind" = events ]; then
-        procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS stack=${CF_EVENTS_STACK_KB:-256} backlog=4096
+        procs=$CF_EVENTS_PROCS threads=$CF_EVENTS_THREADS stack=${CF_EVENTS_STACK_KB:-256} backlog=4096 long_polls=on
     fi
     cf_touch_svc "$log"
     cf_log "workers '$name': $procs x $threads threads on $*"
     cf_supervise "$name" env CONFAB_CONFIG="$CF_CONF" CONFAB_THREADS="$threads" CONFAB_THREAD_STACK_KB="$stack" \
-        CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$metrics" spawn-fcgi -n "$@" -u "$CF_SVC_USER" -g "$CF_SVC_USER" \
-        -b "$backlog" -- "$CF_BIN_DIR/confab-supervise" -n "$procs" -- "$CF_BIN_DIR/confab-worker"
+        CONFAB_LONG_POLLS="$long_polls" CONFAB_LOG_FILE="$log" CONFAB_METRICS_GROUP="$metrics" spawn-fcgi -n "$@" \
+        -u "$CF_SVC_USER" -g "$CF_SVC_USER" -b "$backlog" -- "$CF_BIN_DIR/confab-supervise" -n "$procs" -- \
+        "$CF_BIN_DIR/confab-worker"
 }
 
 # cf_worker_group KIND SOCKET: the local group of KIND (api or events) on the unix socket SOCKET, which only the

@@ -2,6 +2,7 @@
 #include <json-c/json.h>
 
 #include "api/api.h"
+#include "core/config.h"
 #include "events/events.h"
 #include "http/params.h"
 #include "http/request.h"
@@ -27,7 +28,9 @@ int events_get(struct request *req)
 	}
 	if (!param_present(req, "last_event_id"))
 		return api_error(req, ERR_BAD_REQUEST, "Missing 'last_event_id' argument");
-	json_object *events = events_fetch(&req->uow, queue_id, param_int(req, "last_event_id"), dont_block);
+	/* A process that holds no long-polls (the api group, which nginx gives the dont_block polls) answers at once. */
+	bool answer_now = dont_block || !req->uow.worker->cfg->long_polls;
+	json_object *events = events_fetch(&req->uow, queue_id, param_int(req, "last_event_id"), answer_now);
 	if (events == NULL)
 		return -1;
 	json_object_object_add(request_result(req), "events", events);

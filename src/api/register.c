@@ -12,6 +12,7 @@
 
 #include "api/api.h"
 #include "api/version.h"
+#include "core/config.h"
 #include "core/jsonx.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -119,7 +120,13 @@ static int read_timeout(struct request *req, int *secs)
 		v = j != NULL ? json_object_get_int64(j) : 0;
 		json_object_put(j);
 	}
-	*secs = v <= 0 ? DEFAULT_QUEUE_TIMEOUT_SECS : v > MAX_QUEUE_TIMEOUT_SECS ? MAX_QUEUE_TIMEOUT_SECS : (int)v;
+	/* The reference's min(v, MAX_QUEUE_TIMEOUT_SECS), with the bound an operator may lower. */
+	int max = req->uow.worker->cfg->event_queue_max_idle_secs;
+	if (max <= 0 || max > MAX_QUEUE_TIMEOUT_SECS)
+		max = MAX_QUEUE_TIMEOUT_SECS;
+	if (v <= 0)
+		v = DEFAULT_QUEUE_TIMEOUT_SECS;
+	*secs = v > max ? max : (int)v;
 	return 0;
 }
 

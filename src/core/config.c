@@ -64,6 +64,11 @@ static const struct key keys[] = {
     KEY(smtp_from, K_STR, ""),
     KEY(invitation_link_validity_minutes, K_INT, "14400"),
     KEY(invites_daily_max, K_INT, "3000"),
+    KEY(event_queues_per_user, K_INT, "50"),
+    KEY(event_queue_max_events, K_INT, "10000"),
+    KEY(event_queue_max_bytes, K_INT, "4194304"),
+    KEY(event_queue_max_idle_secs, K_INT, "604800"),
+    KEY(long_polls, K_BOOL, "on"),
     KEY(metrics_dir, K_STR, ""),
     KEY(metrics_group, K_STR, "api"),
 };

@@ -67,6 +67,17 @@ struct config {
 	 * realms.max_invites says otherwise (INVITES_DEFAULT_REALM_DAILY_MAX); 0 turns the daily limit off. */
 	int invitation_link_validity_minutes;
 	int invites_daily_max;
+	/* Event queues (events/events.h, docs/LIMITS.md): a user's queues at most (registering one more discards the
+	 * least recently used), the events and bytes of events one queue holds unacknowledged at most (one more
+	 * discards the queue: its next poll answers BAD_EVENT_QUEUE_ID), and the longest idle_queue_timeout granted
+	 * (the reference's MAX_QUEUE_TIMEOUT_SECS). A user's queues hold at most per_user x max_bytes of events. */
+	int event_queues_per_user;
+	int event_queue_max_events;
+	int event_queue_max_bytes;
+	int event_queue_max_idle_secs;
+	/* Whether this process holds long-polls (the events group); off (the api group): GET /events answers at once,
+	 * as with dont_block, so that a blocking poll never holds an api thread. */
+	bool long_polls;
 	/* Metrics (core/metrics.h): the directory of the groups' shared files ("": off) and this process's group. */
 	char *metrics_dir;
 	char *metrics_group;

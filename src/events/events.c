@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "core/config.h"
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -172,7 +173,10 @@ int events_outbox_commit(struct uow *uow)
  * (ARGV[3] is "<op>/<flag>" for merged kinds, else "").
  *
  * ARGV[1] is the transaction id, ARGV[2] the event, ARGV[4] its outbox id ("" for an event published directly),
- * ARGV[5] the time, and ARGV[6] "1" when this call has all the event's queues ("whole"), else "".
+ * ARGV[5] the time, ARGV[6] "1" when this call has all the event's queues ("whole"), else "", and ARGV[7] and ARGV[8]
+ * the bounds of a queue (event_queue_max_events, event_queue_max_bytes; 0: none): a queue that would pass one is
+ * discarded (-1, as a queue gone), and its poll answers BAD_EVENT_QUEUE_ID. A queue's "bytes" is the length of its
+ * entries, kept by every script that adds or removes one.
  * A row is published again when its worker died after publishing it, when a reaper died after publishing and before
  * its DELETE committed, or when a worker comes to publish it after a reaper did (more than two seconds after its
  * COMMIT). Such a publish is dropped, exactly, for at least APPLIED_SECS after the first:
@@ -188,8 +192,9 @@ int events_outbox_commit(struct uow *uow)
  * between a publish and its DELETE) could land twice. A queue's wake keys are its meta key's prefix with
  * "wake:<poll>".
  */
-static const char push_script[] =
+static const char push_script[] = QUEUE_DISCARD_LUA
     "local oid, whole = ARGV[4], ARGV[6] == '1' "
+    "local max_events, max_bytes = tonumber(ARGV[7]), tonumber(ARGV[8]) "
     "local published = '" OUTBOX_PUBLISHED "' .. oid "
     "if oid ~= '' and redis.call('EXISTS', published) == 1 then "
     "  local out = {} "
@@ -197,10 +202,10 @@ static const char push_script[] =
     "  return out "
     "end "
     "local function push(km, ke, ka) "
-    "  local meta = redis.call('HMGET', km, 'next_id', 'waiter') "
+    "  local meta = redis.call('HMGET', km, 'next_id', 'waiter', 'bytes') "
     "  if not meta[1] then return -1 end "
     "  if oid ~= '' and redis.call('ZSCORE', ka, oid) then return -2 end "
-    "  local body = ARGV[2] "
+    "  local body, freed = ARGV[2], 0 "
     "  if ARGV[3] ~= '' then "
     "    local items = redis.call('LRANGE', ke, 0, -1) "
     "    for i = #items, 1, -1 do "
@@ -217,14 +222,21 @@ static const char push_script[] =
     /* cjson writes an empty table as an object: merged read markers with no ids (all) keep their list. */
     "          if #ev.messages == 0 then body = string.gsub(body, '\"messages\":{}', '\"messages\":[]', 1) end "
     "          redis.call('LSET', ke, i - 1, string.sub(item, 1, a) .. '0 -') "
+    "          freed = #item - a - 3 "
     "          break "
     "        end "
     "      end "
     "    end "
     "  end "
     /* The id as Redis keeps it (a string): no number formatting. */
+    "  local entry = meta[1] .. ' ' .. ARGV[1] .. ' ' .. body "
+    "  local bytes = (tonumber(meta[3]) or 0) - freed + #entry "
+    /* Past its bounds the queue is discarded rather than cut: its client registers again, as after a restart. */
+    "  if (max_events > 0 and redis.call('LLEN', ke) >= max_events) or (max_bytes > 0 and bytes > max_bytes) then "
+    "    discard(km, string.sub(km, 11, -7)) return -1 "
+    "  end "
     "  redis.call('HINCRBY', km, 'next_id', 1) "
-    "  redis.call('RPUSH', ke, meta[1] .. ' ' .. ARGV[1] .. ' ' .. body) "
+    "  redis.call('RPUSH', ke, entry) redis.call('HSET', km, 'bytes', bytes) "
     "  if oid ~= '' and not whole then "
     "    if tonumber(meta[1]) % 64 == 63 and redis.call('ZCARD', ka) > " APPLIED_PRUNE_AT " then "
     "      redis.call('ZREMRANGEBYSCORE', ka, '-inf', tonumber(ARGV[5]) - " APPLIED_SECS ") "
@@ -619,7 +631,8 @@ static int find_queues(struct uow *uow, const struct pending_event *events, int 
 static const char **push_cmd(struct uow *uow, const struct pending_event *e, const char *const *qids, int n,
                              const char *merge, const char *now, bool whole, int *argc)
 {
-	const char **argv = arena_alloc(&uow->arena, (size_t)(3 * n + 9) * sizeof(*argv));
+	const struct config *cfg = uow->worker->cfg;
+	const char **argv = arena_alloc(&uow->arena, (size_t)(3 * n + 11) * sizeof(*argv));
 	int k = 0;
 	argv[k++] = "EVAL";
 	argv[k++] = push_script;
@@ -635,6 +648,8 @@ static const char **push_cmd(struct uow *uow, const struct pending_event *e, con
 	argv[k++] = e->oid ? e->oid : "";
 	argv[k++] = now;
 	argv[k++] = whole ? "1" : "";
+	argv[k++] = arena_printf(&uow->arena, "%d", cfg->event_queue_max_events);
+	argv[k++] = arena_printf(&uow->arena, "%d", cfg->event_queue_max_bytes);
 	*argc = k;
 	return argv;
 }

@@ -2,10 +2,12 @@
  * Event queues (see DESIGN.md "Events"). A queue lives in Redis under keys sharing the hash tag {QID}:
  *   confab:q:{QID}:events   list of "<id> <txid> <event JSON>" entries, oldest first
  *   confab:q:{QID}:meta     hash: user, realm, event_types, narrow, all_public_streams, capabilities, apply_markdown,
- *                           client_gravatar, slim_presence, snapshot, timeout, last_access, next_id, pruned, waiter
+ *                           client_gravatar, slim_presence, snapshot, timeout, last_access, created (us), next_id,
+ *                           pruned, bytes (the length of the events' entries), waiter
  *   confab:q:{QID}:wake:{P} list a waiting poll P blocks on
  *   confab:q:{QID}:applied  sorted set: the outbox ids the queue has taken lately (a row published twice lands once)
- * plus, per user, the set confab:u:{UID}:queues, per organization the set confab:r:{RID}:allpublic of queues
+ * plus, per user, the set confab:u:{UID}:queues (at most event_queues_per_user: a new queue discards the least
+ * recently used past it), per organization the set confab:r:{RID}:allpublic of queues
  * registered with all_public_streams, and the sorted set confab:expiry of queues by expiry time.
  *
  * Handlers produce events with events_add() while they run. The pipeline writes a transaction's events to the
@@ -93,8 +95,9 @@ struct queue_spec {
 };
 
 /*
- * Creates a queue for the requesting user; returns its id (an arena string, a UUID) or NULL with the error
- * recorded. Call before reading the initial state.
+ * Creates a queue for the requesting user, discarding the user's least recently used queues past
+ * event_queues_per_user (their polls answer BAD_EVENT_QUEUE_ID); returns its id (an arena string, a UUID) or NULL
+ * with the error recorded (ERR_UNAVAILABLE when Redis is past its maxmemory). Call before reading the initial state.
  */
 const char *events_queue_create(struct uow *uow, const struct queue_spec *spec);
 /*

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/crypto.h"
 #include "core/jsonx.h"
 #include "core/metrics.h"
@@ -53,14 +54,57 @@ bool queue_capability(json_object *caps, const char *name)
 
 /* ---- queues -------------------------------------------------------------------------------------------- */
 
+/*
+ * Creates a queue (KEYS[1] its meta, KEYS[2] its user's set) in one script, so that Redis past maxmemory refuses it
+ * whole (its first write), then discards the user's least recently used queues past ARGV[5] (0: no bound): first
+ * those no poll waits on, then by last_access (the idle clock: a poll's start), then by creation. ARGV: the queue id,
+ * its expiry time, "1" to join the organization's all_public_streams set ARGV[4], the bound, then the meta fields and
+ * their values. Returns how many queues were discarded.
+ */
+static const char create_script[] = QUEUE_DISCARD_LUA
+    "redis.call('HSET', KEYS[1], unpack(ARGV, 6)) "
+    "redis.call('SADD', KEYS[2], ARGV[1]) "
+    "redis.call('ZADD', 'confab:expiry', ARGV[2], ARGV[1]) "
+    "if ARGV[3] == '1' then redis.call('SADD', ARGV[4], ARGV[1]) end "
+    "local cap, ids = tonumber(ARGV[5]), redis.call('SMEMBERS', KEYS[2]) "
+    "if cap <= 0 or #ids <= cap then return 0 end "
+    "local q = {} "
+    "for _, id in ipairs(ids) do if id ~= ARGV[1] then "
+    "  local m = redis.call('HMGET', 'confab:q:{' .. id .. '}:meta', 'waiter', 'last_access', 'created') "
+    "  q[#q + 1] = {id, m[1] and 1 or 0, tonumber(m[2]) or 0, tonumber(m[3]) or 0} "
+    "end end "
+    "table.sort(q, function(a, b) "
+    "  if a[2] ~= b[2] then return a[2] < b[2] end "
+    "  if a[3] ~= b[3] then return a[3] < b[3] end "
+    "  return a[4] < b[4] end) "
+    "for i = 1, #ids - cap do "
+    "  discard('confab:q:{' .. q[i][1] .. '}:meta', q[i][1]) redis.call('SREM', KEYS[2], q[i][1]) "
+    "end "
+    "return #ids - cap";
+
+static long long now_usecs(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
 {
 	char qid[37];
 	crypto_uuid4(qid);
 	const char *id = arena_strdup(&uow->arena, qid);
 	long long now = now_secs();
-	const char *meta[] = {"HSET",
+	const char *argv[] = {"EVAL",
+	                      create_script,
+	                      "2",
 	                      queue_key(uow, id, "meta"),
+	                      arena_printf(&uow->arena, "confab:u:{%lld}:queues", (long long)uow->user->id),
+	                      id,
+	                      arena_printf(&uow->arena, "%lld", now + spec->timeout_secs),
+	                      spec->all_public_streams ? "1" : "",
+	                      arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)uow->realm->id),
+	                      arena_printf(&uow->arena, "%d", uow->worker->cfg->event_queues_per_user),
 	                      "user",
 	                      db_arg_int(uow, uow->user->id),
 	                      "realm",
@@ -81,24 +125,17 @@ const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
 	                      arena_printf(&uow->arena, "%d", spec->timeout_secs),
 	                      "last_access",
 	                      arena_printf(&uow->arena, "%lld", now),
+	                      "created",
+	                      arena_printf(&uow->arena, "%lld", now_usecs()),
 	                      "next_id",
 	                      "0",
 	                      "pruned",
 	                      "-1",
+	                      "bytes",
+	                      "0",
 	                      "snapshot",
 	                      ""};
-	const char *user_set[] = {"SADD", arena_printf(&uow->arena, "confab:u:{%lld}:queues", (long long)uow->user->id),
-	                          id};
-	const char *expiry[] = {"ZADD", "confab:expiry", arena_printf(&uow->arena, "%lld", now + spec->timeout_secs),
-	                        id};
-	const char *allpublic[] = {
-	    "SADD", arena_printf(&uow->arena, "confab:r:{%lld}:allpublic", (long long)uow->realm->id), id};
-	const char *const *cmds[] = {meta, user_set, expiry, allpublic};
-	int argcs[] = {(int)(sizeof(meta) / sizeof(*meta)), 3, 4, 3};
-	struct rreply *replies[4];
-	if (redis_pipeline(uow, spec->all_public_streams ? 4 : 3, argcs, cmds, replies) < 0)
-		return NULL;
-	return id;
+	return redis_cmd(uow, (int)(sizeof(argv) / sizeof(*argv)), argv, NULL) ? id : NULL;
 }
 
 int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char *snapshot)
@@ -119,12 +156,18 @@ static const char **meta_cmd(struct uow *uow, const char *qid)
 	return argv;
 }
 
+/* Records BAD_EVENT_QUEUE_ID for queue qid (gone, or not the user's). */
+static void bad_queue(struct uow *uow, const char *qid)
+{
+	uow_error(uow, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
+	uow_error_field(uow, "queue_id", json_object_new_string(qid));
+}
+
 /* The HMGET reply of meta_cmd() checked: NULL with BAD_EVENT_QUEUE_ID recorded if the queue is not the user's. */
 static struct rreply *checked_meta(struct uow *uow, const char *qid, struct rreply *r)
 {
 	if (r->n != 7 || r->elem[0]->type != RR_STR || strtoll(r->elem[0]->str, NULL, 10) != uow->user->id) {
-		uow_error(uow, ERR_BAD_EVENT_QUEUE_ID, "Bad event queue ID: %s", qid);
-		uow_error_field(uow, "queue_id", json_object_new_string(qid));
+		bad_queue(uow, qid);
 		return NULL;
 	}
 	return r;
@@ -137,18 +180,24 @@ static struct rreply *load_meta(struct uow *uow, const char *qid)
 }
 
 /* Acknowledges through last (atomically) and returns the remaining entries: {"ok", entries...}, or
- * {"newer", pruned} / {"notin", pruned} for the reference's two errors. */
+ * {"newer", pruned} / {"notin", pruned} for the reference's two errors, or {"gone"} for a queue deleted meanwhile.
+ * The queue's bytes count what its entries hold; its first write is an LTRIM, which Redis allows past maxmemory, so
+ * that a client can always acknowledge, and so free, its events. */
 static const char prune_script[] =
     "local pruned = tonumber(redis.call('HGET', KEYS[1], 'pruned')) "
+    "if not pruned then return {'gone'} end "
     "local last = tonumber(ARGV[1]) "
     "if last < pruned then return {'newer', tostring(pruned)} end "
     "local items = redis.call('LRANGE', KEYS[2], 0, -1) "
-    "local n = 0 "
+    "local n, freed = 0, 0 "
     "for i, item in ipairs(items) do "
     "  local id = tonumber(string.match(item, '^(%d+)')) "
-    "  if id <= last then n = i pruned = id else break end "
+    "  if id <= last then n = i pruned = id freed = freed + #item else break end "
     "end "
-    "if n > 0 then redis.call('LTRIM', KEYS[2], n, -1) redis.call('HSET', KEYS[1], 'pruned', pruned) end "
+    "if n > 0 then "
+    "  redis.call('LTRIM', KEYS[2], n, -1) "
+    "  redis.call('HSET', KEYS[1], 'pruned', pruned) redis.call('HINCRBY', KEYS[1], 'bytes', -freed) "
+    "end "
     "if pruned ~= last then return {'notin', tostring(pruned)} end "
     "local out = {'ok'} "
     "for i = n + 1, #items do out[#out + 1] = items[i] end "
@@ -394,6 +443,10 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 	                             queue_key(uow, queue_id, "events"), db_arg_int(uow, last_event_id));
 	if (r == NULL)
 		return NULL;
+	if (strcmp(r->elem[0]->str, "gone") == 0) { /* discarded since load_meta() */
+		bad_queue(uow, queue_id);
+		return NULL;
+	}
 	if (strcmp(r->elem[0]->str, "newer") == 0) {
 		uow_error(uow, ERR_BAD_REQUEST, "An event newer than %lld has already been pruned!",
 		          (long long)last_event_id);
@@ -427,24 +480,12 @@ json_object *events_fetch(struct uow *uow, const char *queue_id, int64_t last_ev
 	return events;
 }
 
-static const char delete_script[] =
-    "local w = redis.call('HGET', KEYS[1], 'waiter') "
-    "if w then redis.call('RPUSH', ARGV[1] .. w, 'superseded') redis.call('EXPIRE', ARGV[1] .. w, 120) end "
-    "local user = redis.call('HGET', KEYS[1], 'user') "
-    "local realm = redis.call('HGET', KEYS[1], 'realm') "
-    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
-    "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[2]) end "
-    "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[2]) end "
-    "redis.call('ZREM', 'confab:expiry', ARGV[2]) "
-    "redis.call('ZREM', 'confab:waiting', ARGV[2]) "
-    "return 1";
+/* Deletes the queue ARGV[1] (KEYS[1] its meta), waking its poll. */
+static const char delete_script[] = QUEUE_DISCARD_LUA "discard(KEYS[1], ARGV[1]) return 1";
 
 static int delete_queue(struct uow *uow, const char *qid)
 {
-	return REDIS_CMD(uow, "EVAL", delete_script, "3", queue_key(uow, qid, "meta"), queue_key(uow, qid, "events"),
-	                 queue_key(uow, qid, "applied"), arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid), qid)
-	           ? 0
-	           : -1;
+	return REDIS_CMD(uow, "EVAL", delete_script, "1", queue_key(uow, qid, "meta"), qid) ? 0 : -1;
 }
 
 /* EV_DELETE_QUEUES: deletes the queues (after COMMIT, so a failure is logged and left to the queues' expiry). */
@@ -454,18 +495,14 @@ int queues_delete(struct uow *uow, const char **queues, int nq)
 	int *argcs = arena_alloc(&uow->arena, (size_t)nq * sizeof(*argcs));
 	struct rreply **replies = arena_alloc(&uow->arena, (size_t)nq * sizeof(*replies));
 	for (int i = 0; i < nq; i++) {
-		const char **argv = arena_alloc(&uow->arena, 9 * sizeof(*argv));
-		const char *qid = queues[i];
+		const char **argv = arena_alloc(&uow->arena, 5 * sizeof(*argv));
 		argv[0] = "EVAL";
 		argv[1] = delete_script;
-		argv[2] = "3";
-		argv[3] = queue_key(uow, qid, "meta");
-		argv[4] = queue_key(uow, qid, "events");
-		argv[5] = queue_key(uow, qid, "applied");
-		argv[6] = arena_printf(&uow->arena, "confab:q:{%s}:wake:", qid);
-		argv[7] = qid;
+		argv[2] = "1";
+		argv[3] = queue_key(uow, queues[i], "meta");
+		argv[4] = queues[i];
 		cmds[i] = argv;
-		argcs[i] = 8;
+		argcs[i] = 5;
 	}
 	return redis_try_pipeline(uow, nq, argcs, cmds, replies);
 }
@@ -484,23 +521,19 @@ static const char heartbeat_script[] =
     "if redis.call('ZREM', 'confab:waiting', ARGV[1]) == 0 then return 0 end "
     "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
     "local id = redis.call('HINCRBY', KEYS[1], 'next_id', 1) - 1 "
-    "redis.call('RPUSH', KEYS[2], id .. ' 0 {\"type\":\"heartbeat\"}') "
+    "local entry = id .. ' 0 {\"type\":\"heartbeat\"}' "
+    "redis.call('RPUSH', KEYS[2], entry) redis.call('HINCRBY', KEYS[1], 'bytes', #entry) "
     "local w = redis.call('HGET', KEYS[1], 'waiter') "
     "if w then redis.call('RPUSH', ARGV[2] .. w, 'event') redis.call('EXPIRE', ARGV[2] .. w, 120) end "
     "return 1";
 /* Deletes a queue whose idle time ran out, unless a poll is waiting on it (then its clock restarts). */
-static const char expire_script[] =
+static const char expire_script[] = QUEUE_DISCARD_LUA
     "local score = redis.call('ZSCORE', 'confab:expiry', ARGV[1]) "
     "if not score or tonumber(score) > tonumber(ARGV[2]) then return 0 end "
     "if redis.call('HEXISTS', KEYS[1], 'waiter') == 1 then "
     "  local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
     "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
-    "local user = redis.call('HGET', KEYS[1], 'user') "
-    "local realm = redis.call('HGET', KEYS[1], 'realm') "
-    "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) "
-    "if user then redis.call('SREM', 'confab:u:{' .. user .. '}:queues', ARGV[1]) end "
-    "if realm then redis.call('SREM', 'confab:r:{' .. realm .. '}:allpublic', ARGV[1]) end "
-    "redis.call('ZREM', 'confab:expiry', ARGV[1]) "
+    "discard(KEYS[1], ARGV[1]) "
     "return 1";
 
 int events_reap(struct uow *uow)
@@ -524,8 +557,7 @@ int events_reap(struct uow *uow)
 		return -1;
 	for (size_t i = 0; i < expired->n; i++) {
 		const char *qid = expired->elem[i]->str;
-		struct rreply *r = REDIS_CMD(uow, "EVAL", expire_script, "3", queue_key(uow, qid, "meta"),
-		                             queue_key(uow, qid, "events"), queue_key(uow, qid, "applied"), qid, now);
+		struct rreply *r = REDIS_CMD(uow, "EVAL", expire_script, "1", queue_key(uow, qid, "meta"), qid, now);
 		if (r == NULL)
 			return -1;
 		touched += (int)r->integer;

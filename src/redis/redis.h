@@ -5,7 +5,7 @@
  * rreply trees.
  *
  * A lost connection is reconnected and the command retried once; if Redis stays unreachable the request gets
- * ERR_UNAVAILABLE (503).
+ * ERR_UNAVAILABLE (503), as it does when Redis refuses a write past its maxmemory (an "OOM" error reply).
  */
 #ifndef CONFAB_REDIS_H
 #define CONFAB_REDIS_H
@@ -32,8 +32,9 @@ struct redis_pool *redis_pool_new(const struct config *cfg);
 void redis_pool_free(struct redis_pool *pool);
 
 /*
- * Runs one command given as argc arguments (argvlen may be NULL for C strings). Returns the reply (owned by
- * the request; an RR_ERROR reply is logged and recorded as ERR_INTERNAL) or NULL with the error recorded.
+ * Runs one command given as argc arguments (argvlen may be NULL for C strings). Returns the reply (owned by the
+ * request) or NULL with the error recorded: an RR_ERROR reply is logged and recorded as ERR_INTERNAL, or as
+ * ERR_UNAVAILABLE when it is Redis's "OOM" refusal.
  */
 struct rreply *redis_cmd(struct uow *uow, int argc, const char **argv, const size_t *argvlen);
 #define REDIS_NARGS(...)    ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))

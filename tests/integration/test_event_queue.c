@@ -131,17 +131,21 @@ static double now_ms(void)
 	return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec / 1e3;
 }
 
-/* The request id names the worker process ("<pid>-<n>"); GET /events runs in the events group. */
+/*
+ * The request id names the worker process ("<pid>-<n>"); a blocking GET /events runs in the events group (one with
+ * dont_block in the api group, as POST /register: conf/nginx/confab.conf). An event waits, so it answers at once.
+ */
 static void test_served_by_another_process(void)
 {
-	struct user *u = new_user("member");
+	struct user *u = new_user("member"), *other = new_user("member");
 	struct resp *r = api_post(u, "/register", "event_types=%5B%22message%22%5D");
 	EXPECT_SUCCESS(r);
 	const char *reg = resp_header(r, "X-Request-Id");
 	const char *q = jstr(r->json, "queue_id");
 	REQUIRE(reg != NULL && q != NULL, "%s", r->body);
 	char *reg_pid = fmt("%.*s", (int)strcspn(reg, "-"), reg);
-	r = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1&dont_block=true", q));
+	send_direct_message(other, fmt("[%lld]", (long long)u->id), "for the poll");
+	r = api_get(u, fmt("/events?queue_id=%s&last_event_id=-1", q));
 	EXPECT_SUCCESS(r);
 	const char *ev = resp_header(r, "X-Request-Id");
 	REQUIRE(ev != NULL, "no X-Request-Id");

@@ -325,18 +325,23 @@ static void test_message_many_queues(void)
 	struct org z = new_org();
 	char *ch = uniq("many");
 	subscribe(z.o, ch, id_list(z.o->id, z.a->id), NULL);
+	/* 135 queues of four users (the owner and a member, twice over): a user keeps at most 50 (docs/LIMITS.md). */
+	struct user *a2 = new_user_in(z.o->realm, "member", NULL), *o2 = new_user_in(z.o->realm, "admin", NULL);
+	subscribe(z.o, ch, id_list(o2->id, a2->id), NULL);
+	struct user *users[4] = {z.o, z.a, o2, a2};
 	enum { N = 135 };
 	struct queue *q[N];
 	for (int i = 0; i < N; i++)
-		q[i] = reg(i % 2 ? z.a : z.o, "[\"message\"]", NULL);
+		q[i] = reg(users[i % 4], "[\"message\"]", NULL);
 	struct queue *narrowed = reg(z.a, "[\"message\"]", "narrow=[[\"channel\",\"elsewhere\"]]");
 	struct resp *r = api_method("DELETE", z.o, fmt("/events?queue_id=%s", q[64]->id));
 	EXPECT_SUCCESS(r);
 	int64_t id = send_channel_message(z.a, ch, "fan", fmt("hi @**|%lld**", (long long)z.o->id));
 	char *for_o = message_event_for(z.o, id), *for_a = message_event_for(z.a, id);
+	char *want[4] = {for_o, for_a, message_event_for(o2, id), message_event_for(a2, id)};
 	for (int i = 0; i < N; i++)
 		if (i != 64)
-			EXPECT_EVENTS(q[i], i % 2 ? for_a : for_o);
+			EXPECT_EVENTS(q[i], want[i % 4]);
 	EXPECT_NO_EVENTS(narrowed);
 	CHECK(strstr(for_o, "\"mentioned\"") && !strstr(for_a, "\"mentioned\""), "flags: %s / %s", for_o, for_a);
 }
