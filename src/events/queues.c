@@ -57,7 +57,8 @@ bool queue_capability(json_object *caps, const char *name)
 /*
  * Creates a queue (KEYS[1] its meta, KEYS[2] its user's set) in one script, so that Redis past maxmemory refuses it
  * whole (its first write), then discards the user's least recently used queues past ARGV[5] (0: no bound): first
- * those no poll waits on, then by last_access (the idle clock: a poll's start), then by creation. ARGV: the queue id,
+ * those no poll waits on, by last_access (the idle clock: a poll's start) then by creation; then, when every queue
+ * has a poll waiting (all in use), the oldest by creation. ARGV: the queue id,
  * its expiry time, "1" to join the organization's all_public_streams set ARGV[4], the bound, then the meta fields and
  * their values. Returns how many queues were discarded.
  */
@@ -71,7 +72,7 @@ static const char create_script[] = QUEUE_DISCARD_LUA
     "local q = {} "
     "for _, id in ipairs(ids) do if id ~= ARGV[1] then "
     "  local m = redis.call('HMGET', 'confab:q:{' .. id .. '}:meta', 'waiter', 'last_access', 'created') "
-    "  q[#q + 1] = {id, m[1] and 1 or 0, tonumber(m[2]) or 0, tonumber(m[3]) or 0} "
+    "  q[#q + 1] = {id, m[1] and 1 or 0, m[1] and 0 or tonumber(m[2]) or 0, tonumber(m[3]) or 0} "
     "end end "
     "table.sort(q, function(a, b) "
     "  if a[2] ~= b[2] then return a[2] < b[2] end "
@@ -138,9 +139,15 @@ const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
 	return redis_cmd(uow, (int)(sizeof(argv) / sizeof(*argv)), argv, NULL) ? id : NULL;
 }
 
+/* Sets the snapshot of a queue that still exists: a queue discarded meanwhile (its user registering more queues
+ * than the bound at once) stays gone, rather than come back as a meta key of one field that nothing deletes. */
+static const char snapshot_script[] =
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+    "redis.call('HSET', KEYS[1], 'snapshot', ARGV[1]) return 1";
+
 int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char *snapshot)
 {
-	return REDIS_CMD(uow, "HSET", queue_key(uow, queue_id, "meta"), "snapshot", snapshot) ? 0 : -1;
+	return REDIS_CMD(uow, "EVAL", snapshot_script, "1", queue_key(uow, queue_id, "meta"), snapshot) ? 0 : -1;
 }
 
 /* The queue's settings, or NULL with BAD_EVENT_QUEUE_ID recorded when it does not exist or is someone else's. */

@@ -101,6 +101,13 @@ static void json_put(void *p)
 	json_object_put(p);
 }
 
+json_object *keep_json(json_object *j)
+{
+	if (j != NULL)
+		gc_add(json_put, j);
+	return j;
+}
+
 char *fmt(const char *format, ...)
 {
 	va_list ap;
@@ -1227,6 +1234,7 @@ static void register_suites(void)
 	register_reactions_tests();
 	register_scheduled_messages_tests();
 	register_event_queue_tests();
+	register_queue_limits_tests();
 	register_events_tests();
 	register_register_tests();
 	register_typing_tests();

@@ -159,6 +159,7 @@ char *url_encode(const char *s);
 char *base64(const char *s, size_t len);
 char *repeat(char c, size_t n);
 void *keep(void *p);   /* frees p after the current test */
+json_object *keep_json(json_object *j); /* puts j (may be NULL) after the current test */
 double now_secs(void); /* a monotonic clock, in seconds (for "within a second" waits) */
 
 json_object *jget(json_object *o, const char *key); /* NULL if o is not an object or key is absent/null */
@@ -270,6 +271,7 @@ void register_message_report_tests(void);
 void register_reactions_tests(void);
 void register_scheduled_messages_tests(void);
 void register_event_queue_tests(void);
+void register_queue_limits_tests(void);
 void register_events_tests(void);
 void register_register_tests(void);
 void register_typing_tests(void);
