@@ -58,9 +58,9 @@ bool queue_capability(json_object *caps, const char *name)
  * Creates a queue (KEYS[1] its meta, KEYS[2] its user's set) in one script, so that Redis past maxmemory refuses it
  * whole (its first write), then discards the user's least recently used queues past ARGV[5] (0: no bound): first
  * those no poll waits on, by last_access (the idle clock: a poll's start) then by creation; then, when every queue
- * has a poll waiting (all in use), the oldest by creation. ARGV: the queue id,
- * its expiry time, "1" to join the organization's all_public_streams set ARGV[4], the bound, then the meta fields and
- * their values. Returns how many queues were discarded.
+ * has a poll waiting (all in use), the oldest by creation. ARGV: the queue id, its expiry time, "1" to join the
+ * organization's all_public_streams set ARGV[4], the bound, then the meta fields and their values. Returns how many
+ * queues were discarded.
  */
 static const char create_script[] = QUEUE_DISCARD_LUA
     "redis.call('HSET', KEYS[1], unpack(ARGV, 6)) "
