@@ -216,16 +216,18 @@ static void test_republished_whole(void)
  */
 static void test_republished_chunked(void)
 {
-	struct user *a = new_user("member"), *b = new_user("member");
+	/* 135 queues of three users: a user keeps at most 50 (docs/LIMITS.md). */
+	struct user *a = new_user("member"), *b[3] = {new_user("member"), new_user("member"), new_user("member")};
 	char *channel = uniq("chunked");
 	EXPECT_SUCCESS(api_post(a, "/users/me/subscriptions",
 	                        fmt("subscriptions=%s&principals=%s", url_encode(fmt("[{\"name\":\"%s\"}]", channel)),
-	                            url_encode(fmt("[%lld,%lld]", (long long)a->id, (long long)b->id)))));
+	                            url_encode(fmt("[%lld,%lld,%lld,%lld]", (long long)a->id, (long long)b[0]->id,
+	                                           (long long)b[1]->id, (long long)b[2]->id)))));
 	int64_t channel_id = atoll(psql_ok("SELECT id FROM channels WHERE name = '%s'", channel));
 	enum { N = 135 };
 	struct queue *q[N];
 	for (int i = 0; i < N; i++)
-		q[i] = queue_register(b, fmt("event_types=%s&apply_markdown=false", url_encode("[\"message\"]")));
+		q[i] = queue_register(b[i % 3], fmt("event_types=%s&apply_markdown=false", url_encode("[\"message\"]")));
 	char *content = uniq("chunks");
 	publish_again(a, NULL, content, channel_id);
 	wait_outbox_empty(content);
