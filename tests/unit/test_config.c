@@ -1,5 +1,5 @@
 /* core/config.h: the database keys pg_prepared_statements (on|off) and pg_listen_conninfo, from file and
- * environment. */
+ * environment, and the event queues' bounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,12 +80,35 @@ static void test_environment_wins(void)
 	unsetenv("CONFAB_PG_LISTEN_CONNINFO");
 }
 
+/* The event queues' bounds (docs/LIMITS.md, "Event queues"): their defaults, and long_polls off from the environment
+ * (as scripts/lib.sh and the systemd unit start the api group). */
+static void test_event_queue_bounds(void)
+{
+	struct config cfg;
+	char err[256];
+	unsetenv("CONFAB_LONG_POLLS");
+	CU_ASSERT_EQUAL_FATAL(load(&cfg, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.event_queues_per_user, 50);
+	CU_ASSERT_EQUAL(cfg.event_queue_max_events, 10000);
+	CU_ASSERT_EQUAL(cfg.event_queue_max_bytes, 4 * 1024 * 1024);
+	CU_ASSERT_EQUAL(cfg.event_queue_max_idle_secs, 7 * 24 * 3600);
+	CU_ASSERT_TRUE(cfg.long_polls);
+	config_free(&cfg);
+	setenv("CONFAB_LONG_POLLS", "off", 1);
+	CU_ASSERT_EQUAL_FATAL(load(&cfg, "event_queues_per_user = 0\n", err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(cfg.long_polls);
+	CU_ASSERT_EQUAL(cfg.event_queues_per_user, 0);
+	config_free(&cfg);
+	unsetenv("CONFAB_LONG_POLLS");
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 	    {"prepared_statements_default_on", test_prepared_statements_default_on},
 	    {"prepared_statements_values", test_prepared_statements_values},
 	    {"environment_wins", test_environment_wins},
+	    {"event_queue_bounds", test_event_queue_bounds},
 	    {NULL, NULL},
 	};
 	return unit_run("config", tests);
