@@ -28,7 +28,7 @@ int events_get(struct request *req)
 	}
 	if (!param_present(req, "last_event_id"))
 		return api_error(req, ERR_BAD_REQUEST, "Missing 'last_event_id' argument");
-	/* A process that holds no long-polls (the api group, which nginx gives the dont_block polls) answers at once. */
+	/* A process holding no long-polls (the api group, given the dont_block polls by nginx) answers at once. */
 	bool answer_now = dont_block || !req->uow.worker->cfg->long_polls;
 	json_object *events = events_fetch(&req->uow, queue_id, param_int(req, "last_event_id"), answer_now);
 	if (events == NULL)

@@ -141,9 +141,8 @@ const char *events_queue_create(struct uow *uow, const struct queue_spec *spec)
 
 /* Sets the snapshot of a queue that still exists: a queue discarded meanwhile (its user registering more queues
  * than the bound at once) stays gone, rather than come back as a meta key of one field that nothing deletes. */
-static const char snapshot_script[] =
-    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
-    "redis.call('HSET', KEYS[1], 'snapshot', ARGV[1]) return 1";
+static const char snapshot_script[] = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+                                      "redis.call('HSET', KEYS[1], 'snapshot', ARGV[1]) return 1";
 
 int events_queue_set_snapshot(struct uow *uow, const char *queue_id, const char *snapshot)
 {
@@ -534,14 +533,14 @@ static const char heartbeat_script[] =
     "if w then redis.call('RPUSH', ARGV[2] .. w, 'event') redis.call('EXPIRE', ARGV[2] .. w, 120) end "
     "return 1";
 /* Deletes a queue whose idle time ran out, unless a poll is waiting on it (then its clock restarts). */
-static const char expire_script[] = QUEUE_DISCARD_LUA
-    "local score = redis.call('ZSCORE', 'confab:expiry', ARGV[1]) "
-    "if not score or tonumber(score) > tonumber(ARGV[2]) then return 0 end "
-    "if redis.call('HEXISTS', KEYS[1], 'waiter') == 1 then "
-    "  local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
-    "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
-    "discard(KEYS[1], ARGV[1]) "
-    "return 1";
+static const char expire_script[] =
+    QUEUE_DISCARD_LUA "local score = redis.call('ZSCORE', 'confab:expiry', ARGV[1]) "
+                      "if not score or tonumber(score) > tonumber(ARGV[2]) then return 0 end "
+                      "if redis.call('HEXISTS', KEYS[1], 'waiter') == 1 then "
+                      "  local t = tonumber(redis.call('HGET', KEYS[1], 'timeout')) "
+                      "  redis.call('ZADD', 'confab:expiry', tonumber(ARGV[2]) + t, ARGV[1]) return 0 end "
+                      "discard(KEYS[1], ARGV[1]) "
+                      "return 1";
 
 int events_reap(struct uow *uow)
 {

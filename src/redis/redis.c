@@ -265,7 +265,7 @@ static enum err run(struct uow *uow, int ncmds, const int *argcs, const char *co
 		if (replies[i]->type == RR_ERROR) {
 			log_msg(LOG_ERROR, "request %llu: redis %s failed: %s", uow->id, cmds[i][0], replies[i]->str);
 			metrics_add(uow->worker->metrics, M_REDIS_COMMAND_ERRORS, 1);
-			/* Past maxmemory (policy noeviction) Redis refuses writes until memory is freed: a passing state. */
+			/* Past maxmemory (noeviction) Redis refuses writes until memory is freed: a passing state. */
 			return strncmp(replies[i]->str, "OOM ", 4) == 0 ? ERR_UNAVAILABLE : ERR_INTERNAL;
 		}
 	}
