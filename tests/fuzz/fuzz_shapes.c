@@ -160,7 +160,7 @@ static void check_group(struct request *req, const char *text, enum param_type t
 {
 	static const struct param_spec setting[] = {{"x", PT_GROUP_SETTING, 0, 0, NULL}, {NULL, 0, 0, 0, NULL}};
 	static const struct param_spec update[] = {{"x", PT_GROUP_UPDATE, 0, 0, NULL}, {NULL, 0, 0, 0, NULL}};
-	request_add_param(req, "x", 1, text, strlen(text));
+	request_add_param(req, "x", text, strlen(text));
 	if (param_validate(req, type == PT_GROUP_SETTING ? setting : update) < 0)
 		return;
 	const struct group_setting_value *g =
