@@ -112,13 +112,13 @@ static int read_timeout(struct request *req, int *secs)
 		v = MOBILE_QUEUE_TIMEOUT_SECS;
 	} else if (raw != NULL) {
 		json_object *j = NULL;
-		if (jsonx_parse(raw, strlen(raw), &j) < 0 || (j != NULL && !json_object_is_type(j, json_type_int)) ||
-		    (j != NULL && json_object_get_int64(j) < 0)) {
-			json_object_put(j);
+		int rc = uow_parse_client_json(&req->uow, raw, strlen(raw), &j);
+		if (rc < 0)
+			return -1;
+		if (rc > 0 || (j != NULL && !json_object_is_type(j, json_type_int)) ||
+		    (j != NULL && json_object_get_int64(j) < 0))
 			return api_error(req, ERR_BAD_REQUEST, "Invalid idle_queue_timeout");
-		}
 		v = j != NULL ? json_object_get_int64(j) : 0;
-		json_object_put(j);
 	}
 	/* The reference's min(v, MAX_QUEUE_TIMEOUT_SECS), with the bound an operator may lower. */
 	int max = req->uow.worker->cfg->event_queue_max_idle_secs;

@@ -126,9 +126,9 @@ static int typing_stream_id(struct request *req, bool *given, int64_t *id)
 	*given = false;
 	if (s == NULL)
 		return 0;
-	if (jsonx_parse(s, strlen(s), &j) < 0)
-		return api_error(req, ERR_BAD_REQUEST, "stream_id is not valid JSON");
-	request_own_json(req, j);
+	int rc = uow_parse_client_json(&req->uow, s, strlen(s), &j);
+	if (rc != 0)
+		return rc < 0 ? -1 : api_error(req, ERR_BAD_REQUEST, "stream_id is not valid JSON");
 	if (j == NULL)
 		return 0;
 	if (!json_object_is_type(j, json_type_int))

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "core/jsonx.h"
+
 void uow_init(struct uow *u, struct worker *w, unsigned long long id)
 {
 	memset(u, 0, sizeof(*u));
@@ -46,6 +48,17 @@ json_object *uow_own_json(struct uow *u, json_object *obj)
 {
 	arena_defer(&u->arena, json_put, obj);
 	return obj;
+}
+
+int uow_parse_client_json(struct uow *u, const char *s, size_t len, json_object **out)
+{
+	*out = NULL;
+	if (arena_charge(&u->arena, jsonx_cost(s, len)) < 0)
+		return uow_error(u, ERR_TOO_LARGE, NULL);
+	if (jsonx_parse(s, len, out) < 0)
+		return 1;
+	uow_own_json(u, *out);
+	return 0;
 }
 
 void uow_error_field(struct uow *u, const char *key, json_object *value)

@@ -94,5 +94,12 @@ int uow_verror(struct uow *u, enum err e, const char *fmt, va_list ap);
 void uow_error_field(struct uow *u, const char *key, json_object *value);
 /* Registers a json-c object to be released with the unit of work; returns it. */
 json_object *uow_own_json(struct uow *u, json_object *obj);
+/*
+ * Parses JSON text a client sent, after charging its arena what it costs parsed (jsonx_cost()): every client JSON
+ * goes through here or the parameter validator, so that no request grows a worker past its bound. Returns 0 with
+ * the value in *out (owned by u; NULL for `null`), 1 for text that is no JSON (nothing recorded), or -1 with 413
+ * ERR_TOO_LARGE recorded when the value would cost more than the request may hold.
+ */
+int uow_parse_client_json(struct uow *u, const char *s, size_t len, json_object **out);
 
 #endif

@@ -288,11 +288,9 @@ static const char *nul_path(struct request *req, json_object *j, const char *pat
 static int parse_json(struct request *req, const struct param_spec *spec, const char *text, size_t len,
                       json_object **j)
 {
-	if (arena_charge(&req->arena, jsonx_cost(text, len)) < 0)
-		return api_error(req, ERR_TOO_LARGE, NULL);
-	if (jsonx_parse(text, len, j) < 0)
-		return api_error(req, ERR_BAD_REQUEST, "%s is not valid JSON", spec->name);
-	request_own_json(req, *j);
+	int rc = uow_parse_client_json(&req->uow, text, len, j);
+	if (rc != 0)
+		return rc < 0 ? -1 : api_error(req, ERR_BAD_REQUEST, "%s is not valid JSON", spec->name);
 	const char *bad = (spec->flags & P_RAW) ? NULL : nul_path(req, *j, spec->name);
 	return bad != NULL ? api_error(req, ERR_BAD_REQUEST, "%s must not contain null bytes", bad) : 0;
 }

@@ -140,25 +140,37 @@ static int users_by_ids(struct uow *uow, const int64_t *ids, int n, struct messa
 	return 0;
 }
 
-/* The reference's extract_private_recipients: `to` as a JSON value, or a plain string split at commas. */
-static json_object *recipients_json(struct uow *uow, const char *to)
+/*
+ * The reference's extract_private_recipients: `to` as a JSON value, or a plain string split at commas. Returns 0
+ * with *list set, 1 with *refusal set (more items than a message may have), or -1 with the error recorded. What the
+ * list costs is charged before it is built (uow_parse_client_json(), and the count of a plain string's items).
+ */
+static int recipients_json(struct uow *uow, const char *to, const char **refusal, json_object **list)
 {
 	json_object *data = NULL;
-	if (jsonx_parse(to, strlen(to), &data) == 0 && !json_object_is_type(data, json_type_string))
-		return uow_own_json(uow, data);
-	const char *s = data ? arena_strdup(&uow->arena, json_object_get_string(data)) : to;
-	if (data)
-		json_object_put(data);
-	json_object *list = uow_own_json(uow, json_object_new_array());
+	int rc = uow_parse_client_json(uow, to, strlen(to), &data);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && !json_object_is_type(data, json_type_string)) {
+		*list = data;
+		return 0;
+	}
+	const char *s = data ? json_object_get_string(data) : to;
+	size_t items = 1;
+	for (const char *p = s; (p = strchr(p, ',')) != NULL; p++)
+		items++;
+	if (items > MESSAGE_MAX_RECIPIENTS)
+		return refuse(uow, refusal, "Too many recipients (limit: %d)", MESSAGE_MAX_RECIPIENTS);
+	*list = uow_own_json(uow, json_object_new_array());
 	for (const char *p = s;; p++) {
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		json_object_array_add(list, json_object_new_string_len(p, (int)n));
+		json_object_array_add(*list, json_object_new_string_len(p, (int)n));
 		if (comma == NULL)
 			break;
 		p = comma;
 	}
-	return list;
+	return 0;
 }
 
 /* A string and where it was asked, for removing repeats in n log n. */
@@ -250,7 +262,10 @@ static int cmp_user(const void *a, const void *b)
 int message_parse_direct(struct uow *uow, const char *to, struct message_recipients *r, const char **refusal)
 {
 	*r = (struct message_recipients){0};
-	json_object *list = recipients_json(uow, to);
+	json_object *list = NULL;
+	int parsed = recipients_json(uow, to, refusal, &list);
+	if (parsed != 0)
+		return parsed;
 	json_object *first = json_object_is_type(list, json_type_array) ? json_object_array_get_idx(list, 0) : NULL;
 	if (!json_object_is_type(list, json_type_array) ||
 	    (first != NULL && !json_object_is_type(first, json_type_string) &&

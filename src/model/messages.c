@@ -239,13 +239,13 @@ int message_channel_indicator(struct uow *uow, const char *to, int64_t *id, cons
 	json_object *data = NULL;
 	*id = 0;
 	*name = NULL;
-	if (arena_charge(&uow->arena, jsonx_cost(to, strlen(to))) < 0)
-		return uow_error(uow, ERR_TOO_LARGE, NULL);
-	if (jsonx_parse(to, strlen(to), &data) < 0) {
+	int rc = uow_parse_client_json(uow, to, strlen(to), &data);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
 		*name = to;
 		return 0;
 	}
-	uow_own_json(uow, data);
 	if (json_object_is_type(data, json_type_array)) {
 		if (json_object_array_length(data) != 1)
 			return uow_error(uow, ERR_BAD_REQUEST, "Expected exactly one channel");

@@ -128,7 +128,8 @@ struct message_recipients {
 	const char **emails; /* by_email */
 	const int64_t *ids;  /* !by_email */
 };
-/* The part of message_lookup_direct() that needs no database: 0 and *r, or 1 with the refusal in *refusal. */
+/* The part of message_lookup_direct() that needs no database: 0 and *r, 1 with the refusal in *refusal, or -1 with
+ * 413 recorded (a `to` that would cost more memory than the request may hold). */
 int message_parse_direct(struct uow *uow, const char *to, struct message_recipients *r, const char **refusal);
 /*
  * Checks that the requesting user may send a direct message to users (as resolved above): access to the users

@@ -122,6 +122,41 @@ static void test_json_value_too_costly(void)
 	             "Request body too large");
 }
 
+/* prefix + "name=[{},{},...]" (n objects, about 560 MB once parsed for n = 700,000) + suffix, urlencoded. */
+static char *costly_form(const char *prefix, const char *name, size_t n, size_t *len)
+{
+	char *s = keep(malloc(3 * n + strlen(prefix) + strlen(name) + 64));
+	REQUIRE(s != NULL, "malloc");
+	size_t off = (size_t)sprintf(s, "%s%s=%%5B", prefix, name);
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)sprintf(s + off, i ? ",{}" : "{}");
+	off += (size_t)sprintf(s + off, "%%5D");
+	*len = off;
+	return s;
+}
+
+/* Every JSON a client sends is charged before it is parsed, not only declared JSON parameters: a direct message's
+ * `to`, typing's `stream_id` and register's `idle_queue_timeout` are taken as text and parsed by their handlers. */
+static void test_client_json_elsewhere_is_charged(void)
+{
+	size_t len;
+	char *s = costly_form("type=direct&content=x&", "to", 700000, &len);
+	EXPECT_ERROR(post_form(&itest_owner, "/api/v1/messages", s, len), 413, "BAD_REQUEST", "Request body too large");
+	s = costly_form("op=start&type=channel&topic=x&", "stream_id", 700000, &len);
+	EXPECT_ERROR(post_form(&itest_owner, "/api/v1/typing", s, len), 413, "BAD_REQUEST", "Request body too large");
+	s = costly_form("", "idle_queue_timeout", 700000, &len);
+	EXPECT_ERROR(post_form(&itest_owner, "/api/v1/register", s, len), 413, "BAD_REQUEST", "Request body too large");
+	/* A plain list of addresses is counted before it is split. */
+	char *to = keep(malloc(2 * 1001 + 64));
+	REQUIRE(to != NULL, "malloc");
+	size_t off = (size_t)sprintf(to, "type=direct&content=x&to=a");
+	for (int i = 1; i < 1001; i++)
+		off += (size_t)sprintf(to + off, ",a");
+	EXPECT_ERROR(post_form(&itest_owner, "/api/v1/messages", to, off), 400, "BAD_REQUEST",
+	             "Too many recipients (limit: 1000)");
+	EXPECT_SUCCESS(api_get(&itest_owner, "/users/me"));
+}
+
 /*
  * The resident memory of the api group's processes, in KiB; *n their number, *asan whether they run with
  * AddressSanitizer (scripts/test), whose allocator keeps freed memory in quarantine and never gives it back.
@@ -298,6 +333,7 @@ void register_limits_tests(void)
 	    {"too_many_multipart_fields", test_too_many_multipart_fields},
 	    {"form_body_too_large", test_form_body_too_large},
 	    {"json_value_too_costly", test_json_value_too_costly},
+	    {"client_json_elsewhere_is_charged", test_client_json_elsewhere_is_charged},
 	    {"memory_goes_back", test_memory_goes_back},
 	    {"invalid_utf8_in_path", test_invalid_utf8_in_path},
 	    {"nul_in_json_strings", test_nul_in_json_strings},
