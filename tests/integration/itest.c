@@ -932,6 +932,27 @@ static char *psql_v(const char *format, va_list ap)
 	return out;
 }
 
+char *redis_cli(const char *args)
+{
+	const char *cli = getenv("CONFAB_REDIS_CLI");
+	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
+	fflush(NULL);
+	FILE *f = popen(fmt("%s %s", cli, args), "r");
+	REQUIRE(f != NULL, "could not run %s", cli);
+	size_t size = 4096, n = 0, got;
+	char *out = malloc(size);
+	while (out != NULL && (got = fread(out + n, 1, size - 1 - n, f)) > 0)
+		if ((n += got) == size - 1)
+			out = realloc(out, size *= 2);
+	pclose(f);
+	REQUIRE(out != NULL, "out of memory");
+	keep(out);
+	out[n] = '\0';
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+		out[--n] = '\0';
+	return out;
+}
+
 char *psql(const char *format, ...)
 {
 	va_list ap;

@@ -81,6 +81,9 @@ json_object *ctl(const char *const *argv);
 char *psql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like psql(), but a failure is a fatal assertion. */
 char *psql_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What CONFAB_REDIS_CLI prints for args (as the shell reads them), trailing newlines trimmed; kept until the test
+ * ends. A failure to run it is fatal. */
+char *redis_cli(const char *args);
 /* Runs SQL through CONFAB_PSQL in a child process (a session holding a lock meanwhile); returns its pid, for waitpid(). */
 pid_t psql_in_background(const char *sql);
 /* Waits up to secs seconds until a backend waits for a lock in a statement containing text; false if none did. */

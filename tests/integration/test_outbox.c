@@ -76,24 +76,10 @@ static void wait_outbox_empty(const char *content)
 	REQUIRE(false, "the outbox row of %s is still there after %d s", content, REAPER_SECS);
 }
 
-/* The first line redis-cli prints for command (its arguments as the shell reads them), into out. */
-static void redis_cli(const char *command, char *out, size_t size)
-{
-	const char *cli = getenv("CONFAB_REDIS_CLI");
-	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
-	FILE *f = popen(fmt("%s %s", cli, command), "r");
-	REQUIRE(f != NULL, "popen failed");
-	if (fgets(out, (int)size, f) == NULL)
-		out[0] = '\0';
-	pclose(f);
-}
-
 /* Whether outbox row id is in the set of published rows that the reaper has not deleted yet. */
 static bool marked_done(const char *id)
 {
-	char out[32];
-	redis_cli(fmt("SISMEMBER confab:outbox:done %s", id), out, sizeof(out));
-	return strncmp(out, "1", 1) == 0;
+	return strncmp(redis_cli(fmt("SISMEMBER confab:outbox:done %s", id)), "1", 1) == 0;
 }
 
 /*
@@ -188,9 +174,8 @@ static char *publish_again(const struct user *a, const char *to, const char *con
 		end = id + strcspn(id, " ");
 		marked = marked_done(fmt("%.*s", (int)(end - id), id));
 	}
-	char out[32];
 	if (marked)
-		redis_cli(fmt("SREM confab:outbox:done %s", ids), out, sizeof(out));
+		redis_cli(fmt("SREM confab:outbox:done %s", ids));
 	psql_ok("UPDATE event_outbox SET created_at = now() - interval '10 seconds' WHERE payload LIKE '%%%s%%'", content);
 	kill(reaper, SIGCONT);
 	EXPECT_SUCCESS(r);

@@ -30,31 +30,6 @@ static int queues_per_user(void)
 	return config_int("CONFAB_EVENT_QUEUES_PER_USER", 50);
 }
 
-/* The output of CONFAB_REDIS_CLI with args into out (size bytes), trimmed; a failure is fatal. */
-static char *redis_cli_into(const char *args, char *out, size_t size)
-{
-	const char *cli = getenv("CONFAB_REDIS_CLI");
-	REQUIRE(cli != NULL && *cli != '\0', "CONFAB_REDIS_CLI is not set");
-	fflush(NULL);
-	char *cmd = malloc(strlen(cli) + strlen(args) + 2);
-	REQUIRE(cmd != NULL, "out of memory");
-	sprintf(cmd, "%s %s", cli, args);
-	FILE *f = popen(cmd, "r");
-	free(cmd);
-	REQUIRE(f != NULL, "could not run %s", cli);
-	size_t n = fread(out, 1, size - 1, f);
-	pclose(f);
-	out[n] = '\0';
-	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
-		out[--n] = '\0';
-	return out;
-}
-
-static char *redis_cli(const char *args)
-{
-	return redis_cli_into(args, keep(malloc(4096)), 4096);
-}
-
 /* A queue of u from the legacy GET /events?dont_block=true (no initial state: quick); its id. */
 static const char *legacy_queue(const struct user *u)
 {
@@ -111,13 +86,12 @@ static struct resp *poll_answer(int fd)
  * empty line for the others, which strtok() skips). */
 static int waiting_polls(const char *const *queues, int n)
 {
-	static char out[1 << 18];
 	char *args = malloc((size_t)n * 40 + 32), *p = args;
 	REQUIRE(args != NULL, "out of memory");
 	p += sprintf(p, "ZMSCORE confab:waiting");
 	for (int i = 0; i < n; i++)
 		p += sprintf(p, " %.36s", queues[i]);
-	redis_cli_into(args, out, sizeof(out));
+	char *out = redis_cli(args);
 	free(args);
 	int found = 0;
 	for (char *line = strtok(out, "\n"); line != NULL; line = strtok(NULL, "\n"))
