@@ -24,14 +24,24 @@
 #define OUTAGE_RETRY_SECONDS 1
 
 /*
+ * Every counter is written by a script flagged allow-oom: a Redis at its maxmemory (noeviction) refuses plain
+ * writes, and the limits must not fail open then (docs/LIMITS.md, "Event queues": members can fill Redis with
+ * queues they never read). A counter is a few dozen bytes with an expiry.
+ */
+#define ALLOW_OOM "#!lua flags=allow-oom\n"
+/*
  * Increments KEYS[1] and returns {count, seconds left}; the first increment (or a key found without expiry)
  * starts the window of ARGV[1] seconds.
  */
-static const char count_script[] =
+static const char count_script[] = ALLOW_OOM
     "local n = redis.call('INCR', KEYS[1]) local t = redis.call('TTL', KEYS[1]) "
     "if t < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end return {n, t}";
 /* Takes one back from the counter KEYS[1]; one that had expired meanwhile is not left behind at -1. */
-static const char uncount_script[] = "if redis.call('DECR', KEYS[1]) < 0 then redis.call('DEL', KEYS[1]) end return 0";
+static const char uncount_script[] =
+    ALLOW_OOM "if redis.call('DECR', KEYS[1]) < 0 then redis.call('DEL', KEYS[1]) end return 0";
+/* The API budget: increments the window's counter KEYS[1], which expires ARGV[1] seconds later; returns the count. */
+static const char budget_script[] =
+    ALLOW_OOM "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return n";
 
 /*
  * The outage state of this process: whether an outage was logged (and its end not yet), and the monotonic
@@ -171,11 +181,11 @@ int ratelimit_key_failed(struct request *req)
 	if (!has_address(req, cfg->api_key_fail_limit_address))
 		return 0;
 	/* The count, and the address in the set of watched ones (ratelimit_watch.h), in one round trip. */
-	const char *const *cmds[3] = {count_cmd(req, address_key(req, "key"), cfg->api_key_fail_window)};
-	ratelimit_watch_cmds(req, req->remote_addr, cfg->api_key_fail_window, cmds + 1);
-	const int argcs[3] = {5, 4, 4};
-	struct rreply *replies[3];
-	if (try_pipeline(req, 3, argcs, cmds, replies) < 0)
+	const char *const *cmds[2] = {count_cmd(req, address_key(req, "key"), cfg->api_key_fail_window),
+	                              ratelimit_watch_cmd(req, req->remote_addr, cfg->api_key_fail_window)};
+	const int argcs[2] = {5, 7};
+	struct rreply *replies[2];
+	if (try_pipeline(req, 2, argcs, cmds, replies) < 0)
 		return 0;
 	ratelimit_watch_announce(req, req->remote_addr, cfg->api_key_fail_window);
 	long long retry = over_limit(replies[0], cfg->api_key_fail_limit_address);
@@ -192,7 +202,7 @@ static int check_address(struct request *req, struct rreply **replies)
 	return limited(req, (double)(ttl > 0 ? ttl : 1));
 }
 
-/* The per-user API budget (replies: INCR and EXPIRE of the window's counter). */
+/* The per-user API budget (replies: budget_script's count). */
 static int check_user(struct request *req, struct rreply **replies, long long reset, const struct timespec *now)
 {
 	int limit = req->worker->cfg->rate_limit_per_minute;
@@ -218,15 +228,14 @@ int ratelimit_check(struct request *req)
 	long long window = now.tv_sec / WINDOW_SECONDS;
 	long long user_id = per_user ? (long long)req->user->id : 0;
 	const char *key = arena_printf(&req->arena, "confab:rl:{%lld}:%lld", user_id, window);
-	const char *incr[] = {"INCR", key};
-	const char *expire[] = {"EXPIRE", key, arena_printf(&req->arena, "%d", WINDOW_SECONDS + 1)};
+	const char *count[] = {"EVAL", budget_script, "1", key, arena_printf(&req->arena, "%d", WINDOW_SECONDS + 1)};
 	const char *get[] = {"GET", address_key(req, "key")};
 	const char *ttl[] = {"TTL", get[1]};
-	/* One round trip: the address's failures (GET, TTL), then the user's window (INCR, EXPIRE). */
-	const char *const *all[4] = {get, ttl, incr, expire};
-	const int argcs[4] = {2, 2, 2, 3};
-	int first = per_address ? 0 : 2, n = (per_user ? 4 : 2) - first;
-	struct rreply *replies[4];
+	/* One round trip: the address's failures (GET, TTL), then the user's window. */
+	const char *const *all[3] = {get, ttl, count};
+	const int argcs[3] = {2, 2, 5};
+	int first = per_address ? 0 : 2, n = (per_user ? 3 : 2) - first;
+	struct rreply *replies[3];
 	if (n <= 0 || try_pipeline(req, n, argcs + first, all + first, replies) < 0)
 		return 0;
 	if (per_address && check_address(req, replies) < 0)

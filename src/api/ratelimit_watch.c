@@ -178,21 +178,24 @@ bool ratelimit_watched(struct request *req, const char *addr)
 	return watched;
 }
 
-void ratelimit_watch_cmds(struct request *req, const char *addr, int window, const char *const **cmds)
+/* Adds ARGV[2] to the watched set KEYS[1] until ARGV[1] and prunes the ended ones (before ARGV[3]). Flagged
+ * allow-oom, as the failure counters are (ratelimit.c): a full Redis must not turn the limits off. */
+static const char watch_script[] = "#!lua flags=allow-oom\n"
+                                   "redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) "
+                                   "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3]) return 0";
+
+const char *const *ratelimit_watch_cmd(struct request *req, const char *addr, int window)
 {
 	long long now = now_seconds();
-	const char **zadd = arena_alloc(&req->arena, 4 * sizeof(*zadd));
-	zadd[0] = "ZADD";
-	zadd[1] = WATCH_KEY;
-	zadd[2] = arena_printf(&req->arena, "%lld", now + window + 1); /* never before the counter's own expiry */
-	zadd[3] = addr;
-	const char **prune = arena_alloc(&req->arena, 4 * sizeof(*prune));
-	prune[0] = "ZREMRANGEBYSCORE";
-	prune[1] = WATCH_KEY;
-	prune[2] = "-inf";
-	prune[3] = arena_printf(&req->arena, "(%lld", now);
-	cmds[0] = zadd;
-	cmds[1] = prune;
+	const char **cmd = arena_alloc(&req->arena, 7 * sizeof(*cmd));
+	cmd[0] = "EVAL";
+	cmd[1] = watch_script;
+	cmd[2] = "1";
+	cmd[3] = WATCH_KEY;
+	cmd[4] = arena_printf(&req->arena, "%lld", now + window + 1); /* never before the counter's own expiry */
+	cmd[5] = addr;
+	cmd[6] = arena_printf(&req->arena, "(%lld", now);
+	return cmd;
 }
 
 /* Whether this process announced (or heard of) addr less than a second ago with the same end. Lock held. */

@@ -32,10 +32,10 @@ int ratelimit_watch_start(const char *conninfo);
 bool ratelimit_watched(struct request *req, const char *addr);
 
 /*
- * After a failure from addr was counted: the Redis commands that record it (ZADD and the pruning of ended windows;
- * 2 commands, 4 arguments each, in the arena) for the caller's pipeline.
+ * After a failure from addr was counted: the Redis command that records it (an EVAL of 7 arguments, in the arena,
+ * that adds addr and prunes ended windows; it runs when Redis is at its maxmemory too) for the caller's pipeline.
  */
-void ratelimit_watch_cmds(struct request *req, const char *addr, int window, const char *const **cmds);
+const char *const *ratelimit_watch_cmd(struct request *req, const char *addr, int window);
 /* After those commands were sent: watches addr here and announces it to the other processes. */
 void ratelimit_watch_announce(struct request *req, const char *addr, int window);
 

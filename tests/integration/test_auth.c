@@ -455,6 +455,30 @@ static void test_login_throttled_per_account(void)
 	EXPECT_SUCCESS(api_get(u, "/users/me"));
 }
 
+/*
+ * A Redis at its maxmemory (noeviction: members can fill it with queues they never read) refuses plain writes; the
+ * limits' counters are written by scripts that may run then, so the limits never fail open (as they do, by design,
+ * when Redis does not answer at all).
+ */
+static void test_login_throttled_with_redis_full(void)
+{
+	int limit = LOGIN_LIMIT_USER;
+	REQUIRE(limit > 0 && limit < LOGIN_LIMIT_ADDRESS, "login limits %d/%d are not testable", limit,
+	        LOGIN_LIMIT_ADDRESS);
+	struct user *u = new_user("member");
+	const char *addr = fresh_address();
+	char *before = redis_cli("CONFIG GET maxmemory");
+	before = strchr(before, '\n') ? strchr(before, '\n') + 1 : "0";
+	REQUIRE(strcmp(redis_cli("CONFIG SET maxmemory 1"), "OK") == 0, "CONFIG SET maxmemory failed");
+	struct resp *r[16];
+	for (int i = 0; i <= limit && i < 16; i++)
+		r[i] = fetch_key_from(addr, u->email, fmt("wrong-password-%d", i));
+	REQUIRE(strcmp(redis_cli(fmt("CONFIG SET maxmemory %s", before)), "OK") == 0, "could not restore maxmemory");
+	for (int i = 0; i < limit && i < 16; i++)
+		EXPECT_ERROR(r[i], 401, "AUTHENTICATION_FAILED", "Your username or password is incorrect");
+	EXPECT_RATE_LIMITED(r[limit < 16 ? limit : 15], LOGIN_WINDOW);
+}
+
 /* A success clears the account's failures (the reference's clear_history). */
 static void test_login_success_clears_failures(void)
 {
@@ -688,6 +712,7 @@ void register_auth_tests(void)
 	    {"fetch_api_key_deactivated_realm", test_fetch_api_key_deactivated_realm},
 	    {"fetch_api_key_missing_password", test_fetch_api_key_missing_password},
 	    {"login_throttled_per_account", test_login_throttled_per_account},
+	    {"login_throttled_with_redis_full", test_login_throttled_with_redis_full},
 	    {"login_success_clears_failures", test_login_success_clears_failures},
 	    {"login_throttled_unknown_user", test_login_throttled_unknown_user},
 	    {"login_throttled_per_address", test_login_throttled_per_address},
