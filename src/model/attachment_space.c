@@ -129,7 +129,7 @@ int attachment_space_delete(struct uow *uow, int64_t attachment_id)
 		return -1;
 	if (db_rows(res) == 0)
 		return uow_error(uow, ERR_BAD_REQUEST, "Invalid attachment");
-	attachments_remove_file(uow, db_val(res, 0, 0));
+	attachments_remove_file_at_commit(uow, db_val(res, 0, 0));
 	int64_t used = attachment_space_used(uow, db_int(res, 0, 1));
 	if (used < 0)
 		return -1;
@@ -161,7 +161,7 @@ int attachment_space_reap(struct uow *uow, int days)
 	if (n == 0)
 		return db_commit(uow) < 0 ? -1 : 0;
 	for (int i = 0; i < n; i++)
-		attachments_remove_file(uow, db_val(res, i, 1));
+		attachments_remove_file_at_commit(uow, db_val(res, i, 1));
 	int64_t *ids = db_ids(uow, res, 0, &n);
 	if (DB_EXEC_COMMIT(uow, &st_reap_delete, db_arg_ids(uow, ids, n)) == NULL)
 		return -1;

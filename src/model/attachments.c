@@ -931,30 +931,42 @@ void attachments_remove_file(struct uow *uow, const char *path_id)
 	}
 }
 
-/* A new file, owned by its unit of work until the transaction of its row has committed. */
-struct new_file {
+/* A file whose fate waits for the transaction of its row: removed at the end of the unit of work if it failed (a
+ * new file), or if it succeeded (a deleted row's file). */
+struct file_fate {
 	struct uow *uow;
 	const char *path_id;
+	bool remove_on_success;
 };
 
 /*
- * At the end of the unit of work (before its connection is given back): the file goes if an error was recorded,
- * since its row was then rolled back (a failed COMMIT records one too), so that no file stays without a row, where
- * neither the quota nor the reaper would ever see it.
+ * At the end of the unit of work (before its connection is given back; a failed COMMIT records an error too): a new
+ * file goes if its row was rolled back, so that no file stays without a row, where neither the quota nor the reaper
+ * would ever see it; a deleted row's file goes only once the deletion committed, so that no row stays without its file.
  */
-static void remove_if_failed(void *arg)
+static void settle_file(void *arg)
 {
-	struct new_file *f = arg;
-	if (f->uow->error != ERR_NONE)
+	struct file_fate *f = arg;
+	if ((f->uow->error == ERR_NONE) == f->remove_on_success)
 		attachments_remove_file(f->uow, f->path_id);
 }
 
-/* Makes the new file of path_id the unit of work's until it ends (remove_if_failed). */
+static void defer_file(struct uow *uow, const char *path_id, bool remove_on_success)
+{
+	struct file_fate *f = arena_alloc(&uow->arena, sizeof(*f));
+	*f = (struct file_fate){uow, arena_strdup(&uow->arena, path_id), remove_on_success};
+	arena_defer(&uow->arena, settle_file, f);
+}
+
+/* Makes the new file of path_id the unit of work's until it ends. */
 static void own_new_file(struct uow *uow, const char *path_id)
 {
-	struct new_file *f = arena_alloc(&uow->arena, sizeof(*f));
-	*f = (struct new_file){uow, path_id};
-	arena_defer(&uow->arena, remove_if_failed, f);
+	defer_file(uow, path_id, false);
+}
+
+void attachments_remove_file_at_commit(struct uow *uow, const char *path_id)
+{
+	defer_file(uow, path_id, true);
 }
 
 int attachments_write(struct uow *uow, const char *path_id, const char *data, size_t len)

@@ -83,6 +83,9 @@ struct attachment *attachments_find(struct uow *uow, const char *path_id, int64_
 
 /* Removes the file of path_id and the directories that leaves empty (a missing file is no error). */
 void attachments_remove_file(struct uow *uow, const char *path_id);
+/* Removes the file of path_id when the unit of work ends, if its transaction committed (no error recorded): for a
+ * row deleted in it. */
+void attachments_remove_file_at_commit(struct uow *uow, const char *path_id);
 
 /* The file of path_id under upload_dir (an arena string). */
 const char *attachments_local_path(struct uow *uow, const char *path_id);
