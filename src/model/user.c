@@ -244,7 +244,7 @@ int user_check_full_name(struct uow *uow, const char *name)
 }
 
 static struct db_stmt st_name_in_use =
-    DB_STMT("SELECT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND full_name = $2 AND is_active)");
+    DB_STMT("SELECT EXISTS (SELECT 1 FROM users WHERE realm_id = $1 AND upper(full_name) = upper($2) AND is_active)");
 
 int user_check_bot_name_available(struct uow *uow, int64_t realm_id, const char *name)
 {

@@ -6,6 +6,7 @@
  * test_join.c. Names that need a joiner (Persian, emoji sequences) are still accepted.
  * Reference: zerver/lib/users.py check_full_name, zerver/lib/string_validation.py, Django's validate_email.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,14 @@ static void test_bot_name_in_use(void)
 	CHECK(ctl((const char *const[]){"create-user", "--realm", "", "--email", email, "--name", fmt(" %s ", name),
 	                                "--bot", NULL}) == NULL,
 	      "a bot named as %s", name);
+	CHECK(users_with(email) == 0, "no bot %s", email);
+	/* The reference compares names case-insensitively (full_name__iexact). */
+	char *upper = fmt("%s", name);
+	for (char *p = upper; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	CHECK(ctl((const char *const[]){"create-user", "--realm", "", "--email", email, "--name", upper, "--bot", NULL}) ==
+	          NULL,
+	      "a bot named as %s", upper);
 	CHECK(users_with(email) == 0, "no bot %s", email);
 	json_object *j = ctl((const char *const[]){"create-user", "--realm", "", "--email", email, "--name",
 	                                           fmt(" %s Bot ", name), "--bot", NULL});
