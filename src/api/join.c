@@ -277,6 +277,10 @@ static int confirm_address(struct request *req, const struct join_invite *inv)
 		return form_page(req, inv,
 		                 "No more confirmation emails can be sent to this address today. Use the link in one "
 		                 "you received, or try again tomorrow.");
+	if (rc == INVITE_CONFIRM_LINK_LIMIT)
+		return form_page(req, inv,
+		                 "This invitation link has sent as many confirmation emails as it may today. Try again "
+		                 "tomorrow, or ask the organization for another link.");
 	return sent_page(req, email);
 }
 

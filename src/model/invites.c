@@ -283,9 +283,11 @@ int invite_send_mail(struct uow *uow, int64_t id)
 
 /* ---- address confirmations of reusable links ---------------------------------------------------------------- */
 
+/* The confirmations of the last day to address $2 of the organization, and through link $3. */
 static struct db_stmt st_confirm_count =
-    DB_STMT("SELECT count(*) FROM invitations WHERE realm_id = $1 AND lower(email) = lower($2)"
-            " AND via_multiuse_id IS NOT NULL AND invited_at > now() - interval '1 day'");
+    DB_STMT("SELECT count(*) FILTER (WHERE lower(email) = lower($2)), count(*) FILTER (WHERE via_multiuse_id = $3)"
+            " FROM invitations WHERE realm_id = $1 AND via_multiuse_id IS NOT NULL"
+            " AND invited_at > now() - interval '1 day'");
 /* least() skips a NULL: a link that never expires gives the confirmation its own day. */
 static struct db_stmt st_confirm_insert = DB_STMT(
     "INSERT INTO invitations (realm_id, referrer_id, email, invited_as, stream_ids, group_ids,"
@@ -326,14 +328,13 @@ static int confirmation_mail(struct uow *uow, const char *email, const char *lin
 int invite_confirm_address(struct uow *uow, int64_t link_id, const char *email)
 {
 	const char *realm_id = db_arg_int(uow, uow->realm->id);
-	struct db_res *count = DB_EXEC(uow, &st_confirm_count, realm_id, email);
+	struct db_res *count = DB_EXEC(uow, &st_confirm_count, realm_id, email, db_arg_int(uow, link_id));
 	if (count == NULL)
 		return -1;
 	if (db_int(count, 0, 0) >= INVITE_CONFIRM_MAX_PER_DAY)
 		return INVITE_CONFIRM_LIMIT;
-	int room = daily_room(uow, 1);
-	if (room <= 0)
-		return room < 0 ? -1 : INVITE_CONFIRM_LIMIT;
+	if (db_int(count, 0, 1) >= INVITE_CONFIRM_MAX_PER_LINK_DAY)
+		return INVITE_CONFIRM_LINK_LIMIT;
 	const char *key = new_key(uow);
 	struct db_res *res = DB_EXEC(uow, &st_confirm_insert, db_arg_int(uow, link_id), realm_id, email, key,
 	                             db_arg_int(uow, INVITE_CONFIRM_HOURS));
@@ -341,8 +342,6 @@ int invite_confirm_address(struct uow *uow, int64_t link_id, const char *email)
 		return -1;
 	if (db_rows(res) != 1) /* the caller holds the link locked: it is there */
 		return uow_error(uow, ERR_INTERNAL, NULL);
-	if (DB_EXEC(uow, &st_count_sent, realm_id) == NULL)
-		return -1;
 	return confirmation_mail(uow, email, invite_link(uow, key), db_val(res, 0, 0));
 }
 

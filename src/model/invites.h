@@ -78,20 +78,25 @@ int invite_send_mail(struct uow *uow, int64_t id);
 
 /*
  * A reusable link's confirmation of an address: the hours it lasts (the reference's
- * CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS, 1), and how many may be mailed to one address of an organization a day.
+ * CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS, 1), how many may be mailed to one address of an organization a day, and
+ * how many one link may mail a day (its visitors are anonymous: the bound of what one of them can make the server
+ * mail to strangers; administrators' invitations have their own daily limit, which confirmations do not touch).
  */
-#define INVITE_CONFIRM_HOURS       24
-#define INVITE_CONFIRM_MAX_PER_DAY 5
-#define INVITE_CONFIRM_LIMIT       1
+#define INVITE_CONFIRM_HOURS            24
+#define INVITE_CONFIRM_MAX_PER_DAY      5
+#define INVITE_CONFIRM_MAX_PER_LINK_DAY 200
+#define INVITE_CONFIRM_LIMIT            1 /* the address had its confirmations of the day */
+#define INVITE_CONFIRM_LINK_LIMIT       2 /* the link had its confirmations of the day */
 
 /*
  * A visitor of reusable link link_id asked to join as email (checked by the caller: valid, allowed, not taken).
  * Makes the address's confirmation, an invitation of its own copied from the link (role, channels, groups, texts;
  * used once; expiring after INVITE_CONFIRM_HOURS or with the link, whichever comes first; not listed by GET
- * /invites), and mails its accept link to email, counted in the organization's daily invitation limit. Nothing is
- * revoked and no account exists until the link is followed. Returns 0 when the mail is queued, INVITE_CONFIRM_LIMIT
- * (nothing done) when email had INVITE_CONFIRM_MAX_PER_DAY confirmations in the last day or the organization
- * reached its daily invitation limit, -1 with the error recorded.
+ * /invites), and mails its accept link to email. Nothing is revoked and no account exists until the link is
+ * followed. The caller holds the link locked, so that confirmations through one link are counted one at a time.
+ * Returns 0 when the mail is queued, INVITE_CONFIRM_LIMIT (nothing done) when email had INVITE_CONFIRM_MAX_PER_DAY
+ * confirmations in the last day, INVITE_CONFIRM_LINK_LIMIT when the link sent INVITE_CONFIRM_MAX_PER_LINK_DAY, -1 with
+ * the error recorded.
  */
 int invite_confirm_address(struct uow *uow, int64_t link_id, const char *email);
 

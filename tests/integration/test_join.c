@@ -594,6 +594,18 @@ static void test_reusable_confirmation_states(void)
 	             "No such invitation");
 }
 
+/* Confirmations are the link's anonymous visitors' mails: they do not use the organization's daily invitation
+ * limit, which stays the administrators' (a visitor typing addresses cannot stop their invitations for a day). */
+static void test_reusable_keeps_daily_limit(void)
+{
+	struct org z = new_org();
+	char *key = multiuse_key(&z, NULL);
+	psql_ok("UPDATE realms SET max_invites = 1 WHERE id = %lld", (long long)z.o->realm_id);
+	for (int i = 0; i < 3; i++)
+		EXPECT_PAGE(ask(&z, key, unique_email("visitor")), 200, "Check your email");
+	EXPECT_SUCCESS(api_post(z.o, "/invites", fmt("invitee_emails=%s&stream_ids=%%5B%%5D", unique_email("admin"))));
+}
+
 /* ---- end to end, in a browser -------------------------------------------------------------------------------- */
 
 /* Where the screenshots go: CONFAB_SCREENSHOT_DIR, else next to the stack's run/ directory (var/screenshots for
@@ -742,6 +754,7 @@ void register_join_tests(void)
 	    {"reusable_addresses", test_reusable_addresses},
 	    {"reusable_keeps_invitation", test_reusable_keeps_invitation},
 	    {"reusable_confirmation_states", test_reusable_confirmation_states},
+	    {"reusable_keeps_daily_limit", test_reusable_keeps_daily_limit},
 	    {"browser", test_browser},
 	    {"browser_reusable", test_browser_reusable},
 	    {NULL, NULL},
