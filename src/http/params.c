@@ -254,32 +254,36 @@ static int convert_str(struct request *req, const struct param_spec *spec, const
 	return 0;
 }
 
+/* Whether a string inside j holds a NUL byte; *steps gets the path to the first from j ("[0][\"key\"]"). */
+static bool find_nul(struct request *req, json_object *j, const char **steps)
+{
+	if (json_object_is_type(j, json_type_string))
+		return strlen(json_object_get_string(j)) != (size_t)json_object_get_string_len(j);
+	if (json_object_is_type(j, json_type_array)) {
+		for (size_t k = 0; k < json_object_array_length(j); k++)
+			if (find_nul(req, json_object_array_get_idx(j, k), steps)) {
+				*steps = arena_printf(&req->arena, "[%zu]%s", k, *steps);
+				return true;
+			}
+	} else if (json_object_is_type(j, json_type_object)) {
+		json_object_object_foreach (j, key, val)
+			if (find_nul(req, val, steps)) {
+				*steps = arena_printf(&req->arena, "[\"%s\"]%s", key, *steps);
+				return true;
+			}
+	}
+	return false;
+}
+
 /*
  * The path of the first string inside j (name[0]["key"], the reference's notation) that holds a NUL byte, which no
  * text column takes (SQLSTATE 22P05, a 500): in the arena, or NULL if there is none. json-c nests 32 deep at most.
+ * The path is written only on the way back from the string found: a value with none allocates nothing.
  */
-static const char *nul_path(struct request *req, json_object *j, const char *path)
+static const char *nul_path(struct request *req, json_object *j, const char *name)
 {
-	if (json_object_is_type(j, json_type_string))
-		return strlen(json_object_get_string(j)) != (size_t)json_object_get_string_len(j) ? path : NULL;
-	if (json_object_is_type(j, json_type_array)) {
-		for (size_t k = 0; k < json_object_array_length(j); k++) {
-			json_object *item = json_object_array_get_idx(j, k);
-			if (json_object_is_type(item, json_type_string) || json_object_is_type(item, json_type_array) ||
-			    json_object_is_type(item, json_type_object)) {
-				const char *p = nul_path(req, item, arena_printf(&req->arena, "%s[%zu]", path, k));
-				if (p != NULL)
-					return p;
-			}
-		}
-	} else if (json_object_is_type(j, json_type_object)) {
-		json_object_object_foreach (j, key, val) {
-			const char *p = nul_path(req, val, arena_printf(&req->arena, "%s[\"%s\"]", path, key));
-			if (p != NULL)
-				return p;
-		}
-	}
-	return NULL;
+	const char *steps = "";
+	return find_nul(req, j, &steps) ? arena_printf(&req->arena, "%s%s", name, steps) : NULL;
 }
 
 /* Parses the JSON text of spec's parameter into *j (owned by the request), if the request has room for what it
