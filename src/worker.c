@@ -98,6 +98,42 @@ static int start_threads(struct thread_arg *ta)
 	return rc;
 }
 
+/* What the process needs before it serves: libsodium, the crash handler, its signals blocked (into *set, for
+ * sigwait()), and malloc's mmap threshold. 0, or -1 with the reason logged. */
+static int prepare_process(const struct config *cfg, sigset_t *set)
+{
+	if (crypto_init() < 0) {
+		log_msg(LOG_FATAL, "could not initialize libsodium");
+		return -1;
+	}
+	if (crash_init(cfg->threads) < 0) {
+		log_msg(LOG_FATAL, "could not install the crash handler: %s", strerror(errno));
+		return -1;
+	}
+	block_signals(set);
+	/* glibc raises its mmap threshold to the size of every mapped block freed (up to 32 MiB), so that after one
+	 * large request the next ones' large blocks come from the heap and stay there when freed: 3.8 GB held after 16
+	 * bodies of 24 MB. A fixed threshold keeps every block of 128 KiB or more mapped, and unmapped when freed. */
+	if (mallopt(M_MMAP_THRESHOLD, 128 * 1024) != 1)
+		log_msg(LOG_WARNING, "could not fix malloc's mmap threshold");
+	return 0;
+}
+
+/* Waits for a signal that stops the worker; SIGHUP is ignored, SIGUSR1 and SIGUSR2 reopen the log. */
+static void wait_for_stop(sigset_t *set)
+{
+	int sig = 0;
+	while (sigwait(set, &sig) == 0 && (sig == SIGHUP || sig == SIGUSR1 || sig == SIGUSR2)) {
+		if (sig == SIGHUP)
+			log_msg(LOG_INFO, "SIGHUP ignored: restart the workers to reload the configuration");
+		else if (log_reopen() < 0)
+			log_msg(LOG_ERROR, "could not reopen the log file: %s", strerror(errno));
+		else
+			log_msg(LOG_INFO, "log file reopened");
+	}
+	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -112,22 +148,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "confab-worker: could not open log file \"%s\": %s\n", cfg.log_file, strerror(errno));
 		return 1;
 	}
-	if (crypto_init() < 0) {
-		log_msg(LOG_FATAL, "could not initialize libsodium");
-		return 1;
-	}
-	if (crash_init(cfg.threads) < 0) {
-		log_msg(LOG_FATAL, "could not install the crash handler: %s", strerror(errno));
-		return 1;
-	}
 	sigset_t set;
-	block_signals(&set);
-	/* glibc raises its mmap threshold to the size of every mapped block freed (up to 32 MiB), so that after one
-	 * large request the next ones' large blocks come from the heap and stay there when freed: 3.8 GB held after 16
-	 * bodies of 24 MB. A fixed threshold keeps every block of 128 KiB or more mapped, and unmapped when freed. */
-	if (mallopt(M_MMAP_THRESHOLD, 128 * 1024) != 1)
-		log_msg(LOG_WARNING, "could not fix malloc's mmap threshold");
-
+	if (prepare_process(&cfg, &set) < 0)
+		return 1;
 	int fd = fcgi_listen(cfg.listen);
 	if (fd < 0) {
 		log_msg(LOG_FATAL, "could not listen on \"%s\"", cfg.listen);
@@ -151,16 +174,7 @@ int main(int argc, char **argv)
 	        PACKAGE_VERSION, CONFAB_BUILD_MODE, CONFAB_BUILD_CFLAGS, cfg.threads, cfg.pg_pool_size,
 	        cfg.redis_pool_size);
 
-	int sig = 0;
-	while (sigwait(&set, &sig) == 0 && (sig == SIGHUP || sig == SIGUSR1 || sig == SIGUSR2)) {
-		if (sig == SIGHUP)
-			log_msg(LOG_INFO, "SIGHUP ignored: restart the workers to reload the configuration");
-		else if (log_reopen() < 0)
-			log_msg(LOG_ERROR, "could not reopen the log file: %s", strerror(errno));
-		else
-			log_msg(LOG_INFO, "log file reopened");
-	}
-	log_msg(LOG_INFO, "received signal %d, shutting down", sig);
+	wait_for_stop(&set);
 	/*
 	 * Stop accepting (the socket stays open: the group's other processes, and the one confab-supervise or systemd
 	 * starts in our place, take the next connections), answer the long-polls held here (their clients poll again
