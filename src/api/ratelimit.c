@@ -33,9 +33,9 @@
  * Increments KEYS[1] and returns {count, seconds left}; the first increment (or a key found without expiry)
  * starts the window of ARGV[1] seconds.
  */
-static const char count_script[] = ALLOW_OOM
-    "local n = redis.call('INCR', KEYS[1]) local t = redis.call('TTL', KEYS[1]) "
-    "if t < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end return {n, t}";
+static const char count_script[] =
+    ALLOW_OOM "local n = redis.call('INCR', KEYS[1]) local t = redis.call('TTL', KEYS[1]) "
+              "if t < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end return {n, t}";
 /* Takes one back from the counter KEYS[1]; one that had expired meanwhile is not left behind at -1. */
 static const char uncount_script[] =
     ALLOW_OOM "if redis.call('DECR', KEYS[1]) < 0 then redis.call('DEL', KEYS[1]) end return 0";

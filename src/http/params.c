@@ -289,8 +289,7 @@ static const char *nul_path(struct request *req, json_object *j, const char *nam
 /* Parses the JSON text of spec's parameter into *j (owned by the request), if the request has room for what it
  * costs parsed (413 past the limit of its arena: core/arena.h); strings holding a NUL byte are refused unless the
  * handler reports them (P_RAW). */
-static int parse_json(struct request *req, const struct param_spec *spec, const char *text, size_t len,
-                      json_object **j)
+static int parse_json(struct request *req, const struct param_spec *spec, const char *text, size_t len, json_object **j)
 {
 	int rc = uow_parse_client_json(&req->uow, text, len, j);
 	if (rc != 0)

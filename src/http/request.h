@@ -58,7 +58,7 @@ struct request {
 	const char *body;
 	size_t body_len;
 	int (*body_reader)(struct request *req, size_t max); /* set by the transport (http/fcgi.c); NULL: body is set */
-	void *transport;                                      /* the transport's own state for body_reader */
+	void *transport;                                     /* the transport's own state for body_reader */
 	struct raw_param *raw;
 	size_t nraw, rawcap;
 

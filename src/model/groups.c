@@ -295,7 +295,8 @@ bool group_setting_equals(struct uow *uow, int64_t group_id, json_object *value)
 {
 	json_object *object;
 	int64_t id;
-	json_object *current = normalize(uow, value, &id, &object) < 0 ? NULL : uow_own_json(uow, group_setting_json(uow, group_id));
+	json_object *current =
+	    normalize(uow, value, &id, &object) < 0 ? NULL : uow_own_json(uow, group_setting_json(uow, group_id));
 	if (current == NULL)
 		return false;
 	if (object == NULL)

@@ -66,14 +66,14 @@ struct markdown_link {
 };
 
 struct markdown_result {
-	char *html;                                  /* arena string */
+	char *html;                  /* arena string */
 	struct ids mentioned_users;  /* non-silent user mentions, distinct, ascending (in the arena) */
 	struct ids mentioned_groups; /* non-silent group mentions, distinct, ascending */
-	bool stream_wildcard; /* @**all**, @**everyone**, @**channel**, @**stream** (not silent) */
-	bool topic_wildcard;  /* @**topic** (not silent) */
-	bool has_link;        /* an <a> in the HTML: links, autolinks, channel/topic/message links */
-	bool has_image;       /* outside quotes: ![image](url), or a link whose path ends in an image extension */
-	bool is_me_message;   /* content starts with "/me " */
+	bool stream_wildcard;        /* @**all**, @**everyone**, @**channel**, @**stream** (not silent) */
+	bool topic_wildcard;         /* @**topic** (not silent) */
+	bool has_link;               /* an <a> in the HTML: links, autolinks, channel/topic/message links */
+	bool has_image;     /* outside quotes: ![image](url), or a link whose path ends in an image extension */
+	bool is_me_message; /* content starts with "/me " */
 };
 
 /*
