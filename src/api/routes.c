@@ -4,7 +4,10 @@
  * holds at most PARAM_MAX_ITEMS items unless its row says otherwise, and every integer fits a bigint unless its
  * flags narrow it (src/http/params.h, docs/LIMITS.md).
  */
+#include <string.h>
+
 #include "api/api.h"
+#include "core/hash.h"
 #include "http/route.h"
 #include "model/messages.h"
 #include "model/user_settings.h"
@@ -856,12 +859,11 @@ const size_t nroutes = sizeof(routes) / sizeof(routes[0]);
 
 uint64_t routes_layout(void)
 {
-	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+	uint64_t h = HASH_FNV64_INIT;
 	for (size_t i = 0; i < nroutes; i++) {
 		const char *parts[] = {routes[i].method, " ", routes[i].pattern, "\n"};
 		for (size_t p = 0; p < 4; p++)
-			for (const char *s = parts[p]; *s; s++)
-				h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+			h = hash_fnv1a64(h, parts[p], strlen(parts[p]));
 	}
 	return h;
 }

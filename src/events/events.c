@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "core/hash.h"
 #include "core/jsonx.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -356,10 +357,7 @@ static pthread_mutex_t settings_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct settings_slot *settings_slot(const char *qid)
 {
-	uint32_t h = 2166136261u;
-	for (const char *p = qid; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return &settings_cache[h % SETTINGS_SLOTS];
+	return &settings_cache[hash_fnv1a32(HASH_FNV32_INIT, qid, strlen(qid)) % SETTINGS_SLOTS];
 }
 
 /* The cached settings of queue qid into *out (arena copies); false when they are not cached. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/hash.h"
 #include "core/log.h"
 #include "core/uow.h"
 #include "core/xalloc.h"
@@ -98,10 +99,7 @@ static void copy_realm(struct realm *dst, const struct realm *src, struct arena 
 
 static unsigned bucket_of(const char *key)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h % NBUCKETS;
+	return hash_fnv1a32(HASH_FNV32_INIT, key, strlen(key)) % NBUCKETS;
 }
 
 /* Frees the entries of realm_id (all of them for 0). Lock held. */

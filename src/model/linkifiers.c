@@ -11,6 +11,7 @@
 #include "core/arena.h"
 #include "core/budget.h"
 #include "core/buf.h"
+#include "core/ids.h"
 #include "core/re2c.h"
 #include "core/uow.h"
 #include "core/uritemplate.h"
@@ -343,12 +344,6 @@ static struct db_stmt st_reorder =
     DB_STMT("UPDATE linkifiers l SET \"order\" = o.ord - 1"
             " FROM unnest($2::bigint[]) WITH ORDINALITY AS o (id, ord) WHERE l.id = o.id AND l.realm_id = $1");
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 int linkifiers_reorder(struct uow *uow, json_object *list)
 {
 	int n = (int)json_object_array_length(list);
@@ -356,7 +351,7 @@ int linkifiers_reorder(struct uow *uow, json_object *list)
 	int64_t *sorted = arena_alloc(&uow->arena, (size_t)(n + 1) * sizeof(*sorted));
 	for (int i = 0; i < n; i++)
 		ids[i] = sorted[i] = json_object_get_int64(json_object_array_get_idx(list, (size_t)i));
-	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_i64);
+	qsort(sorted, (size_t)n, sizeof(*sorted), ids_cmp);
 	for (int i = 1; i < n; i++)
 		if (sorted[i] == sorted[i - 1])
 			return uow_error(uow, ERR_BAD_REQUEST,

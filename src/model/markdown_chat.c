@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/hash.h"
 #include "core/uow.h"
 #include "model/emoji.h"
 #include "model/markdown_md.h"
@@ -124,10 +125,7 @@ static bool is_stream_wildcard(const struct chat_syntax *syn)
 
 static unsigned hash_key(enum cand_kind kind, const char *s, size_t n)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)kind;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h % MD_BUCKETS;
+	return hash_fnv1a32(HASH_FNV32_INIT ^ (uint32_t)kind, s, n) % MD_BUCKETS;
 }
 
 static struct cand *cand_find(struct md *md, enum cand_kind kind, const char *s, size_t n)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/ids.h"
 #include "core/jsonx.h"
 #include "core/uow.h"
 #include "db/db.h"
@@ -79,12 +80,6 @@ static int cmp_buckets(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Appends the comma-separated ids of text to l. */
 static void parse_ids(struct uow *uow, const char *text, struct int_list *l)
 {
@@ -108,7 +103,7 @@ static const char *ids_text(struct uow *uow, struct int_list *l)
 {
 	if (l->n == 0)
 		return "";
-	qsort(l->v, l->n, sizeof(*l->v), cmp_i64);
+	qsort(l->v, l->n, sizeof(*l->v), ids_cmp);
 	char *text = arena_alloc(&uow->arena, l->n * 21 + 1), *p = text;
 	*p = '\0';
 	for (size_t i = 0; i < l->n; i++)

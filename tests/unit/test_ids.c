@@ -1,8 +1,10 @@
-/* The id-set helpers of model/channels.h: stable grouping by key (ids_group_order) and sorted pairs. */
+/* The id-set helpers of model/channels.h: stable grouping by key (ids_group_order) and sorted pairs; and core/hash's
+ * FNV-1a, against the published test vectors. */
 #include <stdint.h>
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/hash.h"
 #include "model/channels.h"
 #include "unit.h"
 
@@ -75,12 +77,26 @@ static void test_pairs(void)
 	CU_ASSERT_PTR_NULL(id_pairs_find(NULL, 0, 1, 5));
 }
 
+/* The FNV-1a vectors of the algorithm's authors (draft-eastlake-fnv): "", "a" and "foobar", in 32 and 64 bits. */
+static void test_fnv1a_vectors(void)
+{
+	CU_ASSERT_EQUAL(hash_fnv1a32(HASH_FNV32_INIT, "", 0), 0x811c9dc5u);
+	CU_ASSERT_EQUAL(hash_fnv1a32(HASH_FNV32_INIT, "a", 1), 0xe40c292cu);
+	CU_ASSERT_EQUAL(hash_fnv1a32(HASH_FNV32_INIT, "foobar", 6), 0xbf9cf968u);
+	CU_ASSERT_EQUAL(hash_fnv1a64(HASH_FNV64_INIT, "", 0), 0xcbf29ce484222325ULL);
+	CU_ASSERT_EQUAL(hash_fnv1a64(HASH_FNV64_INIT, "a", 1), 0xaf63dc4c8601ec8cULL);
+	CU_ASSERT_EQUAL(hash_fnv1a64(HASH_FNV64_INIT, "foobar", 6), 0x85944171f73967e8ULL);
+	/* Continued in pieces, as the route table's layout is hashed. */
+	CU_ASSERT_EQUAL(hash_fnv1a64(hash_fnv1a64(HASH_FNV64_INIT, "foo", 3), "bar", 3), 0x85944171f73967e8ULL);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 	    {"group_order_first_appearance", test_group_order_first_appearance},
 	    {"group_order_matches_quadratic", test_group_order_matches_quadratic},
 	    {"pairs", test_pairs},
+	    {"fnv1a_vectors", test_fnv1a_vectors},
 	    {NULL, NULL},
 	};
 	return unit_run("ids", tests);
