@@ -6,6 +6,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/crypto.h"
+#include "core/html.h"
 #include "core/uow.h"
 #include "db/db.h"
 #include "events/events.h"
@@ -221,28 +222,6 @@ const char *invite_link(struct uow *uow, const char *key)
 	return arena_printf(&uow->arena, "%s/join/%s/", realm_url(uow, uow->realm), key);
 }
 
-/* HTML text: &, <, >, " escaped. An arena string. */
-static const char *html_escape(struct uow *uow, const char *s)
-{
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += *p == '&' ? 5 : *p == '<' || *p == '>' ? 4 : *p == '"' ? 6 : 1;
-	char *out = arena_alloc(&uow->arena, n + 1), *o = out;
-	for (const char *p = s; *p; p++) {
-		const char *rep = *p == '&'   ? "&amp;"
-		                  : *p == '<' ? "&lt;"
-		                  : *p == '>' ? "&gt;"
-		                  : *p == '"' ? "&quot;"
-		                              : NULL;
-		if (rep != NULL)
-			o = stpcpy(o, rep);
-		else
-			*o++ = *p;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* What the mail of an invitation says; columns: email, key, inviter's name and address, expiry text (NULL: never). */
 static struct db_stmt st_mail_data =
     DB_STMT("SELECT i.email, i.confirmation_key, u.full_name, u.delivery_email,"
@@ -274,9 +253,9 @@ int invite_send_mail(struct uow *uow, int64_t id)
 	                         "<p>Hi there,</p>\n<p>%s (<a href=\"mailto:%s\">%s</a>) invites you to join the "
 	                         "organization <b>%s</b>.</p>\n<p><a href=\"%s\">Complete registration</a></p>\n"
 	                         "<p>%s</p>\n",
-	                         html_escape(uow, inviter), html_escape(uow, inviter_email),
-	                         html_escape(uow, inviter_email), html_escape(uow, org), html_escape(uow, link),
-	                         html_escape(uow, expiry)),
+	                         html_escape(&uow->arena, inviter), html_escape(&uow->arena, inviter_email),
+	                         html_escape(&uow->arena, inviter_email), html_escape(&uow->arena, org),
+	                         html_escape(&uow->arena, link), html_escape(&uow->arena, expiry)),
 	};
 	return mail_enqueue(uow, &m) ? 0 : -1;
 }
@@ -319,8 +298,8 @@ static int confirmation_mail(struct uow *uow, const char *email, const char *lin
 	                         "as %s with its invitation link.</p>\n<p><a href=\"%s\">Confirm and complete "
 	                         "registration</a></p>\n<p>The link works once and expires on %s. If you did not ask "
 	                         "to join, ignore this mail: no account is made without the link.</p>\n",
-	                         html_escape(uow, org), html_escape(uow, email), html_escape(uow, link),
-	                         html_escape(uow, expiry)),
+	                         html_escape(&uow->arena, org), html_escape(&uow->arena, email),
+	                         html_escape(&uow->arena, link), html_escape(&uow->arena, expiry)),
 	};
 	return mail_enqueue(uow, &m) ? 0 : -1;
 }

@@ -20,10 +20,6 @@
 #include "model/realm.h"
 #include "model/user.h"
 
-#ifndef REALM_EMPTY_TOPIC_DISPLAY_NAME
-#define REALM_EMPTY_TOPIC_DISPLAY_NAME "general chat"
-#endif
-
 /* The messages ($1) as MESSAGE_DICT_CTES gives them ($2 the placeholder e-mail domain, $3 markdown, $4 search). */
 static struct db_stmt st_dicts = DB_STMT_GENERIC("WITH" MESSAGE_DICT_CTES(
     "$1::bigint[]", "$2", "$3", "$4") " SELECT" MESSAGE_DICT_COLUMNS("$2") MESSAGE_DICT_FROM " ORDER BY m.id");

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/html.h"
 #include "core/ids.h"
 #include "core/jsonx.h"
 #include "core/log.h"
@@ -34,10 +35,6 @@
 #include "model/realm_emoji.h"
 #include "model/user.h"
 #include "model/user_topics.h"
-
-#ifndef REALM_EMPTY_TOPIC_DISPLAY_NAME
-#define REALM_EMPTY_TOPIC_DISPLAY_NAME "general chat"
-#endif
 
 /* ---- small helpers ------------------------------------------------------------------------------------------- */
 
@@ -92,24 +89,6 @@ static const char *truncate_cp(struct uow *uow, const char *s, size_t len, size_
 	for (size_t n = 0; n < keep && i < len; n++)
 		utf8_next(s, len, &i);
 	return arena_printf(&uow->arena, "%.*s%s", (int)i, s, suffix);
-}
-
-/* Django's escape(): the text as HTML. */
-static const char *html_escape(struct uow *uow, const char *s)
-{
-	char *out = arena_alloc(&uow->arena, 6 * strlen(s) + 1), *p = out;
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': p = stpcpy(p, "&amp;"); break;
-		case '<': p = stpcpy(p, "&lt;"); break;
-		case '>': p = stpcpy(p, "&gt;"); break;
-		case '"': p = stpcpy(p, "&quot;"); break;
-		case '\'': p = stpcpy(p, "&#x27;"); break;
-		default: *p++ = *s;
-		}
-	}
-	*p = '\0';
-	return out;
 }
 
 /* ---- checks before sending ----------------------------------------------------------------------------------- */
@@ -276,7 +255,7 @@ const struct channel *message_channel_for_send(struct uow *uow, int64_t id, cons
 	if (c != NULL || uow->error)
 		return c;
 	if (name != NULL) {
-		const char *escaped = html_escape(uow, name);
+		const char *escaped = html_escape(&uow->arena, name);
 		uow_error(uow, ERR_STREAM_DOES_NOT_EXIST, "Channel '%s' does not exist", escaped);
 		uow_error_field(uow, "stream", json_object_new_string(escaped));
 	} else {
